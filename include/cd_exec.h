@@ -1,0 +1,79 @@
+/* Executor: runs inputs through an AFL++-instrumented target over the fork-server protocol, with a
+ * shared-memory coverage map, shared-memory test-case delivery and persistent mode when the target
+ * offers them, a per-run timeout, a memory limit, and outcome classification. It knows nothing of
+ * labels or tables: a run yields a map and an outcome. The protocol is described at the top of
+ * src/exec_forkserver.c. */
+#ifndef CD_EXEC_H
+#define CD_EXEC_H
+
+#include "cd_common.h"
+
+/* What the target did with one input. What the target does is data, not an error. */
+enum cd_outcome {
+    CD_OUTCOME_OK = 0,
+    CD_OUTCOME_CRASH,    /* killed by a signal, sanitizer exit code, or AFL_CRASH_EXITCODE */
+    CD_OUTCOME_TIMEOUT,  /* ran past the timeout and was killed */
+};
+
+/* Settings, filled by the caller (the CLI reads argv and the environment, not the executor). */
+struct cd_exec_opts {
+    char *const *argv;        /* target path and arguments, NULL-terminated; "@@" stands for the
+                                 input file, without it the input goes to stdin; borrowed for the
+                                 lifetime of the executor */
+    unsigned timeout_ms;      /* per-run limit; 0 calibrates from the first runs (afl-fuzz's way) */
+    unsigned mem_limit_mb;    /* address-space limit of the target; 0 for none */
+    size_t map_size;          /* AFL_MAP_SIZE if set, else 0: the size the target reports */
+    int crash_exitcode;       /* AFL_CRASH_EXITCODE: exit status counted as a crash ... */
+    bool crash_exitcode_set;  /* ... when this is set */
+    int cpu;                  /* CPU to bind the target to, or -1 for none */
+    const char *tmp_dir;      /* directory for the private input file; NULL for $TMPDIR or /tmp */
+    bool debug_child;         /* keep the target's stderr on ours (for -v debugging) */
+};
+
+/* Result of one run. Pointers are owned by the executor, valid until its next run or free. */
+struct cd_run {
+    enum cd_outcome outcome;
+    int signal;               /* signal number for a crash by signal, else 0 */
+    int exit_status;          /* exit status when the target exited, else -1 */
+    const uint8_t *map;       /* coverage map; index 0 is not an edge and must be ignored */
+    size_t map_size;
+    const char *san_tool;     /* "asan", "ubsan", ... when a sanitizer reported, else NULL */
+    const char *san_kind;     /* its error kind ("heap-buffer-overflow"), else NULL */
+    const char *stderr_tail;  /* last bytes of the target's stderr for this run, NUL-terminated */
+    uint64_t exec_ns;         /* wall time of the run */
+};
+
+/* What the executor learned about the target at start-up. */
+struct cd_exec_info {
+    size_t map_size;          /* bytes of the map in use */
+    unsigned timeout_ms;      /* timeout in force (after calibration) */
+    bool new_protocol;        /* AFL++ >= 4.20 handshake */
+    bool shm_testcase;        /* inputs delivered through shared memory */
+    bool persistent;          /* target loops with __AFL_LOOP */
+    bool deferred;            /* fork server starts at __AFL_INIT */
+    bool file_input;          /* "@@" was in argv */
+    uint64_t restarts;        /* fork-server restarts after it died */
+    uint64_t execs;           /* runs so far */
+};
+
+struct cd_exec;
+
+/* Starts the target's fork server. On success *out is an owned handle, free with cd_exec_free.
+ * FAILED with a one-line error when the target is missing, not executable, not instrumented, or
+ * the handshake fails (the message says which). */
+enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts,
+                           struct cd_error *err);
+
+/* Runs one input of len bytes. Fills *run; restarts a fork server that died and retries once.
+ * FAILED only when our machinery failed (fork, pipe, shm) or the target cannot be restarted. */
+enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
+                           struct cd_error *err);
+
+/* Returns what the executor knows about the target; valid until cd_exec_free. */
+const struct cd_exec_info *cd_exec_info(const struct cd_exec *ex);
+
+/* Kills the fork server and any child, reaps them, removes shared memory and the input file.
+ * NULL is a no-op. */
+void cd_exec_free(struct cd_exec *ex);
+
+#endif

@@ -1,0 +1,52 @@
+/* Labels: a run becomes a set of labels. A coverage label is an AFL map slot paired with its
+ * hit-count class (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ as classes 1..8), written as afl-showmap
+ * writes it, "EDGE:CLASS" with EDGE zero-padded to six digits. Outcome labels are "crash:SIGSEGV",
+ * "asan:heap-buffer-overflow" (sanitizer and kind) and "timeout". Labels are 32-bit ids; outcome
+ * ids come from a fixed table, so the same label has the same id in every run. */
+#ifndef CD_LABELS_H
+#define CD_LABELS_H
+
+#include "cd_common.h"
+#include "cd_exec.h"
+
+/* Coverage label id: (edge << 3) | (class - 1); edges up to 2^28. Outcome ids set the top bit. */
+#define CD_LABEL_OUTCOME 0x80000000u
+#define CD_LABEL_EDGE_MAX (1u << 28)
+
+/* A growable array of label ids, sorted ascending and without duplicates after cd_labels_from_run.
+ * Zero-initialise, then use; cd_labelset_release frees. */
+struct cd_labelset {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+/* Returns the AFL hit-count class (0..8) of a raw 8-bit count. */
+unsigned cd_labels_class(uint8_t count);
+
+/* Returns the coverage label id of edge with raw count (count must be non-zero). */
+uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
+
+/* Replaces set's contents with the labels of run: every non-zero map slot but index 0, plus the
+ * outcome labels. FAILED only when out of memory. */
+enum cd_status cd_labels_from_run(const struct cd_run *run, struct cd_labelset *set,
+                                  struct cd_error *err);
+
+/* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
+bool cd_labels_is_outcome(uint32_t id);
+
+/* Writes the label's text ("000123:4", "crash:SIGSEGV") into buf; returns its length as snprintf. */
+int cd_labels_format(uint32_t id, char *buf, size_t cap);
+
+/* Parses a label's text back into its id; returns false when text is not a label. */
+bool cd_labels_parse(const char *text, uint32_t *id);
+
+/* Appends id (no sorting); returns false when out of memory. */
+bool cd_labelset_push(struct cd_labelset *set, uint32_t id);
+
+/* Returns whether the sorted set holds id. */
+bool cd_labelset_has(const struct cd_labelset *set, uint32_t id);
+
+/* Frees the array and leaves the set empty and usable. */
+void cd_labelset_release(struct cd_labelset *set);
+
+#endif

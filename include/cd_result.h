@@ -1,0 +1,55 @@
+/* The outcome of a distillation as the emit and manifest modules see it: the best examples, which
+ * labels each shows and is best for, and the run's counters. The engine builds it from its table
+ * (cd_distill_result); emit, the manifest writer and the summary read it. It owns all it points to. */
+#ifndef CD_RESULT_H
+#define CD_RESULT_H
+
+#include "cd_common.h"
+#include "cd_labels.h"
+
+/* One distinct best example. Seeds are those best for some coverage label and showing no outcome
+ * label; reproducers show a crash, sanitizer or timeout label and are never seeds. */
+struct cd_result_example {
+    uint8_t *data;
+    size_t len;
+    char *origin;                /* provenance of the input it was reduced from */
+    struct cd_labelset labels;   /* every label it shows, sorted */
+    struct cd_labelset best;     /* the labels it is the best example of, sorted */
+    bool reproducer;             /* shows an outcome label: written apart from the seeds */
+    char sha1[41];               /* hex SHA-1 of data: its file name */
+};
+
+/* One label and its best example. */
+struct cd_result_label {
+    uint32_t id;
+    size_t example;              /* index into examples */
+    bool finished;               /* reduction can do nothing more for it */
+};
+
+/* Counters of the run. */
+struct cd_result_stats {
+    uint64_t inputs;             /* inputs offered by ingest */
+    uint64_t input_bytes;
+    uint64_t duplicates;         /* inputs whose content was already executed */
+    uint64_t execs;              /* target executions */
+    uint64_t first_pass_execs;
+    uint64_t crashes;            /* executions that crashed */
+    uint64_t timeouts;           /* executions that timed out */
+    uint64_t wall_ns;
+    uint64_t labels_input;       /* labels known after the first pass */
+    bool complete;               /* every label finished, nothing stopped the run early */
+    const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs" */
+};
+
+struct cd_result {
+    struct cd_result_example *examples; /* sorted by sha1 */
+    size_t n_examples;
+    struct cd_result_label *labels;     /* sorted by id */
+    size_t n_labels;
+    struct cd_result_stats stats;
+};
+
+/* Frees everything r owns and zeroes it. */
+void cd_result_release(struct cd_result *r);
+
+#endif

@@ -1,0 +1,36 @@
+/* Error and status helpers shared by every module; depends on nothing else in the project. */
+#include "cd_common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+enum cd_status cd_error_set(struct cd_error *err, enum cd_status status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+const char *cd_status_name(enum cd_status status)
+{
+    switch (status) {
+    case CD_OK: return "ok";
+    case CD_DONE: return "done";
+    case CD_WARN: return "warn";
+    case CD_FAILED: return "failed";
+    case CD_FATAL: return "fatal";
+    }
+    return "unknown";
+}
+
+uint64_t cd_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,56 @@
+/* Unit tests for the hash module: XXH3 content hashes, SHA-1 names, the hash set. */
+#include "cd_hash.h"
+#include "harness.h"
+
+#include <string.h>
+
+static void test_hash_sha1_known_vectors(void)
+{
+    char hex[41];
+    cd_hash_sha1_hex("", 0, hex);
+    CU_ASSERT_STRING_EQUAL(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    cd_hash_sha1_hex("abc", 3, hex);
+    CU_ASSERT_STRING_EQUAL(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+}
+
+static void test_hash_bytes_distinguishes_contents(void)
+{
+    struct cd_hash a = cd_hash_bytes("abc", 3), b = cd_hash_bytes("abd", 3);
+    struct cd_hash a2 = cd_hash_bytes("abc", 3), e = cd_hash_bytes(NULL, 0);
+    CU_ASSERT(a.lo != b.lo || a.hi != b.hi);
+    CU_ASSERT(a.lo == a2.lo && a.hi == a2.hi);
+    CU_ASSERT(e.lo != a.lo || e.hi != a.hi);
+}
+
+static void test_hash_set_adds_once_and_grows(void)
+{
+    struct cd_hashset set = {0};
+    for (unsigned i = 0; i < 5000; i++) {
+        struct cd_hash h = cd_hash_bytes(&i, sizeof i);
+        CU_ASSERT_EQUAL(cd_hashset_add(&set, h), 1);
+    }
+    CU_ASSERT_EQUAL(set.count, 5000);
+    for (unsigned i = 0; i < 5000; i++) {
+        struct cd_hash h = cd_hash_bytes(&i, sizeof i);
+        CU_ASSERT_EQUAL(cd_hashset_add(&set, h), 0);
+        CU_ASSERT(cd_hashset_has(&set, h));
+    }
+    unsigned other = 99999;
+    CU_ASSERT(!cd_hashset_has(&set, cd_hash_bytes(&other, sizeof other)));
+    struct cd_hash zero = {0, 0};
+    CU_ASSERT_EQUAL(cd_hashset_add(&set, zero), 1);
+    CU_ASSERT(cd_hashset_has(&set, zero));
+    cd_hashset_release(&set);
+    CU_ASSERT_EQUAL(set.count, 0);
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_hash_sha1_known_vectors", test_hash_sha1_known_vectors},
+        {"test_hash_bytes_distinguishes_contents", test_hash_bytes_distinguishes_contents},
+        {"test_hash_set_adds_once_and_grows", test_hash_set_adds_once_and_grows},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("hash", tests);
+}
