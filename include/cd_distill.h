@@ -1,0 +1,92 @@
+/* Distillation engine: the first pass over every ingested input, then multi-objective reduction
+ * (pick a label uniformly at random among the unskippable ones, reduce its best example under
+ * "the candidate becomes this label's best", until every label is skippable), with N workers
+ * sharing one table. It reaches execution only through cd_runner_ops, so tests can drive it with
+ * a pure label function; cd_distill_exec_runner adapts the real executor. */
+#ifndef CD_DISTILL_H
+#define CD_DISTILL_H
+
+#include <signal.h>
+
+#include "cd_common.h"
+#include "cd_exec.h"
+#include "cd_ingest.h"
+#include "cd_labels.h"
+#include "cd_result.h"
+
+/* How the engine runs an input. One state per worker; calls on one state are never concurrent. */
+struct cd_runner_ops {
+    /* Opens worker `worker`'s runner; *state is passed to run and close. */
+    enum cd_status (*open)(void *ctx, unsigned worker, void **state, struct cd_error *err);
+    /* Runs len bytes; fills labels (sorted, unique) and *outcome. FAILED: our machinery failed. */
+    enum cd_status (*run)(void *state, const uint8_t *data, size_t len, struct cd_labelset *labels,
+                          enum cd_outcome *outcome, struct cd_error *err);
+    /* Releases the state. */
+    void (*close)(void *state);
+};
+
+/* A snapshot for progress displays. */
+struct cd_distill_progress {
+    const char *phase;        /* "first pass", "reduce", "done" */
+    uint64_t inputs;          /* inputs taken in */
+    uint64_t execs;
+    uint64_t labels;
+    uint64_t labels_finished;
+    uint64_t best_examples;   /* distinct best examples */
+    uint64_t best_bytes;      /* their total size */
+    uint64_t elapsed_ns;
+};
+
+struct cd_distill_opts {
+    uint64_t seed;            /* label choice; same seed and one worker: byte-identical output */
+    bool no_reduce;           /* first pass only (an afl-cmin-like selection) */
+    uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
+    uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */
+    unsigned jobs;            /* workers (0 counts as 1) */
+    volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
+    /* Called at most a few times a second, and once at each phase change; may be NULL. */
+    void (*progress)(void *ctx, const struct cd_distill_progress *p);
+    /* Called for each input ingest skipped (the message names it); may be NULL. */
+    void (*warning)(void *ctx, const char *msg);
+    void *cb_ctx;             /* passed to progress and warning */
+};
+
+struct cd_distill;
+
+/* Creates an engine; ops and runner_ctx are borrowed for its lifetime. Opens one runner per job.
+ * On success *out is owned, free with cd_distill_free. */
+enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
+                              const struct cd_runner_ops *ops, void *runner_ctx,
+                              struct cd_error *err);
+
+/* First pass: runs every input ing yields (seen contents once; duplicates counted), updating the
+ * table. OK when the stream ended or a budget/stop cut it short; FAILED on a runner or ingest
+ * failure. */
+enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err);
+
+/* Reduction loop until every label is skippable, a budget runs out, or stop is set. Does nothing
+ * with no_reduce. */
+enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
+
+/* Fills *out with the best examples and labels as they are now. Free with cd_result_release. */
+enum cd_status cd_distill_result(const struct cd_distill *d, struct cd_result *out,
+                                 struct cd_error *err);
+
+/* Writes one line per reducer pass (executions, reductions, bytes removed) into a string; returns
+ * an owned string, free with free(). */
+char *cd_distill_pass_report(const struct cd_distill *d);
+
+/* Closes the runners and frees the engine. NULL is a no-op. */
+void cd_distill_free(struct cd_distill *d);
+
+/* The runner over the real executor: each worker gets its own cd_exec from opts, bound to
+ * CPU first_cpu + worker when bind is set. opts is borrowed for the engine's lifetime. */
+struct cd_exec_runner_ctx {
+    const struct cd_exec_opts *exec_opts;
+    bool bind_cpus;
+    /* filled by the runner: the first worker's executor info after open, for the manifest */
+    struct cd_exec_info info;
+};
+extern const struct cd_runner_ops cd_distill_exec_runner;
+
+#endif
