@@ -1,0 +1,81 @@
+/* The table: label -> best example seen so far (shortlex: shorter, then lexicographically smaller
+ * as unsigned bytes), the seen-set of content hashes of everything executed, the finished marks
+ * and the change counter of multi-objective reduction. Examples are stored once and shared by the
+ * labels they are best for; an example best for nothing is freed at once. It knows nothing of
+ * execution or reduction and does no locking: the engine serialises calls. */
+#ifndef CD_TABLE_H
+#define CD_TABLE_H
+
+#include "cd_common.h"
+#include "cd_hash.h"
+#include "cd_labels.h"
+
+/* A stored example. Owned by the table; valid while some label holds it as best (a later
+ * cd_table_offer may free it). */
+struct cd_table_example {
+    uint8_t *data;
+    size_t len;
+    char *origin;                 /* provenance of the input it came from */
+    struct cd_labelset labels;    /* every label it shows, sorted */
+    uint64_t serial;              /* unique per stored example, never reused */
+    size_t refs;                  /* labels it is best for */
+    bool finished;                /* a reduction of it changed nothing anywhere */
+    struct cd_table_example *prev, *next; /* live list, in insertion order */
+    size_t index;                 /* scratch for cd_distill_result */
+};
+
+/* A label and its best example. Records are never removed; their index is stable. */
+struct cd_table_label {
+    uint32_t id;
+    struct cd_table_example *best;
+    bool finished;                /* reducing its best changed nothing for it */
+    bool busy;                    /* a worker is reducing it */
+};
+
+struct cd_table;
+
+/* Returns <0, 0, >0 as a is shortlex-better than, equal to, worse than b. */
+int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* Creates an empty table. On success *out is owned, free with cd_table_free. */
+enum cd_status cd_table_new(struct cd_table **out, struct cd_error *err);
+
+/* Frees the table and every example. NULL is a no-op. */
+void cd_table_free(struct cd_table *t);
+
+/* Offers an executed input: len bytes, its labels (sorted, unique), its origin (copied). For every
+ * label it is new for or shortlex-better than the current best, it becomes the best (clearing the
+ * label's finished mark) and the change counter is bumped once per such label. Bytes are copied
+ * only when it becomes best for something. *improved (may be NULL) gets the number of labels it
+ * became best for; *stored (may be NULL) the stored example or NULL. FAILED when out of memory,
+ * with the table unchanged. */
+enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
+                              const struct cd_labelset *labels, const char *origin,
+                              size_t *improved, struct cd_table_example **stored,
+                              struct cd_error *err);
+
+/* Adds h to the seen-set: 1 when new, 0 when already seen, -1 when out of memory. */
+int cd_table_seen_add(struct cd_table *t, struct cd_hash h);
+
+/* Returns whether h is in the seen-set. */
+bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h);
+
+/* Returns the label record of id, or NULL when no run showed it. */
+struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id);
+
+/* Labels in the order they were first seen: n labels, records 0..n-1. */
+size_t cd_table_n_labels(const struct cd_table *t);
+struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i);
+
+/* Whether reduction may skip the label: finished, or its best example is finished. */
+bool cd_table_skippable(const struct cd_table_label *l);
+
+/* Bumped once for every label added or improved. */
+uint64_t cd_table_changes(const struct cd_table *t);
+
+/* Live examples in insertion order (follow ->next), their count and total bytes. */
+struct cd_table_example *cd_table_examples(const struct cd_table *t);
+size_t cd_table_n_examples(const struct cd_table *t);
+uint64_t cd_table_example_bytes(const struct cd_table *t);
+
+#endif

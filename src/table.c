@@ -1,0 +1,289 @@
+/* The table of multi-objective reduction: label -> best example, the seen-set, finished marks and
+ * the change counter. Offers are the hot path (a run shows hundreds of labels): label lookup is an
+ * open-addressing map from label id to record index, and an offer allocates only when the input
+ * becomes best for some label. It knows nothing of execution and does no locking. */
+#include "cd_table.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cd_table {
+    struct cd_table_label *labels; /* records in first-seen order */
+    size_t n_labels, cap_labels;
+    uint32_t *map;                 /* slot -> record index + 1; 0 is empty */
+    size_t map_cap;                /* power of two */
+    struct cd_hashset seen;
+    struct cd_table_example *head, *tail;
+    size_t n_examples;
+    uint64_t example_bytes;
+    uint64_t serial;
+    uint64_t changes;
+};
+
+int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    if (alen != blen)
+        return alen < blen ? -1 : 1;
+    if (alen == 0)
+        return 0;
+    return memcmp(a, b, alen);
+}
+
+enum cd_status cd_table_new(struct cd_table **out, struct cd_error *err)
+{
+    struct cd_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return cd_error_set(err, CD_FAILED, "out of memory creating the label table");
+    *out = t;
+    return CD_OK;
+}
+
+static void example_free(struct cd_table_example *e)
+{
+    free(e->data);
+    free(e->origin);
+    free(e->labels.v);
+    free(e);
+}
+
+void cd_table_free(struct cd_table *t)
+{
+    if (!t)
+        return;
+    struct cd_table_example *e = t->head;
+    while (e) {
+        struct cd_table_example *next = e->next;
+        example_free(e);
+        e = next;
+    }
+    free(t->labels);
+    free(t->map);
+    cd_hashset_release(&t->seen);
+    free(t);
+}
+
+static size_t slot_of(uint32_t id, size_t cap)
+{
+    uint32_t h = id * 0x9E3779B1u;
+    h ^= h >> 15;
+    return (size_t)h & (cap - 1);
+}
+
+static struct cd_table_label *lookup(const struct cd_table *t, uint32_t id)
+{
+    if (!t->map_cap)
+        return NULL;
+    for (size_t s = slot_of(id, t->map_cap);; s = (s + 1) & (t->map_cap - 1)) {
+        uint32_t v = t->map[s];
+        if (!v)
+            return NULL;
+        if (t->labels[v - 1].id == id)
+            return &t->labels[v - 1];
+    }
+}
+
+static bool map_grow(struct cd_table *t, size_t want)
+{
+    size_t cap = t->map_cap ? t->map_cap : 64;
+    while (cap / 4 * 3 < want)
+        cap *= 2;
+    if (cap == t->map_cap)
+        return true;
+    uint32_t *map = calloc(cap, sizeof *map);
+    if (!map)
+        return false;
+    for (size_t i = 0; i < t->n_labels; i++) {
+        size_t s = slot_of(t->labels[i].id, cap);
+        while (map[s])
+            s = (s + 1) & (cap - 1);
+        map[s] = (uint32_t)(i + 1);
+    }
+    free(t->map);
+    t->map = map;
+    t->map_cap = cap;
+    return true;
+}
+
+/* Makes room for `more` new label records so the commit phase of an offer cannot fail. */
+static bool reserve_labels(struct cd_table *t, size_t more)
+{
+    size_t want = t->n_labels + more;
+    if (want >= UINT32_MAX)
+        return false;
+    if (want > t->cap_labels) {
+        size_t cap = t->cap_labels ? t->cap_labels : 64;
+        while (cap < want)
+            cap *= 2;
+        struct cd_table_label *v = realloc(t->labels, cap * sizeof *v);
+        if (!v)
+            return false;
+        t->labels = v;
+        t->cap_labels = cap;
+    }
+    return map_grow(t, want);
+}
+
+static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *data, size_t len,
+                                            const struct cd_labelset *labels, const char *origin)
+{
+    struct cd_table_example *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->data = malloc(len ? len : 1);
+    e->origin = strdup(origin ? origin : "");
+    e->labels.v = malloc((labels->n ? labels->n : 1) * sizeof *e->labels.v);
+    if (!e->data || !e->origin || !e->labels.v) {
+        example_free(e);
+        return NULL;
+    }
+    if (len)
+        memcpy(e->data, data, len);
+    e->len = len;
+    if (labels->n)
+        memcpy(e->labels.v, labels->v, labels->n * sizeof *labels->v);
+    e->labels.n = e->labels.cap = labels->n;
+    e->serial = ++t->serial;
+    return e;
+}
+
+static void example_link(struct cd_table *t, struct cd_table_example *e)
+{
+    e->prev = t->tail;
+    if (t->tail)
+        t->tail->next = e;
+    else
+        t->head = e;
+    t->tail = e;
+    t->n_examples++;
+    t->example_bytes += e->len;
+}
+
+static void example_unref(struct cd_table *t, struct cd_table_example *e)
+{
+    assert(e->refs > 0);
+    if (--e->refs)
+        return;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        t->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        t->tail = e->prev;
+    t->n_examples--;
+    t->example_bytes -= e->len;
+    example_free(e);
+}
+
+static bool better_for(const struct cd_table_label *l, const uint8_t *data, size_t len)
+{
+    return !l || cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
+}
+
+enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
+                              const struct cd_labelset *labels, const char *origin,
+                              size_t *improved, struct cd_table_example **stored,
+                              struct cd_error *err)
+{
+    size_t wins = 0, fresh = 0;
+    if (improved)
+        *improved = 0;
+    if (stored)
+        *stored = NULL;
+    for (size_t i = 0; i < labels->n; i++) {
+        assert(i == 0 || labels->v[i - 1] < labels->v[i]);
+        const struct cd_table_label *l = lookup(t, labels->v[i]);
+        if (better_for(l, data, len)) {
+            wins++;
+            fresh += !l;
+        }
+    }
+    if (!wins)
+        return CD_OK;
+    struct cd_table_example *e = example_new(t, data, len, labels, origin);
+    if (!e || !reserve_labels(t, fresh)) {
+        if (e)
+            example_free(e);
+        return cd_error_set(err, CD_FAILED, "out of memory storing a best example");
+    }
+    example_link(t, e);
+    for (size_t i = 0; i < labels->n; i++) {
+        uint32_t id = labels->v[i];
+        struct cd_table_label *l = lookup(t, id);
+        if (!l) {
+            size_t s = slot_of(id, t->map_cap);
+            while (t->map[s])
+                s = (s + 1) & (t->map_cap - 1);
+            l = &t->labels[t->n_labels];
+            *l = (struct cd_table_label){.id = id};
+            t->map[s] = (uint32_t)++t->n_labels;
+        } else if (better_for(l, data, len)) {
+            example_unref(t, l->best);
+        } else {
+            continue;
+        }
+        l->best = e;
+        l->finished = false;
+        e->refs++;
+        t->changes++;
+    }
+    assert(e->refs == wins);
+    if (improved)
+        *improved = wins;
+    if (stored)
+        *stored = e;
+    return CD_OK;
+}
+
+int cd_table_seen_add(struct cd_table *t, struct cd_hash h)
+{
+    return cd_hashset_add(&t->seen, h);
+}
+
+bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h)
+{
+    return cd_hashset_has(&t->seen, h) != 0;
+}
+
+struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id)
+{
+    return lookup(t, id);
+}
+
+size_t cd_table_n_labels(const struct cd_table *t)
+{
+    return t->n_labels;
+}
+
+struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i)
+{
+    assert(i < t->n_labels);
+    return &t->labels[i];
+}
+
+bool cd_table_skippable(const struct cd_table_label *l)
+{
+    return l->finished || l->best->finished;
+}
+
+uint64_t cd_table_changes(const struct cd_table *t)
+{
+    return t->changes;
+}
+
+struct cd_table_example *cd_table_examples(const struct cd_table *t)
+{
+    return t->head;
+}
+
+size_t cd_table_n_examples(const struct cd_table *t)
+{
+    return t->n_examples;
+}
+
+uint64_t cd_table_example_bytes(const struct cd_table *t)
+{
+    return t->example_bytes;
+}

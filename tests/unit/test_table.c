@@ -1,0 +1,151 @@
+/* Unit tests for the table: shortlex order, best examples per label, sharing and freeing of
+ * examples, finished marks and the change counter, the seen-set. */
+#include "cd_table.h"
+#include "harness.h"
+
+#include <string.h>
+
+static struct cd_labelset set_of(uint32_t *ids, size_t n)
+{
+    return (struct cd_labelset){.v = ids, .n = n, .cap = n};
+}
+
+static enum cd_status offer(struct cd_table *t, const char *s, uint32_t *ids, size_t n,
+                            size_t *improved)
+{
+    struct cd_labelset set = set_of(ids, n);
+    struct cd_error err;
+    return cd_table_offer(t, (const uint8_t *)s, strlen(s), &set, s, improved, NULL, &err);
+}
+
+static void test_table_shortlex_order(void)
+{
+    const uint8_t a[] = "ab", b[] = "b", c[] = {0xff}, d[] = {0x01};
+    CU_ASSERT(cd_table_shortlex(b, 1, a, 2) < 0);   /* shorter wins */
+    CU_ASSERT(cd_table_shortlex(a, 2, b, 1) > 0);
+    CU_ASSERT(cd_table_shortlex(d, 1, c, 1) < 0);   /* unsigned bytes */
+    CU_ASSERT(cd_table_shortlex(c, 1, d, 1) > 0);
+    CU_ASSERT(cd_table_shortlex(a, 2, a, 2) == 0);
+    CU_ASSERT(cd_table_shortlex(NULL, 0, a, 2) < 0);
+    CU_ASSERT(cd_table_shortlex(NULL, 0, NULL, 0) == 0);
+}
+
+static void test_table_offer_keeps_best(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t l12[] = {1, 2}, l2[] = {2}, l123[] = {1, 2, 3};
+    size_t imp = 99;
+    CU_ASSERT_EQUAL(offer(t, "hello", l12, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 2);
+    CU_ASSERT_EQUAL(cd_table_changes(t), 2);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 1);
+    /* a worse example for the same labels changes nothing and is not stored */
+    CU_ASSERT_EQUAL(offer(t, "hellos", l12, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 0);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 1);
+    CU_ASSERT_EQUAL(cd_table_changes(t), 2);
+    /* same length, lexicographically larger: not better */
+    CU_ASSERT_EQUAL(offer(t, "hellp", l12, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 0);
+    /* a shorter example for label 2 only: both examples live */
+    CU_ASSERT_EQUAL(offer(t, "hi", l2, 1, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 1);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 2);
+    CU_ASSERT_EQUAL(cd_table_example_bytes(t), 7);
+    struct cd_table_label *l1 = cd_table_find(t, 1), *lb2 = cd_table_find(t, 2);
+    CU_ASSERT_FATAL(l1 && lb2);
+    CU_ASSERT_EQUAL(l1->best->len, 5);
+    CU_ASSERT_EQUAL(lb2->best->len, 2);
+    CU_ASSERT_STRING_EQUAL(lb2->best->origin, "hi");
+    CU_ASSERT_EQUAL(l1->best->refs, 1);
+    /* an example best for 1, 2 and new 3 frees both older ones */
+    CU_ASSERT_EQUAL(offer(t, "a", l123, 3, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 3);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 1);
+    CU_ASSERT_EQUAL(cd_table_example_bytes(t), 1);
+    CU_ASSERT_EQUAL(cd_table_n_labels(t), 3);
+    CU_ASSERT_EQUAL(cd_table_changes(t), 6);
+    CU_ASSERT_PTR_EQUAL(cd_table_examples(t), cd_table_find(t, 3)->best);
+    CU_ASSERT_EQUAL(cd_table_examples(t)->refs, 3);
+    CU_ASSERT_EQUAL(cd_table_examples(t)->labels.n, 3);
+    CU_ASSERT_PTR_NULL(cd_table_find(t, 4));
+    /* first-seen order of label records */
+    CU_ASSERT_EQUAL(cd_table_label_at(t, 0)->id, 1);
+    CU_ASSERT_EQUAL(cd_table_label_at(t, 2)->id, 3);
+    cd_table_free(t);
+}
+
+static void test_table_finished_marks(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t l12[] = {1, 2}, l1[] = {1};
+    CU_ASSERT_EQUAL(offer(t, "bbbb", l12, 2, NULL), CD_OK);
+    struct cd_table_label *a = cd_table_find(t, 1), *b = cd_table_find(t, 2);
+    CU_ASSERT(!cd_table_skippable(a));
+    a->finished = true;
+    CU_ASSERT(cd_table_skippable(a));
+    CU_ASSERT(!cd_table_skippable(b));
+    b->best->finished = true; /* the example is finished: every label it is best for skips */
+    CU_ASSERT(cd_table_skippable(b));
+    uint64_t before = cd_table_changes(t);
+    CU_ASSERT_EQUAL(offer(t, "bb", l1, 1, NULL), CD_OK);
+    a = cd_table_find(t, 1);
+    CU_ASSERT(!a->finished);            /* improvement drops the mark */
+    CU_ASSERT(!cd_table_skippable(a));  /* new example is not finished */
+    CU_ASSERT(cd_table_skippable(cd_table_find(t, 2)));
+    CU_ASSERT_EQUAL(cd_table_changes(t), before + 1);
+    cd_table_free(t);
+}
+
+static void test_table_many_labels(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    static uint32_t ids[3000];
+    for (uint32_t i = 0; i < 3000; i++)
+        ids[i] = i * 8 + 8;
+    CU_ASSERT_EQUAL(offer(t, "long example", ids, 3000, NULL), CD_OK);
+    CU_ASSERT_EQUAL(offer(t, "short", ids + 1000, 1000, NULL), CD_OK);
+    CU_ASSERT_EQUAL(cd_table_n_labels(t), 3000);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 2);
+    for (uint32_t i = 0; i < 3000; i++) {
+        struct cd_table_label *l = cd_table_find(t, i * 8 + 8);
+        CU_ASSERT_FATAL(l != NULL);
+        CU_ASSERT_EQUAL(l->best->len, i >= 1000 && i < 2000 ? 5 : 12);
+    }
+    CU_ASSERT_PTR_NULL(cd_table_find(t, 7));
+    cd_table_free(t);
+}
+
+static void test_table_seen_set(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    struct cd_hash a = cd_hash_bytes("a", 1), b = cd_hash_bytes("b", 1);
+    CU_ASSERT(!cd_table_seen_has(t, a));
+    CU_ASSERT_EQUAL(cd_table_seen_add(t, a), 1);
+    CU_ASSERT_EQUAL(cd_table_seen_add(t, a), 0);
+    CU_ASSERT(cd_table_seen_has(t, a));
+    CU_ASSERT(!cd_table_seen_has(t, b));
+    cd_table_free(t);
+    cd_table_free(NULL);
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_table_shortlex_order", test_table_shortlex_order},
+        {"test_table_offer_keeps_best", test_table_offer_keeps_best},
+        {"test_table_finished_marks", test_table_finished_marks},
+        {"test_table_many_labels", test_table_many_labels},
+        {"test_table_seen_set", test_table_seen_set},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("table", tests);
+}
