@@ -1,0 +1,181 @@
+/* Unit tests for the labels module: hit-count classes, coverage and outcome labels of hand-made
+ * runs, and the text form of labels. */
+#include "cd_labels.h"
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static void test_labels_class_boundaries(void)
+{
+    static const struct {
+        unsigned count, cls;
+    } cases[] = {{0, 0},  {1, 1},  {2, 2},  {3, 3},  {4, 4},   {5, 4},   {7, 4},   {8, 5},
+                 {15, 5}, {16, 6}, {31, 6}, {32, 7}, {100, 7}, {127, 7}, {128, 8}, {255, 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CU_ASSERT_EQUAL(cd_labels_class((uint8_t)cases[i].count), cases[i].cls);
+    for (unsigned c = 1; c < 256; c++)
+        CU_ASSERT_EQUAL(cd_labels_edge(77, (uint8_t)c) & 7u, cd_labels_class((uint8_t)c) - 1u);
+    CU_ASSERT_EQUAL(cd_labels_edge(77, 1) >> 3, 77);
+}
+
+static void test_labels_from_run_ignores_index_0(void)
+{
+    uint8_t map[70] = {0};
+    map[0] = 1;   /* persistent mode marks slot 0: not an edge */
+    map[5] = 1;
+    map[8] = 9;   /* Debian 4.04c afl-showmap would drop this count */
+    map[63] = 200;
+    map[69] = 3;  /* tail after the last 8-byte word */
+    struct cd_run run = {.outcome = CD_OUTCOME_OK, .exit_status = 0, .map = map,
+                         .map_size = sizeof map};
+    struct cd_labelset set = {0};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    CU_ASSERT_EQUAL(set.v[0], cd_labels_edge(5, 1));
+    CU_ASSERT_EQUAL(set.v[1], cd_labels_edge(8, 9));
+    CU_ASSERT_EQUAL(set.v[2], cd_labels_edge(63, 200));
+    CU_ASSERT_EQUAL(set.v[3], cd_labels_edge(69, 3));
+    CU_ASSERT(cd_labelset_has(&set, cd_labels_edge(8, 15)));
+    CU_ASSERT(!cd_labelset_has(&set, cd_labels_edge(8, 16)));
+    CU_ASSERT(!cd_labelset_has(&set, cd_labels_edge(0, 1)));
+    for (size_t i = 0; i < set.n; i++)
+        CU_ASSERT(!cd_labels_is_outcome(set.v[i]));
+    /* A second call replaces the contents. */
+    memset(map, 0, sizeof map);
+    map[1] = 4;
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL(set.n, 1);
+    cd_labelset_release(&set);
+    CU_ASSERT_EQUAL(set.n, 0);
+    CU_ASSERT_PTR_NULL(set.v);
+}
+
+static void expect_labels(const struct cd_run *run, const char *const *want, size_t n)
+{
+    struct cd_labelset set = {0};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL(set.n, n);
+    for (size_t i = 0; i < n && i < set.n; i++) {
+        char buf[64];
+        cd_labels_format(set.v[i], buf, sizeof buf);
+        CU_ASSERT_STRING_EQUAL(buf, want[i]);
+        if (i > 0)
+            CU_ASSERT(set.v[i - 1] < set.v[i]);
+    }
+    cd_labelset_release(&set);
+}
+
+static void test_labels_outcome_labels(void)
+{
+    uint8_t map[16] = {0};
+    map[3] = 1;
+    struct cd_run run = {.outcome = CD_OUTCOME_CRASH, .signal = SIGSEGV, .exit_status = -1,
+                         .map = map, .map_size = sizeof map};
+    expect_labels(&run, (const char *const[]){"000003:1", "crash:SIGSEGV"}, 2);
+    run.signal = SIGABRT;
+    run.san_tool = "asan";
+    run.san_kind = "heap-buffer-overflow";
+    expect_labels(&run, (const char *const[]){"000003:1", "crash:SIGABRT",
+                                              "asan:heap-buffer-overflow"}, 3);
+    run.san_kind = "never-heard-of-it";
+    expect_labels(&run, (const char *const[]){"000003:1", "crash:SIGABRT", "asan:unknown"}, 3);
+    run.san_tool = "ubsan";
+    run.san_kind = "undefined-behavior";
+    run.signal = 63;
+    expect_labels(&run, (const char *const[]){"000003:1", "crash:SIG63",
+                                              "ubsan:undefined-behavior"}, 3);
+    run.san_tool = run.san_kind = NULL;
+    run.signal = 0;
+    run.exit_status = 86;
+    expect_labels(&run, (const char *const[]){"000003:1", "crash:exit86"}, 2);
+    run.outcome = CD_OUTCOME_TIMEOUT;
+    run.exit_status = -1;
+    run.signal = SIGKILL;
+    expect_labels(&run, (const char *const[]){"000003:1", "timeout"}, 2);
+    run.outcome = CD_OUTCOME_OK;
+    run.signal = 0;
+    run.exit_status = 1;
+    expect_labels(&run, (const char *const[]){"000003:1"}, 1);
+}
+
+static void test_labels_ids_are_stable(void)
+{
+    /* Outcome ids come from fixed tables: the same text always gives the same id. */
+    uint32_t a, b;
+    CU_ASSERT_FATAL(cd_labels_parse("asan:heap-buffer-overflow", &a));
+    struct cd_run run = {.outcome = CD_OUTCOME_OK, .san_tool = "asan",
+                         .san_kind = "heap-buffer-overflow"};
+    struct cd_labelset set = {0};
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, NULL), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 1);
+    CU_ASSERT_EQUAL(set.v[0], a);
+    CU_ASSERT(cd_labels_is_outcome(a));
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &b));
+    CU_ASSERT_NOT_EQUAL(a, b);
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIG11", &a));
+    CU_ASSERT_EQUAL(a, b);
+    cd_labelset_release(&set);
+}
+
+static void test_labels_format_parse_round_trip(void)
+{
+    static const char *const texts[] = {
+        "000001:1", "000123:4", "065535:8", "1234567:2", "timeout", "crash:SIGSEGV",
+        "crash:SIGABRT", "crash:SIGBUS", "crash:SIGFPE", "crash:SIGILL", "crash:SIGTRAP",
+        "crash:SIGKILL", "crash:SIG63", "crash:exit86", "asan:heap-buffer-overflow",
+        "asan:unknown", "asan:SEGV", "ubsan:undefined-behavior", "ubsan:signed-integer-overflow",
+        "msan:use-of-uninitialized-value", "lsan:detected-memory-leaks",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        uint32_t id;
+        char buf[64];
+        CU_ASSERT_FATAL(cd_labels_parse(texts[i], &id));
+        CU_ASSERT_EQUAL((size_t)cd_labels_format(id, buf, sizeof buf), strlen(texts[i]));
+        CU_ASSERT_STRING_EQUAL(buf, texts[i]);
+    }
+    uint32_t id;
+    CU_ASSERT_FATAL(cd_labels_parse("42:3", &id));
+    CU_ASSERT_EQUAL(id, cd_labels_edge(42, 3));
+    static const char *const bad[] = {
+        "", ":", "000000:1", "000001:0", "000001:9", "000001:", ":1", "x00001:1", "000001:1x",
+        "crash:", "crash:SIGFOO", "crash:SIG0", "crash:exit", "crash:exit999", "nosan:SEGV",
+        "asan:not-a-kind", "timeout:1", "99999999999:1", "268435456:1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_FALSE(cd_labels_parse(bad[i], &id));
+    /* Formatting into a short buffer truncates like snprintf. */
+    char small[4];
+    CU_ASSERT_EQUAL(cd_labels_format(cd_labels_edge(7, 1), small, sizeof small), 8);
+    CU_ASSERT_STRING_EQUAL(small, "000");
+}
+
+static void test_labels_set_push_has(void)
+{
+    struct cd_labelset set = {0};
+    for (uint32_t i = 0; i < 1000; i++)
+        CU_ASSERT_FATAL(cd_labelset_push(&set, i * 2));
+    CU_ASSERT(cd_labelset_has(&set, 0));
+    CU_ASSERT(cd_labelset_has(&set, 1998));
+    CU_ASSERT(!cd_labelset_has(&set, 1999));
+    CU_ASSERT(!cd_labelset_has(&set, 3));
+    cd_labelset_release(&set);
+    CU_ASSERT(!cd_labelset_has(&set, 0));
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_labels_class_boundaries", test_labels_class_boundaries},
+        {"test_labels_from_run_ignores_index_0", test_labels_from_run_ignores_index_0},
+        {"test_labels_outcome_labels", test_labels_outcome_labels},
+        {"test_labels_ids_are_stable", test_labels_ids_are_stable},
+        {"test_labels_format_parse_round_trip", test_labels_format_parse_round_trip},
+        {"test_labels_set_push_has", test_labels_set_push_has},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("labels", tests);
+}
