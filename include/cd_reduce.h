@@ -1,0 +1,79 @@
+/* Test-case reduction on raw bytes: passes that propose strictly shortlex-smaller candidates
+ * (deletions, byte lowering) and keep those a predicate accepts, until no pass finds anything.
+ * The reducer sees the rest of the program only through its predicate and stop check: it knows
+ * nothing of tables, labels or execution. */
+#ifndef CD_REDUCE_H
+#define CD_REDUCE_H
+
+#include "cd_common.h"
+
+/* What the reducer reduces for. */
+struct cd_reduce_target {
+    /* True when cand (len bytes, borrowed for the call) is interesting: the reducer adopts it. */
+    bool (*pred)(void *ctx, const uint8_t *cand, size_t len);
+    /* True when the reduction must end now (budget, signal); checked before every candidate.
+     * May be NULL. */
+    bool (*stop)(void *ctx);
+    void *ctx;
+};
+
+/* The passes, in their default (cheapest first) order. */
+enum cd_reduce_pass {
+    CD_REDUCE_LINES = 0,   /* delete lines and runs of lines */
+    CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
+    CD_REDUCE_BLOCKS,      /* adaptive block deletion, large blocks down to single bytes */
+    CD_REDUCE_DIGITS,      /* shrink runs of decimal digits */
+    CD_REDUCE_BYTES,       /* lower single bytes toward 0 (0 first, then binary search) */
+    CD_REDUCE_PAIRS,       /* lower two neighbouring bytes together */
+    CD_REDUCE_NPASSES
+};
+
+/* Counters of one pass. */
+struct cd_reduce_stats {
+    uint64_t execs;        /* candidates tested */
+    uint64_t successes;    /* candidates adopted */
+    uint64_t bytes_removed;
+};
+
+/* A pass's working state: the current example and scratch for candidates. */
+struct cd_reduce_run {
+    const struct cd_reduce_target *target;
+    uint8_t *cur;          /* current example (owned, capacity cap) */
+    size_t len;
+    uint8_t *cand;         /* candidate scratch (owned, capacity cap) */
+    size_t cap;
+    struct cd_reduce_stats *stats; /* counters of the pass running */
+    bool stopped;          /* the stop check fired */
+};
+
+/* Tests cand[0..len) (len <= r->len; strictly shortlex-smaller than cur); on acceptance it becomes
+ * cur. Returns whether it was adopted; false without testing once stopped. */
+bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
+
+/* The passes: each runs once over cur, adopting what the predicate accepts. They return whether
+ * any candidate was adopted. */
+bool cd_reduce_lines(struct cd_reduce_run *r);
+bool cd_reduce_brackets(struct cd_reduce_run *r);
+bool cd_reduce_blocks(struct cd_reduce_run *r);
+bool cd_reduce_digits(struct cd_reduce_run *r);
+bool cd_reduce_bytes(struct cd_reduce_run *r);
+bool cd_reduce_pairs(struct cd_reduce_run *r);
+
+/* Returns the pass's short name ("lines", "blocks", ...). */
+const char *cd_reduce_pass_name(enum cd_reduce_pass pass);
+
+/* A reducer: counters per pass, which also order the passes (most successes per execution
+ * first; the default order breaks ties). Zero-initialise, then use; nothing to release. */
+struct cd_reducer {
+    struct cd_reduce_stats stats[CD_REDUCE_NPASSES];
+};
+
+/* Reduces the len bytes at data under target until a full round of passes adopts nothing, or
+ * the stop check fires. On return *out (owned, free with free()) and *out_len hold the reduced
+ * example (equal to the input when nothing was adopted) and *changed whether anything was.
+ * OK at a fixpoint, WARN when stopped early, FAILED when out of memory. */
+enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,
+                              const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
+                              bool *changed, struct cd_error *err);
+
+#endif

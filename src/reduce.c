@@ -1,0 +1,100 @@
+/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c) over one example until a
+ * full round adopts nothing, ordering them by what they earned so far (successes per execution),
+ * cheap passes first on ties. It sees the caller only through the predicate and the stop check. */
+#include "cd_reduce.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool cd_reduce_try(struct cd_reduce_run *r, size_t len)
+{
+    if (r->stopped)
+        return false;
+    const struct cd_reduce_target *t = r->target;
+    if (t->stop && t->stop(t->ctx)) {
+        r->stopped = true;
+        return false;
+    }
+    r->stats->execs++;
+    if (!t->pred(t->ctx, r->cand, len))
+        return false;
+    r->stats->successes++;
+    r->stats->bytes_removed += r->len - len;
+    uint8_t *old = r->cur;
+    r->cur = r->cand;
+    r->cand = old;
+    r->len = len;
+    return true;
+}
+
+const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
+{
+    static const char *const names[CD_REDUCE_NPASSES] = {
+        [CD_REDUCE_LINES] = "lines",   [CD_REDUCE_BRACKETS] = "brackets",
+        [CD_REDUCE_BLOCKS] = "blocks", [CD_REDUCE_DIGITS] = "digits",
+        [CD_REDUCE_BYTES] = "bytes",   [CD_REDUCE_PAIRS] = "pairs",
+    };
+    return (unsigned)pass < CD_REDUCE_NPASSES ? names[pass] : "?";
+}
+
+static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
+    [CD_REDUCE_LINES] = cd_reduce_lines,   [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
+    [CD_REDUCE_BLOCKS] = cd_reduce_blocks, [CD_REDUCE_DIGITS] = cd_reduce_digits,
+    [CD_REDUCE_BYTES] = cd_reduce_bytes,   [CD_REDUCE_PAIRS] = cd_reduce_pairs,
+};
+
+/* Successes per execution with one success and one execution of prior, so that untried passes
+ * start equal and keep the default order. */
+static double yield_of(const struct cd_reduce_stats *s)
+{
+    return (double)(s->successes + 1) / (double)(s->execs + 1);
+}
+
+/* Orders the passes by yield, stable over the default order (insertion sort of six). */
+static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_NPASSES])
+{
+    for (unsigned i = 0; i < CD_REDUCE_NPASSES; i++) {
+        unsigned p = i, j = i;
+        double y = yield_of(&red->stats[p]);
+        while (j > 0 && yield_of(&red->stats[order[j - 1]]) < y) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = p;
+    }
+}
+
+enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,
+                              const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
+                              bool *changed, struct cd_error *err)
+{
+    struct cd_reduce_run r = {.target = target, .len = len, .cap = len};
+    *out = NULL;
+    *out_len = 0;
+    *changed = false;
+    r.cur = malloc(len ? len : 1);
+    r.cand = malloc(len ? len : 1);
+    if (!r.cur || !r.cand) {
+        free(r.cur);
+        free(r.cand);
+        return cd_error_set(err, CD_FAILED, "out of memory reducing a %zu-byte example", len);
+    }
+    if (len)
+        memcpy(r.cur, data, len);
+    for (;;) {
+        unsigned order[CD_REDUCE_NPASSES];
+        bool round = false;
+        order_passes(red, order);
+        for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped; i++) {
+            r.stats = &red->stats[order[i]];
+            round |= pass_fn[order[i]](&r);
+        }
+        *changed |= round;
+        if (r.stopped || !round || r.len == 0)
+            break;
+    }
+    free(r.cand);
+    *out = r.cur;
+    *out_len = r.len;
+    return r.stopped ? CD_WARN : CD_OK;
+}

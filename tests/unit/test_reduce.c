@@ -1,0 +1,280 @@
+/* Unit tests for the reducer: each pass and the driver reach known minima under simple predicates,
+ * every adopted candidate is strictly shortlex-smaller, the stop check ends a run promptly. */
+#include "cd_reduce.h"
+#include "cd_table.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pctx {
+    bool (*fn)(const uint8_t *s, size_t n);
+    uint8_t last[4096];   /* last adopted example, to check strict shortlex descent */
+    size_t last_len;
+    uint64_t calls;
+    uint64_t stop_after;  /* stop check fires after this many calls; 0: never */
+    bool descent_ok;
+};
+
+static bool pred(void *ctx, const uint8_t *cand, size_t len)
+{
+    struct pctx *p = ctx;
+    p->calls++;
+    if (cd_table_shortlex(cand, len, p->last, p->last_len) >= 0)
+        p->descent_ok = false;
+    if (!p->fn(cand, len))
+        return false;
+    memcpy(p->last, cand, len);
+    p->last_len = len;
+    return true;
+}
+
+static bool stop(void *ctx)
+{
+    struct pctx *p = ctx;
+    return p->stop_after && p->calls >= p->stop_after;
+}
+
+static bool has(const uint8_t *s, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++)
+        if (!memcmp(s + i, needle, m))
+            return true;
+    return false;
+}
+
+static bool has_x_and_y(const uint8_t *s, size_t n)
+{
+    return memchr(s, 'x', n) && memchr(s, 'y', n);
+}
+
+/* Runs the whole reducer on text under fn; returns the owned result. */
+static char *reduce(const char *text, bool (*fn)(const uint8_t *, size_t), struct pctx *p,
+                    struct cd_reducer *red, enum cd_status *st, bool *changed)
+{
+    memset(p, 0, sizeof *p);
+    p->fn = fn;
+    p->descent_ok = true;
+    p->last_len = strlen(text);
+    memcpy(p->last, text, p->last_len);
+    struct cd_reduce_target t = {pred, stop, p};
+    uint8_t *out = NULL;
+    size_t len = 0;
+    struct cd_error err;
+    *st = cd_reducer_run(red, &t, (const uint8_t *)text, strlen(text), &out, &len, changed, &err);
+    char *s = malloc(len + 1);
+    memcpy(s, out, len);
+    s[len] = 0;
+    free(out);
+    return s;
+}
+
+static void test_reduce_to_xy(void)
+{
+    struct pctx p;
+    struct cd_reducer red = {0};
+    enum cd_status st;
+    bool changed;
+    char *s = reduce("aaaa bbx ccccc\ndddd yy eeee", has_x_and_y, &p, &red, &st, &changed);
+    CU_ASSERT_EQUAL(st, CD_OK);
+    CU_ASSERT(changed);
+    CU_ASSERT_STRING_EQUAL(s, "xy");
+    CU_ASSERT(p.descent_ok);
+    uint64_t execs = 0, succ = 0;
+    for (unsigned i = 0; i < CD_REDUCE_NPASSES; i++) {
+        execs += red.stats[i].execs;
+        succ += red.stats[i].successes;
+    }
+    CU_ASSERT_EQUAL(execs, p.calls);
+    CU_ASSERT(succ > 0 && succ < execs);
+    /* a fixpoint: reducing the result again adopts nothing */
+    char *again = reduce(s, has_x_and_y, &p, &red, &st, &changed);
+    CU_ASSERT_EQUAL(st, CD_OK);
+    CU_ASSERT(!changed);
+    CU_ASSERT_STRING_EQUAL(again, "xy");
+    free(again);
+    free(s);
+}
+
+static bool long4(const uint8_t *s, size_t n)
+{
+    (void)s;
+    return n >= 4;
+}
+
+static bool first_at_least_m(const uint8_t *s, size_t n)
+{
+    return n >= 1 && s[0] >= 'm';
+}
+
+static bool number_at_least_10(const uint8_t *s, size_t n)
+{
+    if (n == 0 || n > 9)
+        return false;
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    return v >= 10;
+}
+
+static void test_reduce_lowers_bytes(void)
+{
+    struct pctx p;
+    struct cd_reducer red = {0};
+    enum cd_status st;
+    bool changed;
+    char *s = reduce("hello world", long4, &p, &red, &st, &changed);
+    CU_ASSERT_EQUAL(p.last_len, 4);
+    CU_ASSERT(!memcmp(p.last, "\0\0\0\0", 4));
+    free(s);
+    s = reduce("zzzz", first_at_least_m, &p, &red, &st, &changed);
+    CU_ASSERT_STRING_EQUAL(s, "m");
+    CU_ASSERT(p.descent_ok);
+    free(s);
+    s = reduce("98765", number_at_least_10, &p, &red, &st, &changed);
+    CU_ASSERT_STRING_EQUAL(s, "10");
+    CU_ASSERT(p.descent_ok);
+    free(s);
+}
+
+static bool keep_line(const uint8_t *s, size_t n)
+{
+    return has(s, n, "KEEP");
+}
+
+static bool has_f(const uint8_t *s, size_t n)
+{
+    return memchr(s, 'f', n) != NULL;
+}
+
+static bool has_fx(const uint8_t *s, size_t n)
+{
+    return has(s, n, "f()") && memchr(s, 'x', n);
+}
+
+/* Runs one pass once on text; returns whether it adopted something and leaves the result in p. */
+static bool one_pass(bool (*pass)(struct cd_reduce_run *), const char *text,
+                     bool (*fn)(const uint8_t *, size_t), struct pctx *p,
+                     struct cd_reduce_stats *stats)
+{
+    memset(p, 0, sizeof *p);
+    memset(stats, 0, sizeof *stats);
+    p->fn = fn;
+    p->descent_ok = true;
+    p->last_len = strlen(text);
+    memcpy(p->last, text, p->last_len);
+    struct cd_reduce_target t = {pred, stop, p};
+    size_t n = strlen(text);
+    uint8_t cur[256], cand[256];
+    memcpy(cur, text, n);
+    struct cd_reduce_run r = {&t, cur, n, cand, n, stats, false};
+    bool any = pass(&r);
+    CU_ASSERT_EQUAL(r.len, p->last_len);
+    CU_ASSERT(!memcmp(r.cur, p->last, r.len));
+    return any;
+}
+
+static void test_reduce_single_passes(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    CU_ASSERT(one_pass(cd_reduce_lines, "a\nbb\nKEEP\ncc\ndd\nee\n", keep_line, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 5);
+    CU_ASSERT(!memcmp(p.last, "KEEP\n", 5));
+    CU_ASSERT(st.successes >= 2);
+    /* no newline: the line pass costs nothing */
+    CU_ASSERT(!one_pass(cd_reduce_lines, "KEEP this", keep_line, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+    CU_ASSERT(one_pass(cd_reduce_brackets, "f(a,(b))[x]{y}<z>", has_f, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 1);
+    CU_ASSERT(one_pass(cd_reduce_brackets, "f(a,[b]) x", has_fx, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 5);
+    CU_ASSERT(!memcmp(p.last, "f() x", 5));
+    CU_ASSERT(one_pass(cd_reduce_blocks, "0123456789abcdefxghijklmnopqrstuvwy", has_x_and_y, &p,
+                       &st));
+    CU_ASSERT_EQUAL(p.last_len, 2);
+    CU_ASSERT(st.execs < 120); /* adaptive chunks: far fewer than one try per byte per size */
+    CU_ASSERT(one_pass(cd_reduce_digits, "123456", number_at_least_10, &p, &st));
+    CU_ASSERT(p.last_len == 2);
+    CU_ASSERT(one_pass(cd_reduce_bytes, "zzzz", first_at_least_m, &p, &st));
+    CU_ASSERT(!memcmp(p.last, "m\0\0\0", 4));
+    CU_ASSERT(one_pass(cd_reduce_pairs, "ab", long4, &p, &st) == false);
+    CU_ASSERT(p.descent_ok);
+}
+
+static bool pair_sum(const uint8_t *s, size_t n)
+{
+    return n == 2 && s[0] == s[1] && s[0] >= 'a';
+}
+
+static void test_reduce_pairs_lower_together(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    CU_ASSERT(one_pass(cd_reduce_pairs, "cc", pair_sum, &p, &st));
+    CU_ASSERT(!memcmp(p.last, "bb", 2));
+    struct cd_reducer red = {0};
+    enum cd_status rs;
+    bool changed;
+    char *s = reduce("zz", pair_sum, &p, &red, &rs, &changed);
+    CU_ASSERT_STRING_EQUAL(s, "aa");
+    free(s);
+}
+
+static bool anything(const uint8_t *s, size_t n)
+{
+    (void)s;
+    return n > 0;
+}
+
+static void test_reduce_stop_check(void)
+{
+    struct pctx p;
+    struct cd_reducer red = {0};
+    const char *text = "a long example that could lose many bytes before it is done";
+    memset(&p, 0, sizeof p);
+    p.fn = anything;
+    p.descent_ok = true;
+    p.stop_after = 3;
+    p.last_len = strlen(text);
+    memcpy(p.last, text, p.last_len);
+    struct cd_reduce_target t = {pred, stop, &p};
+    uint8_t *out = NULL;
+    size_t len = 0;
+    bool changed;
+    struct cd_error err;
+    enum cd_status st =
+        cd_reducer_run(&red, &t, (const uint8_t *)text, strlen(text), &out, &len, &changed, &err);
+    CU_ASSERT_EQUAL(st, CD_WARN);
+    CU_ASSERT_EQUAL(p.calls, 3);
+    CU_ASSERT(len > 0 && len < strlen(text));
+    CU_ASSERT_EQUAL(len, p.last_len);
+    free(out);
+    /* empty input: nothing to try */
+    p.stop_after = 0;
+    p.calls = 0;
+    st = cd_reducer_run(&red, &t, NULL, 0, &out, &len, &changed, &err);
+    CU_ASSERT_EQUAL(st, CD_OK);
+    CU_ASSERT_EQUAL(len, 0);
+    CU_ASSERT(!changed);
+    CU_ASSERT_EQUAL(p.calls, 0);
+    free(out);
+    CU_ASSERT_STRING_EQUAL(cd_reduce_pass_name(CD_REDUCE_BLOCKS), "blocks");
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_reduce_to_xy", test_reduce_to_xy},
+        {"test_reduce_lowers_bytes", test_reduce_lowers_bytes},
+        {"test_reduce_single_passes", test_reduce_single_passes},
+        {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
+        {"test_reduce_stop_check", test_reduce_stop_check},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("reduce", tests);
+}
