@@ -1,0 +1,72 @@
+/* Emit: writes a distillation result to disk. The seed directory receives only seed files named by
+ * the SHA-1 hex of their content (nothing else, so afl-fuzz -i and libFuzzer take it as it is); it
+ * is built in a temporary directory beside the target and swapped in whole, so an interrupted run
+ * leaves the old or the new corpus complete. Reproducers go to their own directory, each written
+ * by temp file + rename. Emit knows nothing of execution or of how the result was found. */
+#ifndef CD_EMIT_H
+#define CD_EMIT_H
+
+#include "cd_common.h"
+#include "cd_result.h"
+
+struct cd_emit_opts {
+    const char *seed_dir;      /* the corpus directory (-o) */
+    const char *crashes_dir;   /* where reproducers go */
+    const char *manifest_path; /* the manifest beside seed_dir: it proves the directory is ours */
+    bool force;                /* replace a non-empty directory this tool did not write */
+};
+
+/* What was written (or staged). */
+struct cd_emit_stats {
+    uint64_t seeds, seed_bytes;
+    uint64_t reproducers, reproducer_bytes;
+};
+
+/* Returns true when name is 40 lower-case hex digits: the name of a seed file. */
+bool cd_emit_is_seed_name(const char *name);
+
+/* Checks that seed_dir may be replaced: OK when it does not exist, is empty, holds only seed files
+ * and the manifest at manifest_path names it, or force is set. FAILED with a one-line message when
+ * it is a foreign non-empty directory or not a directory. If an earlier run was interrupted between
+ * the two renames of a swap (seed_dir missing, an old corpus aside), that corpus is put back first. */
+enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *err);
+
+/* A new corpus being built beside seed_dir. */
+struct cd_emit_stage;
+
+/* Writes every seed of r (not a reproducer, best for at least one coverage label) into a fresh
+ * temporary directory ".NAME.tmp-XXXXXX" beside seed_dir, fsyncing each file and the directory.
+ * On success *out is owned: commit it with cd_emit_commit or drop it with cd_emit_abort. */
+enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_emit_opts *opts,
+                                   const struct cd_result *r, struct cd_emit_stats *stats,
+                                   struct cd_error *err);
+
+/* Returns the path of the staged directory; valid until commit or abort. */
+const char *cd_emit_stage_path(const struct cd_emit_stage *st);
+
+/* Swaps the staged directory in as seed_dir (rechecking cd_emit_check first): one atomic
+ * renameat2(RENAME_EXCHANGE) where the file system offers it, else old aside, new in, old removed.
+ * Frees st in every case; on failure the staged directory is removed and seed_dir is untouched. */
+enum cd_status cd_emit_commit(struct cd_emit_stage *st, struct cd_error *err);
+
+/* Removes the staged directory and frees st. NULL is a no-op. */
+void cd_emit_abort(struct cd_emit_stage *st);
+
+/* Writes every reproducer of r into crashes_dir (created when there is at least one) as
+ * "crash-<sha1>" or "timeout-<sha1>", each by temp file + rename. Existing files stay. */
+enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct cd_result *r,
+                                   struct cd_emit_stats *stats, struct cd_error *err);
+
+/* Returns the file name (without directory) emit gives example ex of r ("<sha1>" for a seed,
+ * "crash-<sha1>" / "timeout-<sha1>" for a reproducer) into buf of at least 64 bytes. */
+const char *cd_emit_file_name(const struct cd_result_example *ex, char *buf, size_t cap);
+
+/* True when example ex is a seed: not a reproducer and best for some coverage label. */
+bool cd_emit_is_seed(const struct cd_result_example *ex);
+
+/* Writes len bytes to path atomically: a temp file beside it, fsync, rename, fsync of the parent
+ * directory. */
+enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
+                                  struct cd_error *err);
+
+#endif

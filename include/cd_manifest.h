@@ -1,0 +1,97 @@
+/* Manifest: the JSON record of a distillation (schema_version 1, documented in corpus-distill(1)
+ * and at the top of src/manifest.c): the run's settings, what came in, every label with its best
+ * example, every seed and reproducer with the labels it covers. The writer turns a cd_result plus
+ * the run's context into a file (atomically); the reader parses one back for audit and for the
+ * ownership check of a seed directory. */
+#ifndef CD_MANIFEST_H
+#define CD_MANIFEST_H
+
+#include "cd_common.h"
+#include "cd_labels.h"
+#include "cd_result.h"
+
+#define CD_MANIFEST_SCHEMA 1
+
+/* One counted reason why inputs were skipped ("too large": 2). */
+struct cd_manifest_skip {
+    char *reason;
+    uint64_t count;
+};
+
+/* Everything about a run that is not in cd_result. The writer borrows it; the reader fills an
+ * owned copy (see cd_manifest_release). */
+struct cd_manifest_info {
+    char *tool_version;
+    char **target_argv;          /* NULL-terminated */
+    char target_sha1[41];        /* SHA-1 hex of the target binary, "" if unknown */
+    uint64_t map_size;
+    unsigned timeout_ms;
+    unsigned mem_limit_mb;
+    uint64_t seed;
+    unsigned jobs;
+    uint64_t max_time_s;         /* 0: none */
+    uint64_t max_execs;          /* 0: none */
+    uint64_t max_input_size;
+    bool no_reduce;
+    char **operands;             /* NULL-terminated */
+    struct cd_manifest_skip *skipped;
+    size_t n_skipped;
+    char *seed_dir;              /* as given with -o */
+    char *crashes_dir;
+};
+
+/* One seed or reproducer as the reader sees it. */
+struct cd_manifest_example {
+    char sha1[41];
+    char *file;                  /* file name in its directory */
+    uint64_t size;
+    char *origin;
+    struct cd_labelset labels;   /* every label it covers, sorted */
+    struct cd_labelset best;     /* labels it is the best example of, sorted */
+};
+
+/* One label as the reader sees it. */
+struct cd_manifest_label {
+    uint32_t id;
+    char best[41];               /* sha1 of its best example */
+    bool reproducer;             /* the best example is a reproducer, not a seed */
+    bool finished;
+};
+
+/* A parsed manifest. */
+struct cd_manifest {
+    int schema_version;
+    struct cd_manifest_info info;
+    struct cd_result_stats stats; /* stopped_by points into the manifest (stopped_by_buf) */
+    char stopped_by_buf[32];
+    uint64_t labels_finished;
+    struct cd_manifest_example *seeds;  /* sorted by sha1 */
+    size_t n_seeds;
+    struct cd_manifest_example *reproducers;
+    size_t n_reproducers;
+    struct cd_manifest_label *labels;   /* sorted by id */
+    size_t n_labels;
+};
+
+/* Writes the manifest of result r and run info to path atomically (temp file + rename). */
+enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
+                                 const struct cd_result *r, struct cd_error *err);
+
+/* Returns the manifest as an owned JSON string (free with free()), or NULL when out of memory. */
+char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r);
+
+/* Parses the manifest at path into *m (zeroed first). FAILED with a one-line message when the file
+ * cannot be read, is not JSON, or does not follow schema 1. Release with cd_manifest_release. */
+enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err);
+
+/* Returns the seed with this sha1 (or a unique prefix of at least 4 hex digits), else NULL. */
+const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest *m,
+                                                        const char *sha1);
+
+/* Returns the label entry for id, else NULL. */
+const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id);
+
+/* Frees everything m owns and zeroes it. */
+void cd_manifest_release(struct cd_manifest *m);
+
+#endif

@@ -1,0 +1,565 @@
+/* Emit: the last step of the pipeline, from a cd_result to files. Seeds are staged in a temporary
+ * directory beside the corpus directory and swapped in whole when the run is over, so a crash at
+ * any moment leaves either the old or the new corpus complete; reproducers and the manifest are
+ * written file by file through temp file + rename. It depends on the result, the labels' text form
+ * and the manifest reader (to recognise a directory it wrote), never on execution. */
+#define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
+#include "cd_emit.h"
+#include "cd_labels.h"
+#include "cd_manifest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct cd_emit_stage {
+    struct cd_emit_opts opts;
+    char *seed_dir;   /* trailing slashes removed */
+    char *parent;
+    char *base;
+    char *tmp;        /* the staged directory */
+};
+
+bool cd_emit_is_seed_name(const char *name)
+{
+    size_t i;
+    for (i = 0; name[i]; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    return i == 40;
+}
+
+bool cd_emit_is_seed(const struct cd_result_example *ex)
+{
+    if (ex->reproducer)
+        return false;
+    for (size_t i = 0; i < ex->best.n; i++)
+        if (!cd_labels_is_outcome(ex->best.v[i]))
+            return true;
+    return false;
+}
+
+const char *cd_emit_file_name(const struct cd_result_example *ex, char *buf, size_t cap)
+{
+    if (!ex->reproducer) {
+        snprintf(buf, cap, "%s", ex->sha1);
+        return buf;
+    }
+    const char *kind = "crash";
+    for (size_t i = 0; i < ex->labels.n; i++) {
+        char text[64];
+        if (!cd_labels_is_outcome(ex->labels.v[i]))
+            continue;
+        cd_labels_format(ex->labels.v[i], text, sizeof text);
+        if (strcmp(text, "timeout") == 0)
+            kind = "timeout";
+        else {
+            kind = "crash";
+            break; /* a crash outranks a timeout in the name */
+        }
+    }
+    snprintf(buf, cap, "%s-%s", kind, ex->sha1);
+    return buf;
+}
+
+/* Splits path into an owned copy without trailing slashes, its parent and its last component. */
+static bool split_path(const char *path, char **whole, char **parent, char **base)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    *whole = strndup(path, n);
+    *parent = NULL;
+    *base = NULL;
+    if (!*whole)
+        return false;
+    char *slash = strrchr(*whole, '/');
+    if (!slash) {
+        *parent = strdup(".");
+        *base = strdup(*whole);
+    } else {
+        *parent = slash == *whole ? strdup("/") : strndup(*whole, (size_t)(slash - *whole));
+        *base = strdup(slash + 1);
+    }
+    return *parent && *base;
+}
+
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
+static int fsync_path(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* Removes the tree under dirfd's entry name; returns 0 or -1 with errno. */
+static int rm_tree_at(int dirfd, const char *name)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (rm_tree_at(fd, e->d_name) != 0)
+            rc = -1;
+    }
+    closedir(d);
+    if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) != 0)
+        rc = -1;
+    return rc;
+}
+
+static int rm_tree(const char *path)
+{
+    return rm_tree_at(AT_FDCWD, path);
+}
+
+/* Puts back an old corpus left aside by a swap that was interrupted between its two renames. */
+static void recover_aside(const char *seed_dir, const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, ".old-", 5) != 0)
+            continue;
+        char *aside = join(parent, n);
+        if (aside && rename(aside, seed_dir) == 0) {
+            free(aside);
+            break;
+        }
+        free(aside);
+    }
+    closedir(d);
+}
+
+/* Returns whether the manifest at path records seed directory base. */
+static bool manifest_names(const char *path, const char *base)
+{
+    struct cd_manifest m;
+    if (!path || cd_manifest_read(path, &m, NULL) != CD_OK)
+        return false;
+    bool ok = false;
+    if (m.info.seed_dir) {
+        char *whole, *parent, *mbase;
+        if (split_path(m.info.seed_dir, &whole, &parent, &mbase))
+            ok = strcmp(mbase, base) == 0;
+        free(whole);
+        free(parent);
+        free(mbase);
+    }
+    cd_manifest_release(&m);
+    return ok;
+}
+
+enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *err)
+{
+    enum cd_status st = CD_OK;
+    char *whole = NULL, *parent = NULL, *base = NULL;
+    DIR *d = NULL;
+    if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    struct stat sb;
+    if (lstat(whole, &sb) != 0 && errno == ENOENT)
+        recover_aside(whole, parent, base);
+    if (lstat(whole, &sb) != 0) {
+        if (errno != ENOENT)
+            st = cd_error_set(err, CD_FAILED, "cannot stat '%s': %s", whole, strerror(errno));
+        else if (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", whole,
+                              "parent directory does not exist");
+        goto out;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a directory", whole);
+        goto out;
+    }
+    if (opts->force)
+        goto out;
+    d = opendir(whole);
+    if (!d) {
+        st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", whole, strerror(errno));
+        goto out;
+    }
+    bool empty = true, only_seeds = true;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        empty = false;
+        struct stat es;
+        if (!cd_emit_is_seed_name(e->d_name) || fstatat(dirfd(d), e->d_name, &es,
+                                                        AT_SYMLINK_NOFOLLOW) != 0
+            || !S_ISREG(es.st_mode)) {
+            only_seeds = false;
+            break;
+        }
+    }
+    if (empty || (only_seeds && manifest_names(opts->manifest_path, base)))
+        goto out;
+    st = cd_error_set(err, CD_FAILED,
+                      "refusing to replace '%s': not empty and not written by corpus-distill%s",
+                      whole, only_seeds ? " (no manifest beside it names it)" : "");
+out:
+    if (d)
+        closedir(d);
+    free(whole);
+    free(parent);
+    free(base);
+    return st;
+}
+
+static enum cd_status write_all(int fd, const uint8_t *data, size_t len, const char *what,
+                                struct cd_error *err)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+        data += w;
+        len -= (size_t)w;
+    }
+    if (fsync(fd) != 0)
+        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+    return CD_OK;
+}
+
+enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
+                                  struct cd_error *err)
+{
+    enum cd_status st = CD_OK;
+    char *whole = NULL, *parent = NULL, *base = NULL, *tmp = NULL;
+    int fd = -1;
+    if (!split_path(path, &whole, &parent, &base)) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    size_t n = strlen(parent) + strlen(base) + 16;
+    tmp = malloc(n);
+    if (!tmp) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    snprintf(tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", tmp, strerror(errno));
+        goto out;
+    }
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (fchmod(fd, 0644) != 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out;
+    }
+    st = write_all(fd, data, len, tmp, err);
+    if (st != CD_OK)
+        goto out;
+    if (close(fd) != 0) {
+        fd = -1;
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, whole) != 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
+        goto out;
+    }
+    free(tmp);
+    tmp = NULL;
+    (void)fsync_path(parent);
+out:
+    if (fd >= 0)
+        close(fd);
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(whole);
+    free(parent);
+    free(base);
+    return st;
+}
+
+static void stage_free(struct cd_emit_stage *st)
+{
+    if (!st)
+        return;
+    free(st->seed_dir);
+    free(st->parent);
+    free(st->base);
+    free(st->tmp);
+    free(st);
+}
+
+enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_emit_opts *opts,
+                                   const struct cd_result *r, struct cd_emit_stats *stats,
+                                   struct cd_error *err)
+{
+    enum cd_status st = CD_OK;
+    struct cd_emit_stage *s = calloc(1, sizeof *s);
+    int dfd = -1;
+    *out = NULL;
+    if (!s || !split_path(opts->seed_dir, &s->seed_dir, &s->parent, &s->base)) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    s->opts = *opts;
+    size_t n = strlen(s->parent) + strlen(s->base) + 16;
+    s->tmp = malloc(n);
+    if (!s->tmp) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    snprintf(s->tmp, n, "%s/.%s.tmp-XXXXXX", s->parent, s->base);
+    if (!mkdtemp(s->tmp)) {
+        st = cd_error_set(err, CD_FAILED, "cannot create a directory beside '%s': %s", s->seed_dir,
+                          strerror(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        goto out;
+    }
+    (void)chmod(s->tmp, 0755);
+    dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (!cd_emit_is_seed(ex))
+            continue;
+        int fd = openat(dfd, ex->sha1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            st = cd_error_set(err, CD_FAILED, "cannot create '%s/%s': %s", s->tmp, ex->sha1,
+                              strerror(errno));
+            goto out;
+        }
+        st = write_all(fd, ex->data, ex->len, ex->sha1, err);
+        if (close(fd) != 0 && st == CD_OK)
+            st = cd_error_set(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
+                              strerror(errno));
+        if (st != CD_OK)
+            goto out;
+        if (stats) {
+            stats->seeds++;
+            stats->seed_bytes += ex->len;
+        }
+    }
+    if (fsync(dfd) != 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", s->tmp, strerror(errno));
+        goto out;
+    }
+out:
+    if (dfd >= 0)
+        close(dfd);
+    if (st != CD_OK) {
+        cd_emit_abort(s);
+        return st;
+    }
+    *out = s;
+    return CD_OK;
+}
+
+const char *cd_emit_stage_path(const struct cd_emit_stage *st)
+{
+    return st->tmp;
+}
+
+void cd_emit_abort(struct cd_emit_stage *st)
+{
+    if (!st)
+        return;
+    if (st->tmp)
+        (void)rm_tree(st->tmp);
+    stage_free(st);
+}
+
+/* Removes directories left by earlier interrupted runs (".BASE.tmp-*", ".BASE.old-*") except keep. */
+static void remove_leftovers(const char *parent, const char *base, const char *keep)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0)
+            continue;
+        if (strncmp(n + 1 + blen, ".tmp-", 5) != 0 && strncmp(n + 1 + blen, ".old-", 5) != 0)
+            continue;
+        if (strlen(n + 1 + blen + 5) != 6 || (keep && strcmp(n, keep) == 0))
+            continue;
+        struct stat sb;
+        if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
+            (void)rm_tree_at(dirfd(d), n);
+    }
+    closedir(d);
+}
+
+/* Two renames where RENAME_EXCHANGE is missing: old aside (onto an empty placeholder), new in.
+ * Between them seed_dir is missing but both corpora are complete; cd_emit_check puts the old one
+ * back if the process dies there. */
+static enum cd_status swap_by_two_renames(struct cd_emit_stage *s, char **aside,
+                                          struct cd_error *err)
+{
+    size_t n = strlen(s->parent) + strlen(s->base) + 16;
+    *aside = malloc(n);
+    if (!*aside)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    snprintf(*aside, n, "%s/.%s.old-XXXXXX", s->parent, s->base);
+    if (!mkdtemp(*aside)) {
+        free(*aside);
+        *aside = NULL;
+        return cd_error_set(err, CD_FAILED, "cannot create a directory beside '%s': %s",
+                            s->seed_dir, strerror(errno));
+    }
+    if (rename(s->seed_dir, *aside) != 0) {
+        enum cd_status st = cd_error_set(err, CD_FAILED, "cannot move '%s' aside: %s",
+                                         s->seed_dir, strerror(errno));
+        rmdir(*aside);
+        free(*aside);
+        *aside = NULL;
+        return st;
+    }
+    if (rename(s->tmp, s->seed_dir) != 0) {
+        enum cd_status st = cd_error_set(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp,
+                                         s->seed_dir, strerror(errno));
+        (void)rename(*aside, s->seed_dir);
+        free(*aside);
+        *aside = NULL;
+        return st;
+    }
+    return CD_OK;
+}
+
+enum cd_status cd_emit_commit(struct cd_emit_stage *s, struct cd_error *err)
+{
+    enum cd_status st = cd_emit_check(&s->opts, err);
+    char *aside = NULL;
+    if (st != CD_OK)
+        goto out;
+    if (rename(s->tmp, s->seed_dir) == 0)
+        goto done; /* seed_dir was missing or an empty directory */
+    if (errno != ENOTEMPTY && errno != EEXIST) {
+        st = cd_error_set(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp, s->seed_dir,
+                          strerror(errno));
+        goto out;
+    }
+    if (renameat2(AT_FDCWD, s->tmp, AT_FDCWD, s->seed_dir, RENAME_EXCHANGE) == 0) {
+        aside = s->tmp; /* the staged name now holds the old corpus */
+        s->tmp = NULL;
+    } else if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
+        st = swap_by_two_renames(s, &aside, err);
+        if (st != CD_OK)
+            goto out;
+    } else {
+        st = cd_error_set(err, CD_FAILED, "cannot replace '%s': %s", s->seed_dir, strerror(errno));
+        goto out;
+    }
+done:
+    (void)fsync_path(s->parent);
+    if (aside)
+        (void)rm_tree(aside);
+    free(s->tmp);
+    s->tmp = NULL;
+    remove_leftovers(s->parent, s->base, NULL);
+out:
+    free(aside);
+    cd_emit_abort(s);
+    return st;
+}
+
+static enum cd_status mkdir_p(const char *path, struct cd_error *err)
+{
+    char *p = strdup(path);
+    if (!p)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            enum cd_status st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", p,
+                                             strerror(errno));
+            free(p);
+            return st;
+        }
+        *c = '/';
+    }
+    free(p);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return cd_error_set(err, CD_FAILED, "cannot create '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cd_error_set(err, CD_FAILED, "cannot create '%s': not a directory", path);
+    return CD_OK;
+}
+
+enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct cd_result *r,
+                                   struct cd_emit_stats *stats, struct cd_error *err)
+{
+    bool made = false;
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (!ex->reproducer)
+            continue;
+        if (!made) {
+            CD_FORWARD_IF_ERROR(mkdir_p(opts->crashes_dir, err));
+            made = true;
+        }
+        char name[64];
+        cd_emit_file_name(ex, name, sizeof name);
+        char *path = join(opts->crashes_dir, name);
+        if (!path)
+            return cd_error_set(err, CD_FAILED, "out of memory");
+        struct stat sb;
+        enum cd_status st = CD_OK;
+        /* Content-addressed: an existing file of that name and size already holds these bytes. */
+        if (!(stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == ex->len))
+            st = cd_emit_write_file(path, ex->data, ex->len, err);
+        free(path);
+        if (st != CD_OK)
+            return st;
+        if (stats) {
+            stats->reproducers++;
+            stats->reproducer_bytes += ex->len;
+        }
+    }
+    return CD_OK;
+}

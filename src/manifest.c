@@ -1,0 +1,563 @@
+/* Manifest: the JSON record of one distillation, written after the seeds, read back by audit and by
+ * emit's ownership check. It uses json-c for both directions and depends only on the result, the
+ * labels' text form and emit's file names.
+ *
+ * Schema 1 (every key always present; counts are integers, times in seconds):
+ *   schema_version  1
+ *   tool            {name, version}
+ *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
+ *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce}
+ *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
+ *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers}
+ *   run             {executions, first_pass_executions, crashes, timeouts, wall_time_s,
+ *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text}
+ *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
+ *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
+ *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
+ * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
+#include "cd_manifest.h"
+#include "cd_emit.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies s, writing bytes that are not valid UTF-8 as "\xNN". */
+static char *utf8_clean(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(4 * n + 1), *o = out;
+    if (!out)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t len = 0;
+        if (*p < 0x80)
+            len = 1;
+        else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+            len = 2;
+        else if ((*p & 0xf0) == 0xe0)
+            len = 3;
+        else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+            len = 4;
+        for (size_t k = 1; k < len; k++)
+            if ((p[k] & 0xc0) != 0x80)
+                len = 0;
+        if (len == 0) {
+            o += sprintf(o, "\\x%02x", *p);
+            p++;
+        } else {
+            memcpy(o, p, len);
+            o += len;
+            p += len;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static json_object *jstr(const char *s)
+{
+    if (!s)
+        return NULL;
+    char *c = utf8_clean(s);
+    json_object *j = c ? json_object_new_string(c) : NULL;
+    free(c);
+    return j;
+}
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+static json_object *jlabels(const struct cd_labelset *set)
+{
+    json_object *a = json_object_new_array_ext((int)set->n);
+    for (size_t i = 0; i < set->n; i++) {
+        char text[64];
+        cd_labels_format(set->v[i], text, sizeof text);
+        json_object_array_add(a, json_object_new_string(text));
+    }
+    return a;
+}
+
+static json_object *jstrv(char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v && v[i]; i++)
+        json_object_array_add(a, jstr(v[i]));
+    return a;
+}
+
+static json_object *build_examples(const struct cd_result *r, bool reproducers)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (reproducers ? !ex->reproducer : !cd_emit_is_seed(ex))
+            continue;
+        char file[64];
+        json_object *e = json_object_new_object();
+        put(e, "sha1", json_object_new_string(ex->sha1));
+        put(e, "file", json_object_new_string(cd_emit_file_name(ex, file, sizeof file)));
+        put(e, "size", json_object_new_uint64(ex->len));
+        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
+        put(e, "labels", jlabels(&ex->labels));
+        put(e, "best", jlabels(&ex->best));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
+static json_object *build(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *root = json_object_new_object(), *o;
+    put(root, "schema_version", json_object_new_int(CD_MANIFEST_SCHEMA));
+
+    o = json_object_new_object();
+    put(o, "name", json_object_new_string("corpus-distill"));
+    put(o, "version", jstr(info->tool_version ? info->tool_version : ""));
+    put(root, "tool", o);
+
+    o = json_object_new_object();
+    put(o, "argv", jstrv(info->target_argv));
+    put(o, "sha1", json_object_new_string(info->target_sha1));
+    put(o, "map_size", json_object_new_uint64(info->map_size));
+    put(o, "timeout_ms", json_object_new_uint64(info->timeout_ms));
+    put(o, "mem_limit_mb", json_object_new_uint64(info->mem_limit_mb));
+    put(root, "target", o);
+
+    o = json_object_new_object();
+    put(o, "seed", json_object_new_uint64(info->seed));
+    put(o, "jobs", json_object_new_uint64(info->jobs));
+    put(o, "max_time_s", json_object_new_uint64(info->max_time_s));
+    put(o, "max_execs", json_object_new_uint64(info->max_execs));
+    put(o, "max_input_size", json_object_new_uint64(info->max_input_size));
+    put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
+    put(root, "settings", o);
+
+    o = json_object_new_object();
+    put(o, "operands", jstrv(info->operands));
+    put(o, "inputs", json_object_new_uint64(r->stats.inputs));
+    put(o, "bytes", json_object_new_uint64(r->stats.input_bytes));
+    put(o, "duplicates", json_object_new_uint64(r->stats.duplicates));
+    json_object *sk = json_object_new_object();
+    for (size_t i = 0; i < info->n_skipped; i++)
+        put(sk, info->skipped[i].reason, json_object_new_uint64(info->skipped[i].count));
+    put(o, "skipped", sk);
+    put(root, "input", o);
+
+    uint64_t seeds = 0, seed_bytes = 0, repro = 0, finished = 0;
+    for (size_t i = 0; i < r->n_examples; i++) {
+        if (r->examples[i].reproducer)
+            repro++;
+        else if (cd_emit_is_seed(&r->examples[i])) {
+            seeds++;
+            seed_bytes += r->examples[i].len;
+        }
+    }
+    for (size_t i = 0; i < r->n_labels; i++)
+        finished += r->labels[i].finished;
+    o = json_object_new_object();
+    put(o, "seed_dir", jstr(info->seed_dir ? info->seed_dir : ""));
+    put(o, "crashes_dir", jstr(info->crashes_dir ? info->crashes_dir : ""));
+    put(o, "seeds", json_object_new_uint64(seeds));
+    put(o, "seed_bytes", json_object_new_uint64(seed_bytes));
+    put(o, "reproducers", json_object_new_uint64(repro));
+    put(root, "output", o);
+
+    const struct cd_result_stats *s = &r->stats;
+    o = json_object_new_object();
+    put(o, "executions", json_object_new_uint64(s->execs));
+    put(o, "first_pass_executions", json_object_new_uint64(s->first_pass_execs));
+    put(o, "crashes", json_object_new_uint64(s->crashes));
+    put(o, "timeouts", json_object_new_uint64(s->timeouts));
+    put(o, "wall_time_s", json_object_new_double((double)s->wall_ns / 1e9));
+    put(o, "labels_input", json_object_new_uint64(s->labels_input));
+    put(o, "labels_found", json_object_new_uint64(r->n_labels));
+    put(o, "labels_finished", json_object_new_uint64(finished));
+    put(o, "complete", json_object_new_boolean(s->complete));
+    put(o, "stopped_by", s->stopped_by ? json_object_new_string(s->stopped_by) : NULL);
+    put(root, "run", o);
+
+    o = json_object_new_object();
+    for (size_t i = 0; i < r->n_labels; i++) {
+        const struct cd_result_label *l = &r->labels[i];
+        const struct cd_result_example *ex = &r->examples[l->example];
+        char text[64];
+        cd_labels_format(l->id, text, sizeof text);
+        json_object *e = json_object_new_object();
+        put(e, "best", json_object_new_string(ex->sha1));
+        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers" : "seeds"));
+        put(e, "finished", json_object_new_boolean(l->finished));
+        put(o, text, e);
+    }
+    put(root, "labels", o);
+    put(root, "seeds", build_examples(r, false));
+    put(root, "reproducers", build_examples(r, true));
+    return root;
+}
+
+char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *root = build(info, r);
+    if (!root)
+        return NULL;
+    const char *s = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *out = s ? malloc(strlen(s) + 2) : NULL;
+    if (out)
+        sprintf(out, "%s\n", s);
+    json_object_put(root);
+    return out;
+}
+
+enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
+                                 const struct cd_result *r, struct cd_error *err)
+{
+    char *text = cd_manifest_to_string(info, r);
+    if (!text)
+        return cd_error_set(err, CD_FAILED, "out of memory writing '%s'", path);
+    enum cd_status st = cd_emit_write_file(path, text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+    const char *path;
+    struct cd_error *err;
+    bool bad;
+    char what[128];
+};
+
+static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
+{
+    json_object *v = NULL;
+    if (rd->bad)
+        return NULL;
+    if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type)) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\"", key);
+        return NULL;
+    }
+    return v;
+}
+
+static uint64_t get_u64(struct reader *rd, json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (rd->bad)
+        return 0;
+    if (!o || !json_object_object_get_ex(o, key, &v)
+        || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\"", key);
+        return 0;
+    }
+    return json_object_is_type(v, json_type_double) ? (uint64_t)json_object_get_double(v)
+                                                     : json_object_get_uint64(v);
+}
+
+static char *get_str(struct reader *rd, json_object *o, const char *key)
+{
+    json_object *v = get(rd, o, key, json_type_string);
+    return v ? strdup(json_object_get_string(v)) : NULL;
+}
+
+static char **get_strv(struct reader *rd, json_object *o, const char *key)
+{
+    json_object *a = get(rd, o, key, json_type_array);
+    if (!a)
+        return NULL;
+    size_t n = json_object_array_length(a);
+    char **v = calloc(n + 1, sizeof *v);
+    for (size_t i = 0; v && i < n; i++) {
+        json_object *s = json_object_array_get_idx(a, i);
+        v[i] = strdup(json_object_is_type(s, json_type_string) ? json_object_get_string(s) : "");
+    }
+    return v;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void get_labels(struct reader *rd, json_object *o, const char *key, struct cd_labelset *set)
+{
+    json_object *a = get(rd, o, key, json_type_array);
+    if (!a)
+        return;
+    size_t n = json_object_array_length(a);
+    for (size_t i = 0; i < n && !rd->bad; i++) {
+        const char *t = json_object_get_string(json_object_array_get_idx(a, i));
+        uint32_t id;
+        if (!t || !cd_labels_parse(t, &id)) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "bad label '%.60s'", t ? t : "");
+        } else if (!cd_labelset_push(set, id)) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "out of memory");
+        }
+    }
+    if (set->n > 1)
+        qsort(set->v, set->n, sizeof *set->v, cmp_u32);
+}
+
+static void copy_sha1(struct reader *rd, json_object *o, const char *key, char out[41])
+{
+    json_object *v = get(rd, o, key, json_type_string);
+    if (!v)
+        return;
+    const char *s = json_object_get_string(v);
+    if (strlen(s) != 40) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%.60s'", key, s);
+        return;
+    }
+    memcpy(out, s, 41);
+}
+
+static int cmp_example(const void *a, const void *b)
+{
+    return strcmp(((const struct cd_manifest_example *)a)->sha1,
+                  ((const struct cd_manifest_example *)b)->sha1);
+}
+
+static struct cd_manifest_example *read_examples(struct reader *rd, json_object *root,
+                                                 const char *key, size_t *count)
+{
+    json_object *a = get(rd, root, key, json_type_array);
+    *count = 0;
+    if (!a)
+        return NULL;
+    size_t n = json_object_array_length(a);
+    struct cd_manifest_example *v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n && !rd->bad; i++) {
+        json_object *e = json_object_array_get_idx(a, i);
+        struct cd_manifest_example *x = &v[i];
+        *count = i + 1;
+        copy_sha1(rd, e, "sha1", x->sha1);
+        x->file = get_str(rd, e, "file");
+        x->size = get_u64(rd, e, "size");
+        x->origin = get_str(rd, e, "origin");
+        get_labels(rd, e, "labels", &x->labels);
+        get_labels(rd, e, "best", &x->best);
+    }
+    if (!rd->bad)
+        qsort(v, n, sizeof *v, cmp_example);
+    return v;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+    return cmp_u32(&((const struct cd_manifest_label *)a)->id,
+                   &((const struct cd_manifest_label *)b)->id);
+}
+
+static void read_labels(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    json_object *o = get(rd, root, "labels", json_type_object);
+    if (!o)
+        return;
+    size_t n = (size_t)json_object_object_length(o), i = 0;
+    m->labels = calloc(n ? n : 1, sizeof *m->labels);
+    if (!m->labels) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    json_object_object_foreach(o, key, val)
+    {
+        if (rd->bad || i >= n)
+            break;
+        struct cd_manifest_label *l = &m->labels[i++];
+        m->n_labels = i;
+        if (!cd_labels_parse(key, &l->id)) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "bad label '%.60s'", key);
+            break;
+        }
+        copy_sha1(rd, val, "best", l->best);
+        json_object *in = get(rd, val, "in", json_type_string);
+        l->reproducer = in && strcmp(json_object_get_string(in), "reproducers") == 0;
+        json_object *fin = get(rd, val, "finished", json_type_boolean);
+        l->finished = fin && json_object_get_boolean(fin);
+    }
+    if (!rd->bad)
+        qsort(m->labels, m->n_labels, sizeof *m->labels, cmp_label);
+}
+
+static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    struct cd_manifest_info *info = &m->info;
+    json_object *tool = get(rd, root, "tool", json_type_object);
+    info->tool_version = get_str(rd, tool, "version");
+    json_object *t = get(rd, root, "target", json_type_object);
+    info->target_argv = get_strv(rd, t, "argv");
+    json_object *sha = get(rd, t, "sha1", json_type_string);
+    if (sha)
+        snprintf(info->target_sha1, sizeof info->target_sha1, "%s", json_object_get_string(sha));
+    info->map_size = get_u64(rd, t, "map_size");
+    info->timeout_ms = (unsigned)get_u64(rd, t, "timeout_ms");
+    info->mem_limit_mb = (unsigned)get_u64(rd, t, "mem_limit_mb");
+    json_object *s = get(rd, root, "settings", json_type_object);
+    info->seed = get_u64(rd, s, "seed");
+    info->jobs = (unsigned)get_u64(rd, s, "jobs");
+    info->max_time_s = get_u64(rd, s, "max_time_s");
+    info->max_execs = get_u64(rd, s, "max_execs");
+    info->max_input_size = get_u64(rd, s, "max_input_size");
+    json_object *nr = get(rd, s, "no_reduce", json_type_boolean);
+    info->no_reduce = nr && json_object_get_boolean(nr);
+    json_object *in = get(rd, root, "input", json_type_object);
+    info->operands = get_strv(rd, in, "operands");
+    m->stats.inputs = get_u64(rd, in, "inputs");
+    m->stats.input_bytes = get_u64(rd, in, "bytes");
+    m->stats.duplicates = get_u64(rd, in, "duplicates");
+    json_object *sk = get(rd, in, "skipped", json_type_object);
+    if (sk) {
+        size_t n = (size_t)json_object_object_length(sk);
+        info->skipped = calloc(n ? n : 1, sizeof *info->skipped);
+        json_object_object_foreach(sk, key, val)
+        {
+            if (!info->skipped || info->n_skipped >= n)
+                break;
+            info->skipped[info->n_skipped].reason = strdup(key);
+            info->skipped[info->n_skipped++].count = json_object_get_uint64(val);
+        }
+    }
+    json_object *out = get(rd, root, "output", json_type_object);
+    info->seed_dir = get_str(rd, out, "seed_dir");
+    info->crashes_dir = get_str(rd, out, "crashes_dir");
+}
+
+static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    json_object *run = get(rd, root, "run", json_type_object);
+    m->stats.execs = get_u64(rd, run, "executions");
+    m->stats.first_pass_execs = get_u64(rd, run, "first_pass_executions");
+    m->stats.crashes = get_u64(rd, run, "crashes");
+    m->stats.timeouts = get_u64(rd, run, "timeouts");
+    json_object *w = NULL;
+    if (run && json_object_object_get_ex(run, "wall_time_s", &w))
+        m->stats.wall_ns = (uint64_t)(json_object_get_double(w) * 1e9);
+    m->stats.labels_input = get_u64(rd, run, "labels_input");
+    m->labels_finished = get_u64(rd, run, "labels_finished");
+    json_object *c = get(rd, run, "complete", json_type_boolean);
+    m->stats.complete = c && json_object_get_boolean(c);
+    json_object *sb = NULL;
+    if (run && json_object_object_get_ex(run, "stopped_by", &sb)
+        && json_object_is_type(sb, json_type_string)) {
+        snprintf(m->stopped_by_buf, sizeof m->stopped_by_buf, "%s", json_object_get_string(sb));
+        m->stats.stopped_by = m->stopped_by_buf;
+    }
+}
+
+enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err)
+{
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
+    fclose(f);
+    json_object *root = json_object_from_file(path);
+    if (!root)
+        return cd_error_set(err, CD_FAILED, "cannot parse '%s': not JSON (%s)", path,
+                            json_util_get_last_err() ? json_util_get_last_err() : "?");
+    struct reader rd = {.path = path, .err = err};
+    json_object *ver = get(&rd, root, "schema_version", json_type_int);
+    if (ver && json_object_get_int(ver) != CD_MANIFEST_SCHEMA) {
+        json_object_put(root);
+        return cd_error_set(err, CD_FAILED, "cannot read '%s': schema_version %d, expected %d",
+                            path, json_object_get_int(ver), CD_MANIFEST_SCHEMA);
+    }
+    m->schema_version = CD_MANIFEST_SCHEMA;
+    read_info(&rd, root, m);
+    read_run(&rd, root, m);
+    read_labels(&rd, root, m);
+    m->seeds = read_examples(&rd, root, "seeds", &m->n_seeds);
+    m->reproducers = read_examples(&rd, root, "reproducers", &m->n_reproducers);
+    json_object_put(root);
+    if (rd.bad) {
+        cd_manifest_release(m);
+        return cd_error_set(err, CD_FAILED, "cannot read '%s': %s", path, rd.what);
+    }
+    return CD_OK;
+}
+
+const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest *m,
+                                                        const char *sha1)
+{
+    size_t n = strlen(sha1);
+    const struct cd_manifest_example *hit = NULL;
+    if (n < 4 || n > 40)
+        return NULL;
+    for (size_t i = 0; i < m->n_seeds; i++) {
+        if (strncmp(m->seeds[i].sha1, sha1, n) != 0)
+            continue;
+        if (hit)
+            return NULL; /* ambiguous prefix */
+        hit = &m->seeds[i];
+    }
+    return hit;
+}
+
+const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id)
+{
+    size_t lo = 0, hi = m->n_labels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->labels[mid].id == id)
+            return &m->labels[mid];
+        if (m->labels[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void free_examples(struct cd_manifest_example *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].file);
+        free(v[i].origin);
+        cd_labelset_release(&v[i].labels);
+        cd_labelset_release(&v[i].best);
+    }
+    free(v);
+}
+
+void cd_manifest_release(struct cd_manifest *m)
+{
+    free(m->info.tool_version);
+    free_strv(m->info.target_argv);
+    free_strv(m->info.operands);
+    for (size_t i = 0; i < m->info.n_skipped; i++)
+        free(m->info.skipped[i].reason);
+    free(m->info.skipped);
+    free(m->info.seed_dir);
+    free(m->info.crashes_dir);
+    free_examples(m->seeds, m->n_seeds);
+    free_examples(m->reproducers, m->n_reproducers);
+    free(m->labels);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,386 @@
+/* Unit tests for emit: seed files named by content, reproducers kept apart, refusal to replace a
+ * foreign directory, atomic replacement of our own, recovery of an interrupted swap. Results are
+ * built by hand; nothing is executed. */
+#include "cd_emit.h"
+#include "cd_hash.h"
+#include "cd_manifest.h"
+#include "harness.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void add_example(struct cd_result *r, const char *data, const char *origin,
+                        const char *const *labels, const char *const *best, bool reproducer)
+{
+    r->examples = realloc(r->examples, (r->n_examples + 1) * sizeof *r->examples);
+    struct cd_result_example *ex = &r->examples[r->n_examples++];
+    memset(ex, 0, sizeof *ex);
+    ex->len = strlen(data);
+    ex->data = malloc(ex->len + 1);
+    memcpy(ex->data, data, ex->len + 1);
+    ex->origin = strdup(origin);
+    ex->reproducer = reproducer;
+    cd_hash_sha1_hex(ex->data, ex->len, ex->sha1);
+    uint32_t id;
+    for (size_t i = 0; labels[i]; i++)
+        if (cd_labels_parse(labels[i], &id))
+            cd_labelset_push(&ex->labels, id);
+    for (size_t i = 0; best[i]; i++) {
+        if (!cd_labels_parse(best[i], &id))
+            continue;
+        cd_labelset_push(&ex->best, id);
+        r->labels = realloc(r->labels, (r->n_labels + 1) * sizeof *r->labels);
+        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, true};
+    }
+}
+
+static void free_result(struct cd_result *r)
+{
+    for (size_t i = 0; i < r->n_examples; i++) {
+        free(r->examples[i].data);
+        free(r->examples[i].origin);
+        cd_labelset_release(&r->examples[i].labels);
+        cd_labelset_release(&r->examples[i].best);
+    }
+    free(r->examples);
+    free(r->labels);
+    memset(r, 0, sizeof *r);
+}
+
+/* Two seeds and a crash reproducer (labels in sorted order of their ids). */
+static void sample_result(struct cd_result *r, const char *variant)
+{
+    memset(r, 0, sizeof *r);
+    add_example(r, variant, "in/a", (const char *[]){"000001:1", "000002:3", NULL},
+                (const char *[]){"000001:1", "000002:3", NULL}, false);
+    add_example(r, "{\"k\": [1, 2]}", "in.tar:b.json", (const char *[]){"000001:1", "000007:2", NULL},
+                (const char *[]){"000007:2", NULL}, false);
+    add_example(r, "crash me", "in/c", (const char *[]){"000001:1", "crash:SIGSEGV", NULL},
+                (const char *[]){"crash:SIGSEGV", NULL}, true);
+    r->stats.inputs = 3;
+    r->stats.complete = true;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    char *s = malloc(strlen(a) + strlen(b) + 2);
+    sprintf(s, "%s/%s", a, b);
+    return s;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static size_t count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return (size_t)-1;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Returns the content of the file at path (owned), or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 4096);
+    size_t n = fread(buf, 1, 4095, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Emits r fully (seeds, reproducers, manifest) as the tool does. */
+static enum cd_status emit_all(const struct cd_emit_opts *o, const struct cd_result *r)
+{
+    struct cd_error err;
+    struct cd_emit_stage *st;
+    enum cd_status s = cd_emit_check(o, &err);
+    if (s != CD_OK)
+        return s;
+    s = cd_emit_stage_seeds(&st, o, r, NULL, &err);
+    if (s != CD_OK)
+        return s;
+    s = cd_emit_reproducers(o, r, NULL, &err);
+    if (s != CD_OK) {
+        cd_emit_abort(st);
+        return s;
+    }
+    s = cd_emit_commit(st, &err);
+    if (s != CD_OK)
+        return s;
+    struct cd_manifest_info info = {.seed_dir = (char *)o->seed_dir,
+                                    .crashes_dir = (char *)o->crashes_dir};
+    return cd_manifest_write(o->manifest_path, &info, r, &err);
+}
+
+struct fixture {
+    char *root, *seeds, *crashes, *manifest;
+    struct cd_emit_opts opts;
+};
+
+static void fixture_init(struct fixture *f)
+{
+    f->root = cd_test_mkdtemp();
+    f->seeds = path_join(f->root, "seeds");
+    f->crashes = path_join(f->root, "seeds.crashes");
+    f->manifest = path_join(f->root, "seeds.manifest.json");
+    f->opts = (struct cd_emit_opts){f->seeds, f->crashes, f->manifest, false};
+}
+
+static void fixture_release(struct fixture *f)
+{
+    free(f->seeds);
+    free(f->crashes);
+    free(f->manifest);
+    cd_test_rmdir(f->root);
+}
+
+static void test_emit_seed_names_are_sha1_of_content(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    fixture_init(&f);
+    sample_result(&r, "<a>hello</a>");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    for (size_t i = 0; i < 2; i++) {
+        char hex[41];
+        cd_hash_sha1_hex(r.examples[i].data, r.examples[i].len, hex);
+        char *p = path_join(f.seeds, hex);
+        char *text = read_text(p);
+        CU_ASSERT_PTR_NOT_NULL(text);
+        if (text)
+            CU_ASSERT_STRING_EQUAL(text, (char *)r.examples[i].data);
+        free(text);
+        free(p);
+    }
+    /* the directory holds seeds only: no stray temp dirs beside it either */
+    CU_ASSERT_EQUAL(count_entries(f.root), 3); /* seeds, seeds.crashes, seeds.manifest.json */
+    free_result(&r);
+    fixture_release(&f);
+}
+
+static void test_emit_reproducers_never_in_seed_dir(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    fixture_init(&f);
+    sample_result(&r, "abc");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r), CD_OK);
+    char *in_seeds = path_join(f.seeds, r.examples[2].sha1);
+    CU_ASSERT_NOT_EQUAL(access(in_seeds, F_OK), 0);
+    char name[64];
+    CU_ASSERT_PTR_EQUAL(cd_emit_file_name(&r.examples[2], name, sizeof name), name);
+    CU_ASSERT_EQUAL(strncmp(name, "crash-", 6), 0);
+    CU_ASSERT_STRING_EQUAL(name + 6, r.examples[2].sha1);
+    char *in_crashes = path_join(f.crashes, name);
+    char *text = read_text(in_crashes);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    if (text)
+        CU_ASSERT_STRING_EQUAL(text, "crash me");
+    CU_ASSERT_EQUAL(count_entries(f.crashes), 1);
+    free(text);
+    free(in_seeds);
+    free(in_crashes);
+    free_result(&r);
+    fixture_release(&f);
+}
+
+static void test_emit_no_crashes_dir_without_reproducers(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    fixture_init(&f);
+    sample_result(&r, "abc");
+    r.n_examples = 2; /* drop the reproducer from view (still freed below) */
+    r.n_labels = 3;
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r), CD_OK);
+    CU_ASSERT_NOT_EQUAL(access(f.crashes, F_OK), 0);
+    r.n_examples = 3;
+    free_result(&r);
+    fixture_release(&f);
+}
+
+static void test_emit_refuses_foreign_dir(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    struct cd_error err;
+    fixture_init(&f);
+    sample_result(&r, "abc");
+    mkdir(f.seeds, 0755);
+    char *notes = path_join(f.seeds, "notes.txt");
+    write_text(notes, "mine");
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing"));
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_FAILED);
+    char *text = read_text(notes);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 1);
+    CU_ASSERT_EQUAL(count_entries(f.root), 1); /* no staged directory left behind */
+    free(text);
+    /* hex-named files alone do not make it ours: the manifest beside it must name it */
+    unlink(notes);
+    char *hexfile = path_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
+    write_text(hexfile, "x");
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    write_text(notes, "mine");
+    /* --force replaces it */
+    f.opts.force = true;
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_OK);
+    CU_ASSERT_NOT_EQUAL(access(notes, F_OK), 0);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    free(hexfile);
+    free(notes);
+    free_result(&r);
+    fixture_release(&f);
+}
+
+static void test_emit_refuses_non_directory(void)
+{
+    struct fixture f;
+    struct cd_error err;
+    fixture_init(&f);
+    write_text(f.seeds, "a file");
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    f.opts.force = true;
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    fixture_release(&f);
+}
+
+static void test_emit_replaces_own_dir(void)
+{
+    struct fixture f;
+    struct cd_result r1, r2;
+    struct cd_error err;
+    fixture_init(&f);
+    sample_result(&r1, "first");
+    sample_result(&r2, "second");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r2), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    char *old = path_join(f.seeds, r1.examples[0].sha1);
+    char *new = path_join(f.seeds, r2.examples[0].sha1);
+    CU_ASSERT_NOT_EQUAL(access(old, F_OK), 0);
+    CU_ASSERT_EQUAL(access(new, F_OK), 0);
+    CU_ASSERT_EQUAL(count_entries(f.root), 3);
+    free(old);
+    free(new);
+    free_result(&r1);
+    free_result(&r2);
+    fixture_release(&f);
+}
+
+static void test_emit_interrupted_swap_keeps_old(void)
+{
+    struct fixture f;
+    struct cd_result r1, r2;
+    struct cd_error err;
+    struct cd_emit_stage *st;
+    fixture_init(&f);
+    sample_result(&r1, "first");
+    sample_result(&r2, "second");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
+    char *old = path_join(f.seeds, r1.examples[0].sha1);
+
+    /* the process dies after staging, before the swap: the staged dir is left, the old is whole */
+    CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r2, NULL, &err), CD_OK);
+    char *staged = strdup(cd_emit_stage_path(st));
+    CU_ASSERT_EQUAL(count_entries(staged), 2);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    CU_ASSERT_EQUAL(access(old, F_OK), 0);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK);
+
+    /* the process dies between the two renames of the fallback swap: the old corpus is aside */
+    char *aside = path_join(f.root, ".seeds.old-Ab12Cd");
+    CU_ASSERT_EQUAL_FATAL(rename(f.seeds, aside), 0);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK); /* puts it back */
+    CU_ASSERT_EQUAL(access(old, F_OK), 0);
+    CU_ASSERT_NOT_EQUAL(access(aside, F_OK), 0);
+
+    /* the next complete run replaces the corpus and clears what the dead run left */
+    CU_ASSERT_EQUAL(cd_emit_commit(st, &err), CD_OK);
+    CU_ASSERT_NOT_EQUAL(access(old, F_OK), 0);
+    CU_ASSERT_NOT_EQUAL(access(staged, F_OK), 0);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    CU_ASSERT_EQUAL(count_entries(f.root), 3);
+    free(aside);
+    free(staged);
+    free(old);
+    free_result(&r1);
+    free_result(&r2);
+    fixture_release(&f);
+}
+
+static void test_emit_output_named_as_input(void)
+{
+    struct fixture f;
+    struct cd_result r1, r2;
+    fixture_init(&f);
+    sample_result(&r1, "first");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
+    /* the nightly job: read DIR as an input, then write the new corpus to DIR */
+    char *p = path_join(f.seeds, r1.examples[1].sha1);
+    char *kept = read_text(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+    sample_result(&r2, "a better first");
+    free(r2.examples[1].data);
+    r2.examples[1].data = (uint8_t *)kept;
+    r2.examples[1].len = strlen(kept);
+    cd_hash_sha1_hex(kept, strlen(kept), r2.examples[1].sha1);
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r2), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    char *text = read_text(p);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    if (text)
+        CU_ASSERT_STRING_EQUAL(text, "{\"k\": [1, 2]}");
+    free(text);
+    free(p);
+    free_result(&r1);
+    free_result(&r2);
+    fixture_release(&f);
+}
+
+static void test_emit_seed_name_check(void)
+{
+    CU_ASSERT(cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+    CU_ASSERT(!cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd8070"));
+    CU_ASSERT(!cd_emit_is_seed_name("DA39A3EE5E6B4B0D3255BFEF95601890AFD80709"));
+    CU_ASSERT(!cd_emit_is_seed_name("README.txt"));
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_emit_seed_names_are_sha1_of_content", test_emit_seed_names_are_sha1_of_content},
+        {"test_emit_reproducers_never_in_seed_dir", test_emit_reproducers_never_in_seed_dir},
+        {"test_emit_no_crashes_dir_without_reproducers", test_emit_no_crashes_dir_without_reproducers},
+        {"test_emit_refuses_foreign_dir", test_emit_refuses_foreign_dir},
+        {"test_emit_refuses_non_directory", test_emit_refuses_non_directory},
+        {"test_emit_replaces_own_dir", test_emit_replaces_own_dir},
+        {"test_emit_interrupted_swap_keeps_old", test_emit_interrupted_swap_keeps_old},
+        {"test_emit_output_named_as_input", test_emit_output_named_as_input},
+        {"test_emit_seed_name_check", test_emit_seed_name_check},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("emit", tests);
+}

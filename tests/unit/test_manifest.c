@@ -1,0 +1,259 @@
+/* Unit tests for the manifest: write -> read round trip, a label -> seed map that agrees with the
+ * seeds' label lists, rejection of files that are not schema-1 manifests, text that is not UTF-8. */
+#include "cd_emit.h"
+#include "cd_hash.h"
+#include "cd_manifest.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_example(struct cd_result *r, const char *data, const char *origin,
+                        const char *const *labels, const char *const *best, bool reproducer)
+{
+    r->examples = realloc(r->examples, (r->n_examples + 1) * sizeof *r->examples);
+    struct cd_result_example *ex = &r->examples[r->n_examples++];
+    memset(ex, 0, sizeof *ex);
+    ex->len = strlen(data);
+    ex->data = (uint8_t *)strdup(data);
+    ex->origin = strdup(origin);
+    ex->reproducer = reproducer;
+    cd_hash_sha1_hex(ex->data, ex->len, ex->sha1);
+    uint32_t id;
+    for (size_t i = 0; labels[i]; i++)
+        if (cd_labels_parse(labels[i], &id))
+            cd_labelset_push(&ex->labels, id);
+    for (size_t i = 0; best[i]; i++) {
+        if (!cd_labels_parse(best[i], &id))
+            continue;
+        cd_labelset_push(&ex->best, id);
+        r->labels = realloc(r->labels, (r->n_labels + 1) * sizeof *r->labels);
+        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, i % 2 == 0};
+    }
+}
+
+static void free_result(struct cd_result *r)
+{
+    for (size_t i = 0; i < r->n_examples; i++) {
+        free(r->examples[i].data);
+        free(r->examples[i].origin);
+        cd_labelset_release(&r->examples[i].labels);
+        cd_labelset_release(&r->examples[i].best);
+    }
+    free(r->examples);
+    free(r->labels);
+    memset(r, 0, sizeof *r);
+}
+
+static void sample_result(struct cd_result *r)
+{
+    memset(r, 0, sizeof *r);
+    add_example(r, "<a>hello</a>", "in.tar.zst:x/a.xml", (const char *[]){"000001:1", "000002:3", NULL},
+                (const char *[]){"000001:1", "000002:3", NULL}, false);
+    add_example(r, "{}", "b\xff\xfe.json", (const char *[]){"000001:1", "065535:8", NULL},
+                (const char *[]){"065535:8", NULL}, false);
+    add_example(r, "boom", "in/c", (const char *[]){"000001:1", "crash:SIGSEGV", NULL},
+                (const char *[]){"crash:SIGSEGV", NULL}, true);
+    add_example(r, "slow", "in/d", (const char *[]){"000003:1", "timeout", NULL},
+                (const char *[]){"000003:1", "timeout", NULL}, true);
+    r->stats = (struct cd_result_stats){.inputs = 10, .input_bytes = 1234, .duplicates = 2,
+                                        .execs = 500, .first_pass_execs = 8, .crashes = 3,
+                                        .timeouts = 1, .wall_ns = 1500000000, .labels_input = 4,
+                                        .complete = false, .stopped_by = "max-execs"};
+}
+
+static struct cd_manifest_skip skips[] = {{"too large", 2}, {"unreadable", 1}};
+static char *argv_[] = {"./target", "-x", "@@", NULL};
+static char *operands[] = {"in.tar.zst", "seeds/", NULL};
+
+static struct cd_manifest_info sample_info(void)
+{
+    struct cd_manifest_info info = {
+        .tool_version = "9.9.9", .target_argv = argv_, .map_size = 65536, .timeout_ms = 40,
+        .seed = 7, .jobs = 2, .max_time_s = 60, .max_input_size = 1048576,
+        .operands = operands, .skipped = skips, .n_skipped = 2, .seed_dir = "seeds",
+        .crashes_dir = "seeds.crashes"};
+    strcpy(info.target_sha1, "0123456789abcdef0123456789abcdef01234567");
+    return info;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *s = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(s, "%s/%s", dir, name);
+    return s;
+}
+
+static void test_manifest_round_trip(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    struct cd_manifest_info info = sample_info();
+    sample_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    CU_ASSERT_EQUAL(m.schema_version, 1);
+    CU_ASSERT_STRING_EQUAL(m.info.tool_version, "9.9.9");
+    CU_ASSERT_STRING_EQUAL(m.info.target_argv[2], "@@");
+    CU_ASSERT_PTR_NULL(m.info.target_argv[3]);
+    CU_ASSERT_STRING_EQUAL(m.info.target_sha1, info.target_sha1);
+    CU_ASSERT_EQUAL(m.info.map_size, 65536);
+    CU_ASSERT_EQUAL(m.info.timeout_ms, 40);
+    CU_ASSERT_EQUAL(m.info.seed, 7);
+    CU_ASSERT_EQUAL(m.info.jobs, 2);
+    CU_ASSERT_EQUAL(m.info.max_time_s, 60);
+    CU_ASSERT_EQUAL(m.info.max_input_size, 1048576);
+    CU_ASSERT_STRING_EQUAL(m.info.operands[1], "seeds/");
+    CU_ASSERT_EQUAL_FATAL(m.info.n_skipped, 2);
+    CU_ASSERT_STRING_EQUAL(m.info.seed_dir, "seeds");
+    CU_ASSERT_EQUAL(m.stats.inputs, 10);
+    CU_ASSERT_EQUAL(m.stats.input_bytes, 1234);
+    CU_ASSERT_EQUAL(m.stats.duplicates, 2);
+    CU_ASSERT_EQUAL(m.stats.execs, 500);
+    CU_ASSERT_EQUAL(m.stats.crashes, 3);
+    CU_ASSERT_EQUAL(m.stats.wall_ns / 1000000, 1500);
+    CU_ASSERT(!m.stats.complete);
+    CU_ASSERT_STRING_EQUAL(m.stats.stopped_by, "max-execs");
+    CU_ASSERT_EQUAL(m.n_seeds, 2);
+    CU_ASSERT_EQUAL(m.n_reproducers, 2);
+    CU_ASSERT_EQUAL(m.n_labels, r.n_labels);
+    /* every label of the result is there with its best example and finished flag */
+    for (size_t i = 0; i < r.n_labels; i++) {
+        const struct cd_manifest_label *l = cd_manifest_find_label(&m, r.labels[i].id);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+        const struct cd_result_example *ex = &r.examples[r.labels[i].example];
+        CU_ASSERT_STRING_EQUAL(l->best, ex->sha1);
+        CU_ASSERT_EQUAL(l->reproducer, ex->reproducer);
+        CU_ASSERT_EQUAL(l->finished, r.labels[i].finished);
+    }
+    /* the seeds and their labels */
+    const struct cd_manifest_example *s = cd_manifest_find_seed(&m, r.examples[0].sha1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(s->size, 12);
+    CU_ASSERT_STRING_EQUAL(s->origin, "in.tar.zst:x/a.xml");
+    CU_ASSERT_STRING_EQUAL(s->file, s->sha1);
+    CU_ASSERT_EQUAL(s->labels.n, 2);
+    CU_ASSERT_EQUAL(s->best.n, 2);
+    s = cd_manifest_find_seed(&m, r.examples[1].sha1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(s->origin, "b\\xff\\xfe.json"); /* bad UTF-8 written as \xNN */
+    CU_ASSERT_PTR_NULL(cd_manifest_find_seed(&m, r.examples[2].sha1)); /* a reproducer */
+    cd_manifest_release(&m);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
+static void test_manifest_label_map_consistent(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    struct cd_manifest_info info = sample_info();
+    sample_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    for (size_t i = 0; i < m.n_labels; i++) {
+        const struct cd_manifest_label *l = &m.labels[i];
+        const struct cd_manifest_example *v = l->reproducer ? m.reproducers : m.seeds;
+        size_t n = l->reproducer ? m.n_reproducers : m.n_seeds, hits = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(v[k].sha1, l->best) != 0)
+                continue;
+            hits++;
+            CU_ASSERT(cd_labelset_has(&v[k].labels, l->id));
+            CU_ASSERT(cd_labelset_has(&v[k].best, l->id));
+        }
+        CU_ASSERT_EQUAL(hits, 1);
+        CU_ASSERT_EQUAL(l->reproducer, cd_labels_is_outcome(l->id) || l->id == (3u << 3));
+    }
+    /* and the other way: every label a seed is best for points back at it */
+    for (size_t k = 0; k < m.n_seeds; k++)
+        for (size_t j = 0; j < m.seeds[k].best.n; j++) {
+            const struct cd_manifest_label *l = cd_manifest_find_label(&m, m.seeds[k].best.v[j]);
+            CU_ASSERT(l && strcmp(l->best, m.seeds[k].sha1) == 0);
+        }
+    cd_manifest_release(&m);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
+static void test_manifest_rejects_bad_files(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_manifest m;
+    struct cd_error err;
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED); /* missing */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot open"));
+    FILE *f = fopen(path, "w");
+    fputs("not json {", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+    f = fopen(path, "w");
+    fputs("{\"schema_version\": 2}", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "schema_version"));
+    f = fopen(path, "w");
+    fputs("{\"schema_version\": 1, \"tool\": {}}", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+    cd_manifest_release(&m);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
+static void test_manifest_string_is_json(void)
+{
+    struct cd_result r;
+    struct cd_manifest_info info = sample_info();
+    sample_result(&r);
+    char *s = cd_manifest_to_string(&info, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"schema_version\": 1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"crash:SIGSEGV\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"065535:8\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"stopped_by\": \"max-execs\""));
+    free(s);
+    free_result(&r);
+}
+
+static void test_manifest_seed_prefix_lookup(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    struct cd_manifest_info info = sample_info();
+    sample_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    char prefix[9];
+    memcpy(prefix, r.examples[0].sha1, 8);
+    prefix[8] = '\0';
+    const struct cd_manifest_example *s = cd_manifest_find_seed(&m, prefix);
+    CU_ASSERT(s && strcmp(s->sha1, r.examples[0].sha1) == 0);
+    CU_ASSERT_PTR_NULL(cd_manifest_find_seed(&m, "zz"));
+    cd_manifest_release(&m);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_manifest_round_trip", test_manifest_round_trip},
+        {"test_manifest_label_map_consistent", test_manifest_label_map_consistent},
+        {"test_manifest_rejects_bad_files", test_manifest_rejects_bad_files},
+        {"test_manifest_string_is_json", test_manifest_string_is_json},
+        {"test_manifest_seed_prefix_lookup", test_manifest_seed_prefix_lookup},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("manifest", tests);
+}
