@@ -2,7 +2,30 @@
  * for an archive on stdin) become a stream of inputs, each a provenance name and its bytes. It
  * streams archives without extracting them, holds one input at a time, and knows nothing of
  * execution. Files found inside directories and archives are inputs as they are, never opened as
- * archives. */
+ * archives.
+ *
+ * What each kind of operand yields, in operand order:
+ * - A directory: every regular file below it, recursively; at each level the entry names are
+ *   sorted bytewise, so the order does not depend on the file system. Symbolic links are never
+ *   followed (neither to files nor to directories), so a walk cannot leave the tree or loop; they
+ *   are counted as CD_SKIP_NOT_REGULAR, like fifos, sockets and devices. The provenance name is the
+ *   operand as given joined with the relative path: "crawl/sub/b.xml".
+ * - A regular file that libarchive recognises as an archive (any compression filter; the formats
+ *   tar, cpio, zip, 7z, ar, cab, iso9660, lha, rar, rar5, warc, xar): one input per regular entry,
+ *   read from the archive stream and never extracted; provenance "in.tar.zst:dir/a.xml". The
+ *   "raw", "empty" and "mtree" formats are not enabled: the first two would make any file an
+ *   archive, and an mtree file names files on this machine to read. Directory entries are
+ *   structure and are not counted; symbolic links, hard links and devices inside an archive count
+ *   as CD_SKIP_NOT_REGULAR.
+ * - Any other file is one input named as given, including a compressed single file that holds no
+ *   archive (a bare .gz or .zst is one input, its compressed bytes as they are) and an empty file.
+ *   A named fifo or device is read as one input too (bounded by the size limit).
+ * - "-": an archive read from stdin, provenance "-:dir/a"; stdin that is not an archive is reported
+ *   as a bad archive (its bytes are consumed by the probe and cannot be re-read). With
+ *   archives_as_raw, "-" is all of stdin as one input named "-".
+ * Names are labels only: nothing is ever written under them. "../" and absolute paths inside
+ * archives are kept as they are; control bytes (below 0x20, and 0x7f) and backslashes are escaped
+ * as "\xNN" and "\\" so that every name is one printable line. */
 #ifndef CD_INGEST_H
 #define CD_INGEST_H
 
@@ -11,25 +34,29 @@
 /* Why an item was skipped; the summary counts each. */
 enum cd_skip {
     CD_SKIP_TOO_LARGE = 0, /* larger than max_input_size */
-    CD_SKIP_UNREADABLE,    /* could not be opened or read */
+    CD_SKIP_UNREADABLE,    /* could not be opened or read, or does not exist */
     CD_SKIP_BAD_ARCHIVE,   /* a corrupt or truncated archive, or a bad entry in one */
-    CD_SKIP_EMPTY,         /* zero bytes */
-    CD_SKIP_NOT_REGULAR,   /* a symlink leaving the tree, device, fifo, socket */
+    CD_SKIP_EMPTY,         /* zero bytes, skipped because skip_empty is set */
+    CD_SKIP_NOT_REGULAR,   /* a symlink (never followed), device, fifo, socket, hard link entry */
     CD_SKIP_COUNT
 };
 
+/* Default for cd_ingest_opts.max_input_size: 1 MiB, like AFL++'s MAX_FILE. */
+#define CD_INGEST_DEFAULT_MAX_SIZE ((size_t)1 << 20)
+
 struct cd_ingest_opts {
-    const char *const *operands; /* paths, or "-" for an archive on stdin; borrowed */
+    const char *const *operands; /* paths, or "-" for an archive on stdin; borrowed until
+                                    cd_ingest_free */
     size_t n_operands;
-    size_t max_input_size;       /* larger inputs are skipped; 0 means 1 MiB */
-    bool archives_as_raw;        /* treat archive operands as one raw input each */
+    size_t max_input_size;       /* larger inputs are skipped; 0 means CD_INGEST_DEFAULT_MAX_SIZE */
+    bool archives_as_raw;        /* treat archive operands (and "-") as one raw input each */
     bool skip_empty;             /* skip zero-byte inputs (afl-fuzz ignores them too) */
 };
 
 /* One input: valid until the next cd_ingest_next call or cd_ingest_free. */
 struct cd_input {
-    const char *name;            /* provenance: "in.tar.zst:dir/a.xml", "crawl/b.xml" */
-    const uint8_t *data;
+    const char *name;            /* provenance: "in.tar.zst:dir/a.xml", "crawl/b.xml", printable */
+    const uint8_t *data;         /* non-NULL even when size is 0 */
     size_t size;
     size_t operand;              /* index of the operand it came from */
 };
@@ -38,29 +65,40 @@ struct cd_input {
 struct cd_ingest_stats {
     uint64_t inputs;             /* inputs returned */
     uint64_t bytes;              /* their total size */
+    uint64_t empty;              /* zero-byte inputs returned (skipped ones are in skipped[]) */
     uint64_t archives;           /* archive operands opened */
     uint64_t skipped[CD_SKIP_COUNT];
 };
 
 struct cd_ingest;
 
-/* Creates a reader over the operands. A nonexistent operand is reported by cd_ingest_next, in
- * order, not here. On success *out is owned, free with cd_ingest_free. */
+/* Creates a reader over the operands. Nothing is opened here: a nonexistent operand is reported
+ * by cd_ingest_next, in order. On success *out is owned, free with cd_ingest_free. Returns OK, or
+ * FAILED (out of memory, or opts invalid) with err set. */
 enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts *opts,
                              struct cd_error *err);
 
-/* Returns the next input in a deterministic order: OK with *in filled; WARN when an item was
- * skipped (err names operand, entry and cause; the stream goes on); DONE at the end; FAILED on an
- * unrecoverable error (out of memory, stdin unreadable). */
+/* Returns the next input in a deterministic order:
+ * - OK with *in filled (valid until the next call);
+ * - WARN when an item was skipped because it could not be read, was too large, or is damaged
+ *   (err holds one line naming the operand, the entry and the cause, e.g. "cannot open 'x': No such
+ *   file or directory", "skipping 'a.tar:big' (2097152 bytes): larger than the 1048576-byte
+ *   limit"); the stream goes on with the next call. A damaged archive yields its good entries
+ *   first, then one WARN, then the next operand. Symlinks, devices, fifos and skipped empty inputs
+ *   are counted in the stats without a WARN;
+ * - DONE at the end (at once for no operands or only empty directories); later calls return DONE;
+ * - FAILED on an unrecoverable error (out of memory); the reader should then be freed.
+ * An empty input set is not an error here: the caller decides. */
 enum cd_status cd_ingest_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err);
 
 /* Returns the counters; valid until cd_ingest_free. */
 const struct cd_ingest_stats *cd_ingest_stats(const struct cd_ingest *ing);
 
-/* Returns a static name for a skip reason ("too large", "unreadable", ...). */
+/* Returns a static name for a skip reason ("too large", "unreadable", "bad archive", "empty",
+ * "not regular"), or "unknown". */
 const char *cd_ingest_skip_name(enum cd_skip why);
 
-/* Frees the reader and what it holds. NULL is a no-op. */
+/* Frees the reader and what it holds (open files, archive handles, buffers). NULL is a no-op. */
 void cd_ingest_free(struct cd_ingest *ing);
 
 #endif
