@@ -53,8 +53,12 @@ struct cd_distill_opts {
 
 struct cd_distill;
 
-/* Creates an engine; ops and runner_ctx are borrowed for its lifetime. Opens one runner per job.
- * On success *out is owned, free with cd_distill_free. */
+/* Creates an engine; ops and runner_ctx are borrowed for its lifetime. Opens one runner per job,
+ * in order, on the calling thread. On success *out is owned, free with cd_distill_free.
+ * With jobs > 1 the runners run on worker threads (one thread per runner state), and progress is
+ * called from them, never two calls at once, with an engine lock held: callbacks must not call
+ * back into the engine. With one job everything runs on the calling thread, and a given seed and
+ * input order give the same executions in the same order, so the same result. */
 enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
                               const struct cd_runner_ops *ops, void *runner_ctx,
                               struct cd_error *err);
@@ -65,12 +69,25 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
 enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err);
 
 /* Reduction loop until every label is skippable, a budget runs out, or stop is set. Does nothing
- * with no_reduce. */
+ * with no_reduce. Coverage labels are reduced before outcome labels (crash, sanitizer, timeout),
+ * and a label's reduction may spend at most 16 timed-out executions (each costs a full timeout):
+ * past that the label is left as it is and counted in the pass report. FAILED on a runner
+ * failure; the table keeps what was found. */
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
 
-/* Fills *out with the best examples and labels as they are now. Free with cd_result_release. */
+/* Fills *out with the best examples and labels as they are now. Free with cd_result_release.
+ * stats.complete is true only when the reduction loop ended with every label skippable and
+ * nothing (signal, budget, failure, --no-reduce) cut it short. */
 enum cd_status cd_distill_result(const struct cd_distill *d, struct cd_result *out,
                                  struct cd_error *err);
+
+/* Builds *out from table t and the counters in stats (copied): the distinct best examples sorted
+ * by SHA-1 hex, each with every label it shows and those it is best for, reproducer when it shows
+ * an outcome label; labels sorted by id, finished when skippable. FAILED when out of memory, with
+ * *out zeroed. Free with cd_result_release. */
+struct cd_table;
+enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
+                               const struct cd_result_stats *stats, struct cd_error *err);
 
 /* Writes one line per reducer pass (executions, reductions, bytes removed) into a string; returns
  * an owned string, free with free(). */
@@ -79,12 +96,20 @@ char *cd_distill_pass_report(const struct cd_distill *d);
 /* Closes the runners and frees the engine. NULL is a no-op. */
 void cd_distill_free(struct cd_distill *d);
 
-/* The runner over the real executor: each worker gets its own cd_exec from opts, bound to
- * CPU first_cpu + worker when bind is set. opts is borrowed for the engine's lifetime. */
+/* The runner over the real executor: each worker gets its own cd_exec (own fork server and map)
+ * from exec_opts, and labels from cd_labels_from_run. With bind_cpus each worker's target is bound
+ * to a CPU of its own: first_cpu + worker when cpu_fixed is set, else the first allowed CPU that no
+ * process is bound to alone (as afl-fuzz picks one; the targets of earlier workers count, so
+ * workers get different CPUs); when none is free the target runs unbound. Without bind_cpus
+ * exec_opts->cpu is used as it is for worker 0 and -1 for the others. The context is borrowed for the engine's lifetime and not thread-safe: one
+ * engine per context. */
 struct cd_exec_runner_ctx {
     const struct cd_exec_opts *exec_opts;
     bool bind_cpus;
-    /* filled by the runner: the first worker's executor info after open, for the manifest */
+    bool cpu_fixed;           /* with bind_cpus: bind worker i to first_cpu + i, busy or not */
+    unsigned first_cpu;
+    /* filled by the runner: the first worker's executor info after open, refreshed when it
+       closes (execs, restarts), for the manifest */
     struct cd_exec_info info;
 };
 extern const struct cd_runner_ops cd_distill_exec_runner;

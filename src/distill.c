@@ -1,0 +1,704 @@
+/* The distillation loop: the first pass runs every distinct input once, then multi-objective
+ * reduction picks a label uniformly at random among the unskippable ones and reduces its best
+ * example under "the candidate becomes this label's best", until every label is skippable, a
+ * budget runs out or the stop flag is set. N workers share one table under one mutex; targets run
+ * outside it. With one worker everything runs on the calling thread and a seed fixes the run.
+ * Execution is reached only through cd_runner_ops. */
+#include "cd_distill.h"
+#include "cd_hash.h"
+#include "cd_reduce.h"
+#include "cd_table.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Most timed-out executions one label's reduction may spend (each costs a full timeout); past
+ * it the label is left as it is and marked finished. */
+#define TIMEOUT_CAP 16
+/* First-pass queue slots per worker. */
+#define QUEUE_PER_JOB 2
+#define PROGRESS_NS 250000000ull
+
+struct item {
+    uint8_t *data;
+    size_t len;
+    char *name;
+};
+
+struct worker {
+    struct cd_distill *d;
+    unsigned index;
+    void *state;                 /* runner state */
+    struct cd_labelset labels;   /* labels of the last run */
+    struct cd_reducer red;
+    pthread_t thread;
+    /* the reduction in progress */
+    uint32_t label;
+    uint64_t serial;             /* the label's best example as this worker knows it */
+    char *origin;
+    bool stale;                  /* the label's best moved on under us */
+    unsigned timeouts;
+    bool capped;                 /* hit TIMEOUT_CAP */
+    struct cd_error err;
+};
+
+struct cd_distill {
+    struct cd_distill_opts opts;
+    const struct cd_runner_ops *ops;
+    void *runner_ctx;
+    unsigned jobs;
+    struct worker *workers;
+    unsigned opened;
+    struct cd_table *table;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t rng[4];
+    uint64_t start_ns, end_ns, last_progress_ns;
+    const char *phase;
+    struct cd_result_stats stats;
+    bool failed;
+    struct cd_error fail_err;
+    unsigned in_flight;          /* labels being reduced */
+    bool reduce_done;            /* every label skippable with nothing in flight */
+    uint64_t capped_labels;
+    /* first-pass queue */
+    struct item *queue;
+    size_t q_head, q_n, q_cap;
+    bool q_closed;
+};
+
+/* xoshiro256** seeded through splitmix64: label choice only. */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(uint64_t s[4])
+{
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+/* Uniform in [0, n) without modulo bias. */
+static uint64_t rng_below(uint64_t s[4], uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    for (;;) {
+        uint64_t r = rng_next(s);
+        if (r < limit)
+            return r % n;
+    }
+}
+
+static void lock(struct cd_distill *d)
+{
+    pthread_mutex_lock(&d->mu);
+}
+
+static void unlock(struct cd_distill *d)
+{
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* Records the first failure; every worker then winds down. Lock held. */
+static void fail(struct cd_distill *d, const struct cd_error *err)
+{
+    if (!d->failed)
+        d->fail_err = *err;
+    d->failed = true;
+    pthread_cond_broadcast(&d->cv);
+}
+
+/* Whether the run must end: a failure, the stop flag, a budget. Sets stopped_by. Lock held. */
+static bool should_stop(struct cd_distill *d)
+{
+    if (d->failed || d->stats.stopped_by)
+        return true;
+    if (d->opts.stop && *d->opts.stop)
+        d->stats.stopped_by = "signal";
+    else if (d->opts.max_time_ms && cd_now_ns() - d->start_ns >= d->opts.max_time_ms * 1000000ull)
+        d->stats.stopped_by = "max-time";
+    else if (d->opts.max_execs && d->stats.execs >= d->opts.max_execs)
+        d->stats.stopped_by = "max-execs";
+    if (d->stats.stopped_by)
+        pthread_cond_broadcast(&d->cv);
+    return d->stats.stopped_by != NULL;
+}
+
+/* Counts an execution about to happen, unless the run must end. Lock held. */
+static bool reserve_exec(struct cd_distill *d)
+{
+    if (should_stop(d))
+        return false;
+    d->stats.execs++;
+    return true;
+}
+
+static uint64_t count_skippable(const struct cd_table *t)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < cd_table_n_labels(t); i++)
+        n += cd_table_skippable(cd_table_label_at(t, i));
+    return n;
+}
+
+/* Calls the progress callback, at most every PROGRESS_NS unless forced. Lock held, so calls
+ * never overlap. */
+static void progress(struct cd_distill *d, bool force)
+{
+    if (!d->opts.progress)
+        return;
+    uint64_t now = cd_now_ns();
+    if (!force && now - d->last_progress_ns < PROGRESS_NS)
+        return;
+    d->last_progress_ns = now;
+    struct cd_distill_progress p = {
+        .phase = d->phase,
+        .inputs = d->stats.inputs,
+        .execs = d->stats.execs,
+        .labels = cd_table_n_labels(d->table),
+        .labels_finished = count_skippable(d->table),
+        .best_examples = cd_table_n_examples(d->table),
+        .best_bytes = cd_table_example_bytes(d->table),
+        .elapsed_ns = now - d->start_ns,
+    };
+    d->opts.progress(d->opts.cb_ctx, &p);
+}
+
+/* Runs data on w's runner (lock not held). FAILED: the runner failed, w->err says why. */
+static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len,
+                              enum cd_outcome *outcome)
+{
+    w->labels.n = 0;
+    *outcome = CD_OUTCOME_OK;
+    return w->d->ops->run(w->state, data, len, &w->labels, outcome, &w->err);
+}
+
+/* Offers w's last run to the table. Lock held. */
+static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
+                  const char *origin, struct cd_table_example **stored)
+{
+    struct cd_distill *d = w->d;
+    size_t improved = 0;
+    d->stats.crashes += outcome == CD_OUTCOME_CRASH;
+    d->stats.timeouts += outcome == CD_OUTCOME_TIMEOUT;
+    if (cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err) !=
+        CD_OK) {
+        fail(d, &w->err);
+        return false;
+    }
+    if (improved)
+        pthread_cond_broadcast(&d->cv);
+    progress(d, false);
+    return true;
+}
+
+/* First pass: runs one distinct input and offers it. Lock not held. */
+static void first_run(struct worker *w, const uint8_t *data, size_t len, const char *name)
+{
+    struct cd_distill *d = w->d;
+    enum cd_outcome outcome;
+    lock(d);
+    bool go = reserve_exec(d);
+    unlock(d);
+    if (!go)
+        return;
+    enum cd_status st = execute(w, data, len, &outcome);
+    lock(d);
+    d->stats.first_pass_execs++;
+    if (st >= CD_FAILED)
+        fail(d, &w->err);
+    else
+        offer(w, data, len, outcome, name, NULL);
+    unlock(d);
+}
+
+enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
+                              const struct cd_runner_ops *ops, void *runner_ctx,
+                              struct cd_error *err)
+{
+    enum cd_status st = CD_FAILED;
+    struct cd_distill *d = calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d)
+        return cd_error_set(err, CD_FAILED, "out of memory creating the engine");
+    d->opts = *opts;
+    d->ops = ops;
+    d->runner_ctx = runner_ctx;
+    d->jobs = opts->jobs ? opts->jobs : 1;
+    d->phase = "first pass";
+    d->start_ns = d->last_progress_ns = cd_now_ns();
+    uint64_t x = opts->seed;
+    for (int i = 0; i < 4; i++)
+        d->rng[i] = splitmix64(&x);
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    d->workers = calloc(d->jobs, sizeof *d->workers);
+    if (!d->workers) {
+        cd_error_set(err, CD_FAILED, "out of memory creating %u workers", d->jobs);
+        goto out;
+    }
+    if (cd_table_new(&d->table, err) != CD_OK)
+        goto out;
+    for (unsigned i = 0; i < d->jobs; i++) {
+        struct worker *w = &d->workers[i];
+        w->d = d;
+        w->index = i;
+        st = ops->open(runner_ctx, i, &w->state, err);
+        if (st >= CD_FAILED)
+            goto out;
+        d->opened++;
+    }
+    st = CD_OK;
+    *out = d;
+out:
+    if (st != CD_OK)
+        cd_distill_free(d);
+    return st;
+}
+
+void cd_distill_free(struct cd_distill *d)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; i < d->opened; i++)
+        d->ops->close(d->workers[i].state);
+    for (unsigned i = 0; d->workers && i < d->jobs; i++) {
+        cd_labelset_release(&d->workers[i].labels);
+        free(d->workers[i].origin);
+    }
+    free(d->workers);
+    for (size_t i = 0; i < d->q_n; i++) {
+        struct item *it = &d->queue[(d->q_head + i) % d->q_cap];
+        free(it->data);
+        free(it->name);
+    }
+    free(d->queue);
+    cd_table_free(d->table);
+    pthread_mutex_destroy(&d->mu);
+    pthread_cond_destroy(&d->cv);
+    free(d);
+}
+
+/* A first-pass worker thread: takes inputs off the queue until it is closed and empty. */
+static void *first_pass_worker(void *arg)
+{
+    struct worker *w = arg;
+    struct cd_distill *d = w->d;
+    lock(d);
+    for (;;) {
+        while (!d->q_n && !d->q_closed)
+            pthread_cond_wait(&d->cv, &d->mu);
+        if (!d->q_n)
+            break;
+        struct item it = d->queue[d->q_head];
+        d->q_head = (d->q_head + 1) % d->q_cap;
+        d->q_n--;
+        pthread_cond_broadcast(&d->cv);
+        unlock(d);
+        first_run(w, it.data, it.len, it.name);
+        free(it.data);
+        free(it.name);
+        lock(d);
+    }
+    unlock(d);
+    return NULL;
+}
+
+/* Hands a copy of in to the first-pass workers, waiting for a free slot. Lock held. */
+static bool enqueue(struct cd_distill *d, const struct cd_input *in, struct cd_error *err)
+{
+    while (d->q_n == d->q_cap && !d->failed)
+        pthread_cond_wait(&d->cv, &d->mu);
+    if (d->failed)
+        return false;
+    struct item it = {malloc(in->size ? in->size : 1), in->size, strdup(in->name)};
+    if (!it.data || !it.name) {
+        free(it.data);
+        free(it.name);
+        cd_error_set(err, CD_FAILED, "out of memory queueing '%s'", in->name);
+        fail(d, err);
+        return false;
+    }
+    if (in->size)
+        memcpy(it.data, in->data, in->size);
+    d->queue[(d->q_head + d->q_n) % d->q_cap] = it;
+    d->q_n++;
+    pthread_cond_broadcast(&d->cv);
+    return true;
+}
+
+/* Takes in into the first pass: counted, de-duplicated, then run here or queued. */
+static bool take_input(struct cd_distill *d, const struct cd_input *in, struct cd_error *err)
+{
+    struct cd_hash h = cd_hash_bytes(in->data, in->size);
+    lock(d);
+    d->stats.inputs++;
+    d->stats.input_bytes += in->size;
+    int fresh = cd_table_seen_add(d->table, h);
+    d->stats.duplicates += fresh == 0;
+    if (fresh < 0) {
+        cd_error_set(err, CD_FAILED, "out of memory in the seen-set");
+        fail(d, err);
+    }
+    bool ok = fresh >= 0;
+    if (fresh > 0 && d->jobs > 1)
+        ok = enqueue(d, in, err);
+    progress(d, false);
+    unlock(d);
+    if (fresh > 0 && d->jobs == 1)
+        first_run(&d->workers[0], in->data, in->size, in->name);
+    return ok;
+}
+
+/* Starts fn on every worker thread; returns how many started. */
+static unsigned start_threads(struct cd_distill *d, void *(*fn)(void *), struct cd_error *err)
+{
+    unsigned n = 0;
+    for (; n < d->jobs; n++) {
+        int e = pthread_create(&d->workers[n].thread, NULL, fn, &d->workers[n]);
+        if (e) {
+            cd_error_set(err, CD_FAILED, "cannot start worker thread: %s", strerror(e));
+            lock(d);
+            fail(d, err);
+            unlock(d);
+            break;
+        }
+    }
+    return n;
+}
+
+static void join_threads(struct cd_distill *d, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(d->workers[i].thread, NULL);
+}
+
+enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err)
+{
+    unsigned started = 0;
+    if (d->jobs > 1) {
+        d->q_cap = (size_t)d->jobs * QUEUE_PER_JOB;
+        if (!d->queue)
+            d->queue = calloc(d->q_cap, sizeof *d->queue);
+        if (!d->queue)
+            return cd_error_set(err, CD_FAILED, "out of memory creating the input queue");
+        d->q_closed = false;
+        started = start_threads(d, first_pass_worker, err);
+    }
+    d->phase = "first pass";
+    for (;;) {
+        lock(d);
+        bool stop = should_stop(d);
+        unlock(d);
+        if (stop)
+            break;
+        struct cd_input in;
+        struct cd_error ierr;
+        enum cd_status st = cd_ingest_next(ing, &in, &ierr);
+        if (st == CD_DONE)
+            break;
+        if (st == CD_WARN) {
+            if (d->opts.warning)
+                d->opts.warning(d->opts.cb_ctx, ierr.msg);
+            continue;
+        }
+        if (st >= CD_FAILED) {
+            lock(d);
+            fail(d, &ierr);
+            unlock(d);
+            break;
+        }
+        if (!take_input(d, &in, err))
+            break;
+    }
+    lock(d);
+    d->q_closed = true;
+    pthread_cond_broadcast(&d->cv);
+    unlock(d);
+    join_threads(d, started);
+    lock(d);
+    d->stats.labels_input = cd_table_n_labels(d->table);
+    d->end_ns = cd_now_ns();
+    progress(d, true);
+    enum cd_status st = CD_OK;
+    if (d->failed) {
+        *err = d->fail_err;
+        st = CD_FAILED;
+    }
+    unlock(d);
+    return st;
+}
+
+/* The reduction predicate: cand (strictly better than the label's best) is run unless already
+ * seen, and holds when the table then has it as the label's best. */
+static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
+{
+    struct worker *w = ctx;
+    struct cd_distill *d = w->d;
+    struct cd_hash h = cd_hash_bytes(cand, len);
+    enum cd_outcome outcome;
+    lock(d);
+    struct cd_table_label *l = cd_table_find(d->table, w->label);
+    if (l->best->serial != w->serial) {
+        w->stale = true;
+        unlock(d);
+        return false;
+    }
+    if (cd_table_seen_has(d->table, h) || !reserve_exec(d)) {
+        unlock(d);
+        return false;
+    }
+    if (cd_table_seen_add(d->table, h) < 0) {
+        cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
+        fail(d, &w->err);
+        unlock(d);
+        return false;
+    }
+    unlock(d);
+    enum cd_status st = execute(w, cand, len, &outcome);
+    bool held = false;
+    lock(d);
+    if (st >= CD_FAILED) {
+        fail(d, &w->err);
+    } else {
+        struct cd_table_example *stored = NULL;
+        if (offer(w, cand, len, outcome, w->origin, &stored) && stored) {
+            held = cd_table_find(d->table, w->label)->best == stored;
+            if (held)
+                w->serial = stored->serial;
+        }
+        if (outcome == CD_OUTCOME_TIMEOUT && ++w->timeouts >= TIMEOUT_CAP)
+            w->capped = true;
+    }
+    unlock(d);
+    return held;
+}
+
+static bool reduce_stop(void *ctx)
+{
+    struct worker *w = ctx;
+    if (w->stale || w->capped)
+        return true;
+    lock(w->d);
+    bool stop = should_stop(w->d);
+    unlock(w->d);
+    return stop;
+}
+
+/* Reduces label id's best example until the reducer reaches a fixpoint on it, re-reading the
+ * best when another worker moved it on. Marks the label finished when nothing was adopted for it,
+ * and its example finished when nothing changed anywhere. Lock not held. */
+static enum cd_status reduce_label(struct worker *w, uint32_t id)
+{
+    struct cd_distill *d = w->d;
+    struct cd_reduce_target target = {reduce_pred, reduce_stop, w};
+    for (;;) {
+        lock(d);
+        struct cd_table_example *e = cd_table_find(d->table, id)->best;
+        uint8_t *copy = malloc(e->len ? e->len : 1);
+        free(w->origin);
+        w->origin = strdup(e->origin);
+        if (!copy || !w->origin) {
+            free(copy);
+            cd_error_set(&w->err, CD_FAILED, "out of memory copying a best example");
+            fail(d, &w->err);
+            unlock(d);
+            return CD_FAILED;
+        }
+        size_t len = e->len;
+        memcpy(copy, e->data, len);
+        uint64_t start_serial = e->serial, changes = cd_table_changes(d->table);
+        w->label = id;
+        w->serial = start_serial;
+        w->stale = w->capped = false;
+        w->timeouts = 0;
+        unlock(d);
+
+        uint8_t *out = NULL;
+        size_t out_len;
+        bool changed = false;
+        enum cd_status st = cd_reducer_run(&w->red, &target, copy, len, &out, &out_len, &changed,
+                                           &w->err);
+        free(copy);
+        free(out);
+        lock(d);
+        if (st >= CD_FAILED)
+            fail(d, &w->err);
+        if (d->failed) {
+            unlock(d);
+            return CD_FAILED;
+        }
+        if (w->stale && !should_stop(d)) {
+            unlock(d);
+            continue;
+        }
+        struct cd_table_label *l = cd_table_find(d->table, id);
+        bool done = st == CD_OK || (w->capped && !should_stop(d));
+        d->capped_labels += w->capped;
+        if (done && !changed && l->best->serial == start_serial) {
+            l->finished = true;
+            if (cd_table_changes(d->table) == changes)
+                l->best->finished = true;
+        }
+        unlock(d);
+        return CD_OK;
+    }
+}
+
+/* Picks a label uniformly at random among the unskippable ones nobody is reducing; coverage
+ * labels before outcome labels, so that costly crash and timeout reproducers come last. Lock
+ * held. Returns NULL when there is none. */
+static struct cd_table_label *choose_label(struct cd_distill *d)
+{
+    size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const struct cd_table_label *l = cd_table_label_at(d->table, i);
+        if (!l->busy && !cd_table_skippable(l))
+            counts[cd_labels_is_outcome(l->id)]++;
+    }
+    int kind = counts[0] ? 0 : 1;
+    if (!counts[kind])
+        return NULL;
+    uint64_t pick = rng_below(d->rng, counts[kind]);
+    for (size_t i = 0; i < n; i++) {
+        struct cd_table_label *l = cd_table_label_at(d->table, i);
+        if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
+            pick-- == 0)
+            return l;
+    }
+    return NULL;
+}
+
+/* Waits for the state to change, waking now and then to notice the stop flag and the clock. */
+static void wait_a_while(struct cd_distill *d)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+}
+
+/* The reduction loop of one worker: until every label is skippable with nothing in flight. */
+static void *reduce_worker(void *arg)
+{
+    struct worker *w = arg;
+    struct cd_distill *d = w->d;
+    lock(d);
+    while (!should_stop(d) && !d->reduce_done) {
+        struct cd_table_label *l = choose_label(d);
+        if (!l) {
+            if (d->in_flight == 0) {
+                d->reduce_done = true;
+                pthread_cond_broadcast(&d->cv);
+            } else {
+                wait_a_while(d);
+            }
+            continue;
+        }
+        uint32_t id = l->id;
+        l->busy = true;
+        d->in_flight++;
+        unlock(d);
+        reduce_label(w, id);
+        lock(d);
+        cd_table_find(d->table, id)->busy = false;
+        d->in_flight--;
+        pthread_cond_broadcast(&d->cv);
+        progress(d, false);
+    }
+    unlock(d);
+    return NULL;
+}
+
+enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err)
+{
+    if (d->opts.no_reduce)
+        return CD_OK;
+    lock(d);
+    d->phase = "reduce";
+    progress(d, true);
+    unlock(d);
+    if (d->jobs == 1) {
+        reduce_worker(&d->workers[0]);
+    } else {
+        unsigned started = start_threads(d, reduce_worker, err);
+        join_threads(d, started);
+    }
+    lock(d);
+    d->phase = "done";
+    d->end_ns = cd_now_ns();
+    progress(d, true);
+    enum cd_status st = CD_OK;
+    if (d->failed) {
+        *err = d->fail_err;
+        st = CD_FAILED;
+    }
+    unlock(d);
+    return st;
+}
+
+enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *out,
+                                 struct cd_error *err)
+{
+    struct cd_distill *d = (struct cd_distill *)cd; /* the lock is the only thing touched */
+    lock(d);
+    struct cd_result_stats stats = d->stats;
+    stats.wall_ns = (d->end_ns ? d->end_ns : cd_now_ns()) - d->start_ns;
+    stats.complete = d->reduce_done && !d->failed && !d->stats.stopped_by && !d->opts.no_reduce &&
+                     count_skippable(d->table) == cd_table_n_labels(d->table);
+    enum cd_status st = cd_result_build(out, d->table, &stats, err);
+    unlock(d);
+    return st;
+}
+
+char *cd_distill_pass_report(const struct cd_distill *d)
+{
+    struct cd_reduce_stats sum[CD_REDUCE_NPASSES] = {{0}};
+    for (unsigned i = 0; i < d->jobs; i++)
+        for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+            sum[p].execs += d->workers[i].red.stats[p].execs;
+            sum[p].successes += d->workers[i].red.stats[p].successes;
+            sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
+        }
+    size_t cap = 128 * (CD_REDUCE_NPASSES + 1), used = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = 0;
+    for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+        used += (size_t)snprintf(s + used, cap - used,
+                                 "pass %-8s %10llu execs %8llu reductions %10llu bytes removed\n",
+                                 cd_reduce_pass_name((enum cd_reduce_pass)p),
+                                 (unsigned long long)sum[p].execs,
+                                 (unsigned long long)sum[p].successes,
+                                 (unsigned long long)sum[p].bytes_removed);
+        if (used >= cap)
+            return s;
+    }
+    snprintf(s + used, cap - used, "labels left at the timeout cap (%d timed-out runs): %llu\n",
+             TIMEOUT_CAP, (unsigned long long)d->capped_labels);
+    return s;
+}

@@ -1,0 +1,433 @@
+/* Unit tests for the distillation engine with a pure runner: labels are, for each distinct byte
+ * value b in the input, the coverage label of edge b+1 with the hit-count class of b's count,
+ * plus crash:SIGSEGV when the input contains "CRASH". Under that function the best example of
+ * every label is known exactly (b repeated the least count of its class; "CRASH"), so a complete
+ * run can be checked label by label. */
+#include "cd_distill.h"
+#include "cd_hash.h"
+#include "cd_ingest.h"
+#include "cd_reduce.h"
+#include "cd_table.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t crash_id;
+
+static bool has_crash(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i + 5 <= n; i++)
+        if (!memcmp(s + i, "CRASH", 5))
+            return true;
+    return false;
+}
+
+/* The pure label function; set is replaced, sorted and unique. */
+static void label(const uint8_t *s, size_t n, struct cd_labelset *set)
+{
+    unsigned count[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[s[i]]++;
+    set->n = 0;
+    for (unsigned b = 0; b < 256; b++)
+        if (count[b])
+            cd_labelset_push(set, cd_labels_edge(b + 1, (uint8_t)(count[b] > 255 ? 255 : count[b])));
+    if (has_crash(s, n))
+        cd_labelset_push(set, crash_id);
+}
+
+struct runner_ctx {
+    volatile sig_atomic_t *stop;  /* set after stop_after runs, when non-NULL */
+    uint64_t stop_after;
+    uint64_t runs;                /* all workers; only counted with one worker */
+    unsigned opened, closed;
+};
+
+struct runner_state {
+    struct runner_ctx *ctx;
+    unsigned worker;
+};
+
+static enum cd_status r_open(void *ctx, unsigned worker, void **state, struct cd_error *err)
+{
+    struct runner_state *s = malloc(sizeof *s);
+    if (!s)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    s->ctx = ctx;
+    s->worker = worker;
+    s->ctx->opened++;
+    *state = s;
+    return CD_OK;
+}
+
+static enum cd_status r_run(void *state, const uint8_t *data, size_t len, struct cd_labelset *labels,
+                            enum cd_outcome *outcome, struct cd_error *err)
+{
+    struct runner_state *s = state;
+    (void)err;
+    label(data, len, labels);
+    *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
+    if (s->ctx->stop && ++s->ctx->runs >= s->ctx->stop_after)
+        *s->ctx->stop = 1;
+    return CD_OK;
+}
+
+static void r_close(void *state)
+{
+    struct runner_state *s = state;
+    s->ctx->closed++;
+    free(s);
+}
+
+static const struct cd_runner_ops pure_ops = {r_open, r_run, r_close};
+
+static const char *const inputs[] = {
+    "hello world, hello distillation",
+    "{\"key\": [1, 2, 3], \"other\": \"value\"}\n",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "line one\nline two\nline three xyz\n",
+    "hello world, hello distillation", /* a duplicate */
+    "before CRASH after",
+    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz!",
+};
+#define N_INPUTS (sizeof inputs / sizeof *inputs)
+
+/* Writes the inputs into a fresh directory; returns it (free with cd_test_rmdir). */
+static char *write_inputs(void)
+{
+    char *dir = cd_test_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    for (size_t i = 0; i < N_INPUTS; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/in%02zu", dir, i);
+        FILE *f = fopen(path, "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fwrite(inputs[i], 1, strlen(inputs[i]), f);
+        fclose(f);
+    }
+    return dir;
+}
+
+/* Runs the engine over dir with opts; fills *res. Returns the reduce status. */
+static enum cd_status distill(const char *dir, struct cd_distill_opts *opts, struct runner_ctx *rc,
+                              struct cd_result *res, char **report)
+{
+    struct cd_distill *d = NULL;
+    struct cd_ingest *ing = NULL;
+    struct cd_error err;
+    const char *ops[] = {dir};
+    struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};
+    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, opts, &pure_ops, rc, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_ingest_new(&ing, &io, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_distill_ingest(d, ing, &err), CD_OK);
+    enum cd_status st = cd_distill_reduce(d, &err);
+    CU_ASSERT_EQUAL(cd_distill_result(d, res, &err), CD_OK);
+    if (report)
+        *report = cd_distill_pass_report(d);
+    cd_ingest_free(ing);
+    cd_distill_free(d);
+    CU_ASSERT_EQUAL(rc->opened, rc->closed);
+    return st;
+}
+
+/* Every label any input shows is in the result, held by an example that shows it. */
+static void check_covers_inputs(const struct cd_result *res)
+{
+    struct cd_labelset set = {0};
+    for (size_t i = 0; i < N_INPUTS; i++) {
+        label((const uint8_t *)inputs[i], strlen(inputs[i]), &set);
+        for (size_t j = 0; j < set.n; j++) {
+            bool found = false;
+            for (size_t k = 0; k < res->n_labels && !found; k++)
+                if (res->labels[k].id == set.v[j]) {
+                    found = true;
+                    CU_ASSERT(cd_labelset_has(&res->examples[res->labels[k].example].labels,
+                                              set.v[j]));
+                }
+            CU_ASSERT(found);
+        }
+    }
+    cd_labelset_release(&set);
+}
+
+/* The structure of a result: examples sorted by sha1 with the right names, labels sorted by id,
+ * best sets consistent with the label list, reproducers exactly the crash examples. */
+static void check_shape(const struct cd_result *res)
+{
+    struct cd_labelset set = {0};
+    for (size_t i = 0; i < res->n_examples; i++) {
+        const struct cd_result_example *e = &res->examples[i];
+        char sha[41];
+        cd_hash_sha1_hex(e->data, e->len, sha);
+        CU_ASSERT_STRING_EQUAL(sha, e->sha1);
+        if (i)
+            CU_ASSERT(strcmp(res->examples[i - 1].sha1, e->sha1) < 0);
+        CU_ASSERT(e->best.n > 0);
+        CU_ASSERT_EQUAL(e->reproducer, has_crash(e->data, e->len));
+        label(e->data, e->len, &set);
+        CU_ASSERT_EQUAL(set.n, e->labels.n);
+        CU_ASSERT(set.n == e->labels.n && !memcmp(set.v, e->labels.v, set.n * sizeof *set.v));
+        CU_ASSERT(e->origin && e->origin[0]);
+        for (size_t j = 0; j < e->best.n; j++)
+            CU_ASSERT(cd_labelset_has(&e->labels, e->best.v[j]));
+    }
+    size_t best_total = 0;
+    for (size_t i = 0; i < res->n_examples; i++)
+        best_total += res->examples[i].best.n;
+    CU_ASSERT_EQUAL(best_total, res->n_labels);
+    for (size_t k = 0; k < res->n_labels; k++) {
+        if (k)
+            CU_ASSERT(res->labels[k - 1].id < res->labels[k].id);
+        CU_ASSERT_FATAL(res->labels[k].example < res->n_examples);
+        CU_ASSERT(cd_labelset_has(&res->examples[res->labels[k].example].best, res->labels[k].id));
+    }
+    cd_labelset_release(&set);
+}
+
+/* The least count in a hit-count class. */
+static unsigned class_min(unsigned cls)
+{
+    static const unsigned mins[] = {0, 1, 2, 3, 4, 8, 16, 32, 128};
+    return mins[cls];
+}
+
+/* A complete run: every label's best is its known minimum. */
+static void check_minimal(const struct cd_result *res)
+{
+    for (size_t k = 0; k < res->n_labels; k++) {
+        uint32_t id = res->labels[k].id;
+        const struct cd_result_example *e = &res->examples[res->labels[k].example];
+        CU_ASSERT(res->labels[k].finished);
+        if (id == crash_id) {
+            CU_ASSERT(e->len == 5 && !memcmp(e->data, "CRASH", 5));
+            CU_ASSERT(e->reproducer);
+            continue;
+        }
+        unsigned b = (id >> 3) - 1, n = class_min((id & 7) + 1);
+        CU_ASSERT_EQUAL(e->len, n);
+        for (size_t i = 0; i < e->len; i++)
+            CU_ASSERT_EQUAL(e->data[i], b);
+    }
+}
+
+struct has_label {
+    uint32_t id;
+    struct cd_labelset set;
+};
+
+static bool pred_has(void *ctx, const uint8_t *cand, size_t len)
+{
+    struct has_label *h = ctx;
+    label(cand, len, &h->set);
+    return cd_labelset_has(&h->set, h->id);
+}
+
+static void test_distill_complete_and_minimal(void)
+{
+    char *dir = write_inputs();
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 1};
+    struct cd_result res;
+    char *report = NULL;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, &report), CD_OK);
+    CU_ASSERT(res.stats.complete);
+    CU_ASSERT_PTR_NULL(res.stats.stopped_by);
+    CU_ASSERT_EQUAL(res.stats.inputs, N_INPUTS);
+    CU_ASSERT_EQUAL(res.stats.duplicates, 1);
+    CU_ASSERT_EQUAL(res.stats.first_pass_execs, N_INPUTS - 1);
+    CU_ASSERT(res.stats.execs > res.stats.first_pass_execs);
+    CU_ASSERT(res.stats.crashes >= 1);
+    CU_ASSERT(res.stats.labels_input > 0);
+    CU_ASSERT(res.n_labels > res.stats.labels_input); /* reduction found new labels (byte 0) */
+    check_shape(&res);
+    check_covers_inputs(&res);
+    check_minimal(&res);
+    /* re-running the reducer on any label's best finds nothing */
+    struct has_label h = {0};
+    struct cd_reducer red = {0};
+    struct cd_reduce_target t = {pred_has, NULL, &h};
+    for (size_t k = 0; k < res.n_labels; k++) {
+        const struct cd_result_example *e = &res.examples[res.labels[k].example];
+        uint8_t *out;
+        size_t len;
+        bool changed = true;
+        struct cd_error err;
+        h.id = res.labels[k].id;
+        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, e->data, e->len, &out, &len, &changed, &err),
+                        CD_OK);
+        CU_ASSERT(!changed);
+        free(out);
+    }
+    cd_labelset_release(&h.set);
+    CU_ASSERT_PTR_NOT_NULL(report);
+    CU_ASSERT_PTR_NOT_NULL(report ? strstr(report, "blocks") : NULL);
+    free(report);
+    cd_result_release(&res);
+    CU_ASSERT_EQUAL(res.n_examples, 0);
+    cd_test_rmdir(dir);
+}
+
+/* Two results are identical: same examples (by name and bytes), labels and counters. */
+static void check_same(const struct cd_result *a, const struct cd_result *b)
+{
+    CU_ASSERT_EQUAL_FATAL(a->n_examples, b->n_examples);
+    CU_ASSERT_EQUAL_FATAL(a->n_labels, b->n_labels);
+    CU_ASSERT_EQUAL(a->stats.execs, b->stats.execs);
+    for (size_t i = 0; i < a->n_examples; i++) {
+        CU_ASSERT_STRING_EQUAL(a->examples[i].sha1, b->examples[i].sha1);
+        CU_ASSERT_STRING_EQUAL(a->examples[i].origin, b->examples[i].origin);
+    }
+    for (size_t k = 0; k < a->n_labels; k++) {
+        CU_ASSERT_EQUAL(a->labels[k].id, b->labels[k].id);
+        CU_ASSERT_EQUAL(a->labels[k].example, b->labels[k].example);
+        CU_ASSERT_EQUAL(a->labels[k].finished, b->labels[k].finished);
+    }
+}
+
+static void test_distill_deterministic_seed(void)
+{
+    char *dir = write_inputs();
+    /* a budget cut makes the result depend on every label choice up to it */
+    struct cd_distill_opts opts = {.seed = 42, .jobs = 1, .max_execs = 150};
+    struct runner_ctx rc1 = {0}, rc2 = {0}, rc3 = {0};
+    struct cd_result a, b, c;
+    distill(dir, &opts, &rc1, &a, NULL);
+    distill(dir, &opts, &rc2, &b, NULL);
+    check_same(&a, &b);
+    CU_ASSERT_EQUAL(a.stats.execs, 150);
+    CU_ASSERT_STRING_EQUAL(a.stats.stopped_by, "max-execs");
+    CU_ASSERT(!a.stats.complete);
+    check_shape(&a);
+    check_covers_inputs(&a);
+    /* complete runs with other seeds reach the same minima */
+    opts.seed = 7;
+    opts.max_execs = 0;
+    distill(dir, &opts, &rc3, &c, NULL);
+    CU_ASSERT(c.stats.complete);
+    check_minimal(&c);
+    cd_result_release(&a);
+    cd_result_release(&b);
+    cd_result_release(&c);
+    cd_test_rmdir(dir);
+}
+
+static void test_distill_no_reduce(void)
+{
+    char *dir = write_inputs();
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 1, .no_reduce = true};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT_EQUAL(res.stats.execs, N_INPUTS - 1);
+    CU_ASSERT(!res.stats.complete);
+    CU_ASSERT_EQUAL(res.n_labels, res.stats.labels_input);
+    check_shape(&res);
+    check_covers_inputs(&res);
+    /* every example is one of the inputs, as it was */
+    for (size_t i = 0; i < res.n_examples; i++) {
+        bool found = false;
+        for (size_t j = 0; j < N_INPUTS; j++)
+            found |= strlen(inputs[j]) == res.examples[i].len &&
+                     !memcmp(inputs[j], res.examples[i].data, res.examples[i].len);
+        CU_ASSERT(found);
+    }
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
+static void test_distill_workers(void)
+{
+    char *dir = write_inputs();
+    for (unsigned jobs = 2; jobs <= 4; jobs += 2) {
+        struct runner_ctx rc = {0};
+        struct cd_distill_opts opts = {.seed = 3, .jobs = jobs};
+        struct cd_result res;
+        CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+        CU_ASSERT_EQUAL(rc.opened, jobs);
+        CU_ASSERT(res.stats.complete);
+        CU_ASSERT_EQUAL(res.stats.duplicates, 1);
+        CU_ASSERT_EQUAL(res.stats.first_pass_execs, N_INPUTS - 1);
+        check_shape(&res);
+        check_covers_inputs(&res);
+        check_minimal(&res);
+        cd_result_release(&res);
+    }
+    cd_test_rmdir(dir);
+}
+
+static void test_distill_budgets_and_stop(void)
+{
+    char *dir = write_inputs();
+    volatile sig_atomic_t stop = 0;
+    struct runner_ctx rc = {.stop = &stop, .stop_after = 40};
+    struct cd_distill_opts opts = {.seed = 5, .jobs = 1, .stop = &stop};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT_STRING_EQUAL(res.stats.stopped_by, "signal");
+    CU_ASSERT_EQUAL(res.stats.execs, 40);
+    CU_ASSERT(!res.stats.complete);
+    check_shape(&res);
+    check_covers_inputs(&res);
+    cd_result_release(&res);
+
+    /* a stop during the first pass: fewer inputs run, still a valid result */
+    stop = 0;
+    struct runner_ctx rc2 = {.stop = &stop, .stop_after = 2};
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc2, &res, NULL), CD_OK);
+    CU_ASSERT_EQUAL(res.stats.execs, 2);
+    CU_ASSERT_STRING_EQUAL(res.stats.stopped_by, "signal");
+    check_shape(&res);
+    cd_result_release(&res);
+
+    /* max_execs with workers */
+    struct runner_ctx rc3 = {0};
+    struct cd_distill_opts o3 = {.seed = 5, .jobs = 3, .max_execs = 60};
+    CU_ASSERT_EQUAL(distill(dir, &o3, &rc3, &res, NULL), CD_OK);
+    CU_ASSERT_EQUAL(res.stats.execs, 60);
+    CU_ASSERT_STRING_EQUAL(res.stats.stopped_by, "max-execs");
+    check_shape(&res);
+    check_covers_inputs(&res);
+    cd_result_release(&res);
+
+    /* max_time: 1 ms is over before the reduction gets far */
+    struct runner_ctx rc4 = {0};
+    struct cd_distill_opts o4 = {.seed = 5, .jobs = 1, .max_time_ms = 1};
+    distill(dir, &o4, &rc4, &res, NULL);
+    CU_ASSERT(!res.stats.complete);
+    CU_ASSERT_STRING_EQUAL(res.stats.stopped_by, "max-time");
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
+static void test_distill_empty_input_set(void)
+{
+    char *dir = cd_test_mkdtemp();
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.seed = 1};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT_EQUAL(res.n_examples, 0);
+    CU_ASSERT_EQUAL(res.n_labels, 0);
+    CU_ASSERT_EQUAL(res.stats.execs, 0);
+    CU_ASSERT(res.stats.complete);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
+int main(void)
+{
+    if (!cd_labels_parse("crash:SIGSEGV", &crash_id))
+        return 1;
+    CU_TestInfo tests[] = {
+        {"test_distill_complete_and_minimal", test_distill_complete_and_minimal},
+        {"test_distill_deterministic_seed", test_distill_deterministic_seed},
+        {"test_distill_no_reduce", test_distill_no_reduce},
+        {"test_distill_workers", test_distill_workers},
+        {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
+        {"test_distill_empty_input_set", test_distill_empty_input_set},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("distill", tests);
+}
