@@ -324,7 +324,9 @@ static int parse_number(struct parser *p, struct val *out)
     p->numbers++;
     out->kind = K_NUMBER;
     out->num = neg ? -v : v;
-    out->frac_digits = frac;
+    /* Decimal places of the value itself: 1.25e1 has one, 1.5e-1 has two. */
+    frac += eneg ? exp : -exp;
+    out->frac_digits = frac > 0 ? frac : 0;
     (void)start;
     return 0;
 }
