@@ -8,17 +8,21 @@
  * - A directory: every regular file below it, recursively; at each level the entry names are
  *   sorted bytewise, so the order does not depend on the file system. Symbolic links are never
  *   followed (neither to files nor to directories), so a walk cannot leave the tree or loop; they
- *   are counted as CD_SKIP_NOT_REGULAR, like fifos, sockets and devices. The provenance name is the
- *   operand as given joined with the relative path: "crawl/sub/b.xml".
+ *   are counted as CD_SKIP_NOT_REGULAR, like fifos, sockets and devices. Sorting is per level, so
+ *   "a/y" comes before "a.txt". The provenance name is the operand as given joined with the
+ *   relative path: "crawl/sub/b.xml".
  * - A regular file that libarchive recognises as an archive (any compression filter; the formats
  *   tar, cpio, zip, 7z, ar, cab, iso9660, lha, rar, rar5, warc, xar): one input per regular entry,
  *   read from the archive stream and never extracted; provenance "in.tar.zst:dir/a.xml". The
  *   "raw", "empty" and "mtree" formats are not enabled: the first two would make any file an
  *   archive, and an mtree file names files on this machine to read. Directory entries are
  *   structure and are not counted; symbolic links, hard links and devices inside an archive count
- *   as CD_SKIP_NOT_REGULAR.
+ *   as CD_SKIP_NOT_REGULAR; an entry without a file type (ar) is regular. Entries come in the
+ *   archive's own order.
  * - Any other file is one input named as given, including a compressed single file that holds no
- *   archive (a bare .gz or .zst is one input, its compressed bytes as they are) and an empty file.
+ *   archive (a bare .gz or .zst is one input, its compressed bytes as they are), an empty file, and
+ *   an archive without entries (a tar reader takes any file that starts with a zero block for an
+ *   empty tar, so "no entries" does not prove an archive).
  *   A named fifo or device is read as one input too (bounded by the size limit).
  * - "-": an archive read from stdin, provenance "-:dir/a"; stdin that is not an archive is reported
  *   as a bad archive (its bytes are consumed by the probe and cannot be re-read). With

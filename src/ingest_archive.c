@@ -83,6 +83,12 @@ static int probe(int fd, bool iso, struct archive **out, struct archive_entry **
     return r;
 }
 
+static enum cd_status unreadable(struct cd_ingest *ing, struct cd_error *err)
+{
+    ing_skip(ing, CD_SKIP_UNREADABLE);
+    return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+}
+
 enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err)
 {
     bool is_stdin = fd < 0;
@@ -90,27 +96,29 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     struct archive *a = NULL;
     struct archive_entry *entry = NULL;
     int r = probe(is_stdin ? STDIN_FILENO : fd, false, &a, &entry);
-    if (a && r < ARCHIVE_WARN && !is_stdin && not_an_archive(a)) {
+    /* No entries at all is no evidence of an archive: a tar bidder takes any file that starts
+     * with a zero block (an ISO 9660 image does) for an empty tar. */
+    bool none = a && (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && not_an_archive(a)));
+    if (none && !is_stdin) {
         /* Stdin cannot be rewound, so it is never probed for ISO 9660. */
         archive_read_free(a);
         if (lseek(fd, 0, SEEK_SET) != 0)
-            goto unreadable;
+            return unreadable(ing, err);
         r = probe(fd, true, &a, &entry);
+        none = a && (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && not_an_archive(a)));
     }
     if (!a)
         return cd_error_set(err, CD_FAILED, "out of memory");
-    if (r == ARCHIVE_EOF) { /* a valid archive without entries */
+    if (none && is_stdin && r == ARCHIVE_EOF) { /* an empty archive on stdin */
         ing->stats.archives++;
         st = ING_AGAIN;
         goto out;
     }
+    if (none && !is_stdin) {
+        st = lseek(fd, 0, SEEK_SET) == 0 ? ING_NOT_ARCHIVE : unreadable(ing, err);
+        goto out;
+    }
     if (r < ARCHIVE_WARN) {
-        if (!is_stdin && not_an_archive(a)) {
-            if (lseek(fd, 0, SEEK_SET) != 0)
-                goto unreadable;
-            st = ING_NOT_ARCHIVE;
-            goto out;
-        }
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
         st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(a));
         goto out;
@@ -125,9 +133,6 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     if (ing->ar_last)
         ing->ar_last[0] = '\0';
     return CD_OK;
-unreadable:
-    ing_skip(ing, CD_SKIP_UNREADABLE);
-    st = cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
 out:
     archive_read_free(a);
     return st;
@@ -212,6 +217,8 @@ enum cd_status ing_archive_next(struct cd_ingest *ing, struct cd_input *in, stru
         mode_t type = archive_entry_filetype(e);
         if (type == AE_IFDIR)
             continue; /* structure, not an item */
+        if (type == 0)
+            type = AE_IFREG; /* formats without file types (ar written deterministically) */
         bool link_only = archive_entry_hardlink(e) &&
                          (!archive_entry_size_is_set(e) || archive_entry_size(e) == 0);
         if (type != AE_IFREG || link_only) {

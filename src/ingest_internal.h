@@ -74,9 +74,10 @@ void ing_dir_close(struct cd_ingest *ing);
 
 /* Archive streaming (ingest_archive.c). ing_archive_open probes the file at fd (or stdin when fd
  * is -1), the operand ing->opts.operands[ing->cur]: OK when it is an archive with entries (state
- * becomes ING_ARCHIVE and the archive owns fd), ING_AGAIN for an archive without entries,
- * ING_NOT_ARCHIVE when it is not an archive (the caller reads it raw; fd is rewound), WARN when it
- * is a damaged archive or stdin holds none, FAILED when out of memory. Unless OK, the caller still
+ * becomes ING_ARCHIVE and the archive owns fd), ING_AGAIN for an empty archive on stdin,
+ * ING_NOT_ARCHIVE when a file is not an archive or one without entries (the caller reads it raw;
+ * fd is rewound), WARN when it is a damaged archive or stdin holds none, FAILED when out of
+ * memory. Unless OK, the caller still
  * owns fd. ing_archive_next returns OK, WARN, FAILED, or DONE at the end of the archive (or after
  * the WARN for damage that ends it). ing_archive_close frees the reader and closes its fd. */
 enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err);
