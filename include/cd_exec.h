@@ -65,15 +65,25 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
                            struct cd_error *err);
 
 /* Runs one input of len bytes. Fills *run; restarts a fork server that died and retries once.
- * FAILED only when our machinery failed (fork, pipe, shm) or the target cannot be restarted. */
+ * WARN (and *run untouched) when the input cannot be delivered: more than 1 MiB for a target that
+ * takes its test cases through shared memory. FAILED only when our machinery failed (fork, pipe,
+ * shm) or the target cannot be restarted; the next call tries to start it again. */
 enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
                            struct cd_error *err);
+
+/* Finds the first sanitizer report in text (a target's stderr): on success sets *tool to a static
+ * name ("asan", "ubsan", "msan", "lsan", "tsan", "hwasan"), copies the error kind
+ * ("heap-buffer-overflow", "signed-integer-overflow", "undefined-behavior" when UBSan's message
+ * is not one we know, ...) into kind (cap bytes) and returns true. cd_exec_run does this for
+ * every crashing run. */
+bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap);
 
 /* Returns what the executor knows about the target; valid until cd_exec_free. */
 const struct cd_exec_info *cd_exec_info(const struct cd_exec *ex);
 
-/* Kills the fork server and any child, reaps them, removes shared memory and the input file.
- * NULL is a no-op. */
+/* Kills the fork server's whole process group and any orphan the target left behind (our
+ * process is made a child subreaper so that orphans come back to us), reaps them, removes shared
+ * memory and the input file. NULL is a no-op. */
 void cd_exec_free(struct cd_exec *ex);
 
 #endif

@@ -1,0 +1,398 @@
+/* Executor, launching side: finds and inspects the target binary, builds its argv and environment
+ * once, starts it as a fork server in its own session with the control and status channels on
+ * descriptors 198/199, and kills and reaps everything it left behind. The wire protocol itself is
+ * in exec_forkserver.c; this file knows only how to start and stop processes. */
+#define _GNU_SOURCE /* memmem, pipe2, sched_setaffinity, prctl */
+#include "exec_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define FORKSRV_FD 198
+
+/* Variables we set for the target; inherited copies are dropped. */
+static const char *const own_vars[] = {
+    "__AFL_SHM_ID", "__AFL_SHM_FUZZ_ID", "AFL_MAP_SIZE", "__AFL_PERSISTENT",
+    "__AFL_DEFER_FORKSRV", "LD_BIND_NOW", "AFL_OLD_FORKSERVER", "AFL_NO_IJON",
+};
+
+/* afl-fuzz's sanitizer defaults, used only when the user set no *SAN_OPTIONS at all. */
+#define SAN_HANDLERS "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0"
+static const char *const san_defaults[] = {
+    "ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:malloc_context_size=0:symbolize=0:"
+    "allocator_may_return_null=1:detect_odr_violation=0:" SAN_HANDLERS,
+    "UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:malloc_context_size=0:symbolize=0:"
+    "allocator_may_return_null=1:" SAN_HANDLERS,
+    "MSAN_OPTIONS=exit_code=86:abort_on_error=1:symbolize=0:msan_track_origins=0:"
+    "malloc_context_size=0:allocator_may_return_null=1:" SAN_HANDLERS,
+    "LSAN_OPTIONS=exitcode=23:fast_unwind_on_malloc=0:symbolize=0:print_suppressions=0",
+};
+
+static bool contains(const uint8_t *hay, size_t n, const char *needle, size_t len)
+{
+    return memmem(hay, n, needle, len) != NULL;
+}
+
+/* Resolves argv[0] like execvp would, but up front, so a missing target is named clearly. */
+static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
+{
+    const char *name = ex->opts.argv[0];
+    if (strchr(name, '/')) {
+        ex->path = strdup(name);
+        return ex->path ? CD_OK : cd_error_set(err, CD_FAILED, "out of memory");
+    }
+    const char *p = getenv("PATH");
+    if (!p || !*p)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    while (*p) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char cand[PATH_MAX];
+        if (n > 0 && (size_t)snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name) < sizeof cand &&
+            access(cand, X_OK) == 0) {
+            ex->path = strdup(cand);
+            return ex->path ? CD_OK : cd_error_set(err, CD_FAILED, "out of memory");
+        }
+        p += n + (colon ? 1 : 0);
+    }
+    return cd_error_set(err, CD_FAILED, "target '%s' not found in PATH", name);
+}
+
+/* Checks that the target is an executable file and reads the markers afl's tools look for. */
+static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
+{
+    struct stat st;
+    if (stat(ex->path, &st) != 0)
+        return cd_error_set(err, CD_FAILED, "target '%s' not found: %s", ex->path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return cd_error_set(err, CD_FAILED, "target '%s' is not a regular file", ex->path);
+    if (access(ex->path, X_OK) != 0)
+        return cd_error_set(err, CD_FAILED, "target '%s' is not executable", ex->path);
+    int fd = open(ex->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cd_error_set(err, CD_FAILED, "cannot read target '%s': %s", ex->path, strerror(errno));
+    size_t n = (size_t)st.st_size;
+    void *m = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (m == MAP_FAILED)
+        return cd_error_set(err, CD_FAILED, "cannot read target '%s'", ex->path);
+    const uint8_t *b = m;
+    ex->bin.instrumented = contains(b, n, "__AFL_SHM_ID", 12);
+    ex->bin.persistent = contains(b, n, "##SIG_AFL_PERSISTENT##", sizeof "##SIG_AFL_PERSISTENT##");
+    ex->bin.deferred =
+        contains(b, n, "##SIG_AFL_DEFER_FORKSRV##", sizeof "##SIG_AFL_DEFER_FORKSRV##");
+    ex->bin.sanitizer = contains(b, n, "__asan_init", 11) || contains(b, n, "__msan_init", 11) ||
+                        contains(b, n, "__lsan_init", 11);
+    ex->bin.libfuzzer = contains(b, n, "LLVMFuzzerTestOneInput", 22) && ex->bin.persistent;
+    munmap(m, n);
+    if (!ex->bin.instrumented)
+        return cd_error_set(err, CD_FAILED,
+                            "target '%s' is not instrumented for AFL++ (no __AFL_SHM_ID in the "
+                            "binary); build it with afl-clang-fast",
+                            ex->path);
+    return CD_OK;
+}
+
+/* Makes the private input file. In stdin mode it is unlinked at once: only the descriptor,
+ * which the target inherits as its stdin, is needed. */
+static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
+{
+    const char *dir = ex->opts.tmp_dir;
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char abs[PATH_MAX];
+    if (!realpath(dir, abs))
+        return cd_error_set(err, CD_FAILED, "temporary directory '%s': %s", dir, strerror(errno));
+    size_t n = strlen(abs) + sizeof "/.cd-input-XXXXXX";
+    ex->input_path = malloc(n);
+    if (!ex->input_path)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    snprintf(ex->input_path, n, "%s/.cd-input-XXXXXX", abs);
+    ex->input_fd = mkostemp(ex->input_path, O_CLOEXEC);
+    if (ex->input_fd < 0)
+        return cd_error_set(err, CD_FAILED, "cannot create input file in '%s': %s", abs,
+                            strerror(errno));
+    if (!ex->info.file_input) {
+        unlink(ex->input_path);
+        free(ex->input_path);
+        ex->input_path = NULL;
+    }
+    return CD_OK;
+}
+
+/* argv with "@@" replaced by the input path. A libFuzzer harness gets no input argument: it reads
+ * its input from shared memory in its persistent loop (a file argument would make it abort). */
+static enum cd_status build_argv(struct cd_exec *ex, struct cd_error *err)
+{
+    size_t argc = 0;
+    while (ex->opts.argv[argc])
+        argc++;
+    ex->argv = calloc(argc + 1, sizeof *ex->argv);
+    if (!ex->argv)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    size_t j = 0;
+    for (size_t i = 0; i < argc; i++) {
+        const char *a = ex->opts.argv[i];
+        if (i > 0 && strcmp(a, "@@") == 0) {
+            if (ex->bin.libfuzzer)
+                continue;
+            ex->info.file_input = true;
+            a = "@@"; /* patched once the file exists */
+        }
+        ex->argv[j++] = (char *)a;
+    }
+    ex->argv[0] = ex->path;
+    return CD_OK;
+}
+
+static bool own_var(const char *entry)
+{
+    for (size_t i = 0; i < sizeof own_vars / sizeof own_vars[0]; i++) {
+        size_t n = strlen(own_vars[i]);
+        if (strncmp(entry, own_vars[i], n) == 0 && entry[n] == '=')
+            return true;
+    }
+    return false;
+}
+
+static bool push_env(char **envp, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool push_env(char **envp, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!s)
+        return false;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    envp[(*n)++] = s;
+    return true;
+}
+
+static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
+{
+    size_t count = 0;
+    bool user_san = false;
+    for (char **e = environ; *e; e++) {
+        count++;
+        const char *eq = strchr(*e, '=');
+        if (eq && eq - *e >= 11 && strncmp(eq - 11, "SAN_OPTIONS", 11) == 0)
+            user_san = true;
+    }
+    size_t cap = count + 16, n = 0;
+    ex->envp = calloc(cap, sizeof *ex->envp);
+    if (!ex->envp)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    bool ok = true;
+    for (char **e = environ; *e && ok; e++)
+        if (!own_var(*e))
+            ok = push_env(ex->envp, &n, "%s", *e);
+    size_t map_env = ex->opts.map_size ? ex->opts.map_size : ex->shm_size;
+    ok = ok && push_env(ex->envp, &n, "__AFL_SHM_ID=%d", ex->shm_id) &&
+         push_env(ex->envp, &n, "__AFL_SHM_FUZZ_ID=%d", ex->fuzz_id) &&
+         push_env(ex->envp, &n, "AFL_MAP_SIZE=%zu", map_env) &&
+         push_env(ex->envp, &n, "LD_BIND_NOW=1") && push_env(ex->envp, &n, "AFL_NO_IJON=1");
+    if (ok && ex->bin.persistent)
+        ok = push_env(ex->envp, &n, "__AFL_PERSISTENT=1");
+    if (ok && ex->bin.deferred)
+        ok = push_env(ex->envp, &n, "__AFL_DEFER_FORKSRV=1");
+    for (size_t i = 0; ok && !user_san && i < sizeof san_defaults / sizeof san_defaults[0]; i++)
+        ok = push_env(ex->envp, &n, "%s", san_defaults[i]);
+    if (!ok)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    return CD_OK;
+}
+
+enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
+{
+    CD_FORWARD_IF_ERROR(resolve_path(ex, err));
+    CD_FORWARD_IF_ERROR(scan_binary(ex, err));
+    CD_FORWARD_IF_ERROR(build_argv(ex, err));
+    CD_FORWARD_IF_ERROR(make_input_file(ex, err));
+    for (size_t i = 1; ex->info.file_input && ex->argv[i]; i++)
+        if (strcmp(ex->argv[i], "@@") == 0)
+            ex->argv[i] = ex->input_path;
+    CD_FORWARD_IF_ERROR(build_env(ex, err));
+    ex->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (ex->devnull_fd < 0)
+        return cd_error_set(err, CD_FAILED, "cannot open /dev/null: %s", strerror(errno));
+    /* Orphans of the target (a grandchild outliving its parent) are reparented to us, so that we
+     * can kill and reap them; they go to the first live thread, normally the main one. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    ex->children_fd = open(proc, O_RDONLY | O_CLOEXEC);
+    ex->info.persistent = ex->bin.persistent;
+    ex->info.deferred = ex->bin.deferred;
+    return CD_OK;
+}
+
+/* In the child between fork and exec: only async-signal-safe calls. */
+static void child_exec(struct cd_exec *ex, int ctl, int st, int errw)
+{
+    setsid();
+    int a = fcntl(ctl, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    int b = fcntl(st, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    if (a < 0 || b < 0 || dup2(a, FORKSRV_FD) < 0 || dup2(b, FORKSRV_FD + 1) < 0)
+        _exit(126);
+    dup2(ex->info.file_input ? ex->devnull_fd : ex->input_fd, 0);
+    dup2(ex->devnull_fd, 1);
+    if (!ex->opts.debug_child)
+        dup2(errw >= 0 ? errw : ex->devnull_fd, 2);
+    struct rlimit r = {0, 0};
+    setrlimit(RLIMIT_CORE, &r);
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < FORKSRV_FD + 2) {
+        r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > FORKSRV_FD + 2 ? FORKSRV_FD + 2
+                                                                                 : r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+    if (ex->opts.mem_limit_mb) {
+        r.rlim_cur = r.rlim_max = (rlim_t)ex->opts.mem_limit_mb << 20;
+        setrlimit(RLIMIT_AS, &r);
+    }
+    if (ex->opts.cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(ex->opts.cpu, &set);
+        sched_setaffinity(0, sizeof set, &set);
+    }
+    execve(ex->path, ex->argv, ex->envp);
+    _exit(127);
+}
+
+enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
+{
+    int ctl[2] = {-1, -1}, st[2] = {-1, -1}, ep[2] = {-1, -1};
+    enum cd_status status = CD_FAILED;
+    /* The control channel is a socket so that a dead fork server gives EPIPE (MSG_NOSIGNAL),
+     * never a SIGPIPE in the caller's process; the target just read()s it. */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(st, O_CLOEXEC) != 0 ||
+        (!ex->opts.debug_child && pipe2(ep, O_CLOEXEC) != 0)) {
+        cd_error_set(err, CD_FAILED, "cannot create fork-server pipes: %s", strerror(errno));
+        goto out;
+    }
+    if (ep[0] >= 0)
+        fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cd_error_set(err, CD_FAILED, "cannot fork: %s", strerror(errno));
+        goto out;
+    }
+    if (pid == 0)
+        child_exec(ex, ctl[1], st[1], ep[1]);
+    ex->fsrv_pid = pid;
+    ex->child_pid = 0;
+    ex->was_killed = 0;
+    ex->ctl_fd = ctl[0], ctl[0] = -1;
+    ex->st_fd = st[0], st[0] = -1;
+    ex->err_fd = ep[0], ep[0] = -1;
+    status = CD_OK;
+out:
+    for (int i = 0; i < 2; i++) {
+        if (ctl[i] >= 0)
+            close(ctl[i]);
+        if (st[i] >= 0)
+            close(st[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    return status;
+}
+
+/* Kills and reaps our children that belong to the target's session or process group: orphans
+ * the target left behind. With all set, also the fork server's own exited children. */
+void exec_child_reap_orphans(struct cd_exec *ex)
+{
+    if (ex->children_fd < 0 || ex->fsrv_pid <= 0)
+        return;
+    char buf[4096];
+    ssize_t n = pread(ex->children_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char *p = buf;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        pid_t pid = (pid_t)v;
+        if (pid <= 0 || pid == ex->fsrv_pid)
+            continue;
+        if (getpgid(pid) == ex->fsrv_pid || getsid(pid) == ex->fsrv_pid) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+    }
+}
+
+void exec_child_stop(struct cd_exec *ex)
+{
+    if (ex->ctl_fd >= 0)
+        close(ex->ctl_fd);
+    if (ex->st_fd >= 0)
+        close(ex->st_fd);
+    if (ex->err_fd >= 0)
+        close(ex->err_fd);
+    ex->ctl_fd = ex->st_fd = ex->err_fd = -1;
+    if (ex->fsrv_pid <= 0)
+        return;
+    pid_t group = ex->fsrv_pid;
+    kill(-group, SIGKILL);
+    kill(group, SIGKILL);
+    waitpid(group, NULL, 0);
+    /* Members of the group die asynchronously and are reparented to us: reap until none is left. */
+    for (int i = 0; i < 2000; i++) {
+        exec_child_reap_orphans(ex);
+        if (kill(-group, 0) != 0 && errno == ESRCH)
+            break;
+        kill(-group, SIGKILL);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    ex->fsrv_pid = 0;
+    ex->child_pid = 0;
+}
+
+void exec_child_release(struct cd_exec *ex)
+{
+    if (ex->input_path)
+        unlink(ex->input_path);
+    free(ex->input_path);
+    if (ex->input_fd >= 0)
+        close(ex->input_fd);
+    if (ex->devnull_fd >= 0)
+        close(ex->devnull_fd);
+    if (ex->children_fd >= 0)
+        close(ex->children_fd);
+    if (ex->envp)
+        for (char **e = ex->envp; *e; e++)
+            free(*e);
+    free(ex->envp);
+    free(ex->argv);
+    free(ex->path);
+}

@@ -1,0 +1,76 @@
+/* Executor internals shared by exec_forkserver.c (the protocol and the run loop), exec_child.c
+ * (launching the target, its environment, killing and reaping) and exec_outcome.c (stderr tail,
+ * outcome classification, sanitizer reports). Nothing outside src/exec_*.c includes this. */
+#ifndef CD_EXEC_INTERNAL_H
+#define CD_EXEC_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "cd_exec.h"
+
+#define EXEC_SHM_DEFAULT (8u << 20)       /* coverage segment when AFL_MAP_SIZE is not given */
+#define EXEC_MAX_FILE (1u << 20)          /* largest test case shared memory carries */
+#define EXEC_HELLO_TIMEOUT_MS 10000u      /* start-up of the target until its hello */
+#define EXEC_CALIB_RUNS 5u                /* runs that calibrate a timeout of 0 */
+#define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
+
+/* What the target binary contains. */
+struct exec_binary {
+    bool instrumented;  /* "__AFL_SHM_ID" */
+    bool persistent;    /* "##SIG_AFL_PERSISTENT##" with its NUL */
+    bool deferred;      /* "##SIG_AFL_DEFER_FORKSRV##" with its NUL */
+    bool sanitizer;     /* __asan_init, __msan_init or __lsan_init: exit 86/23 are crashes */
+    bool libfuzzer;     /* an LLVMFuzzerTestOneInput harness */
+};
+
+struct cd_exec {
+    struct cd_exec_opts opts;
+    struct exec_binary bin;
+    char *path;              /* resolved target path */
+    char **argv;             /* argv for execve: "@@" replaced, strings borrowed */
+    char **envp;             /* owned array of owned strings */
+    char *input_path;        /* the private input file ("@@" mode) */
+    int input_fd;
+    size_t input_len;        /* bytes now in the input file */
+    int devnull_fd;
+
+    int shm_id, fuzz_id;     /* SysV segments, removed at once (Linux keeps attached ones) */
+    uint8_t *shm;            /* coverage map segment */
+    size_t shm_size;
+    uint8_t *fuzz;           /* test-case segment: u32 length, then the bytes */
+    size_t clear_size;       /* bytes cleared before each run (map size rounded up to 64) */
+
+    int ctl_fd;              /* our end of the control channel (198 in the target) */
+    int st_fd;               /* read end of the status pipe (199 in the target) */
+    int err_fd;              /* read end of the target's stderr, non-blocking; -1 if not captured */
+    int children_fd;         /* /proc/<our pid>/task/<our pid>/children, or -1 */
+    pid_t fsrv_pid;          /* fork server; also its process group and session */
+    pid_t child_pid;         /* last child; > 0 while a persistent child is stopped */
+    uint32_t was_killed;     /* sent with the next run request */
+
+    uint64_t calib_max_ns;   /* slowest calibration run */
+    unsigned calib_runs;
+
+    char *tail;              /* stderr of the current run, NUL-terminated */
+    size_t tail_len;
+    char san_kind[64];
+
+    struct cd_exec_info info;
+};
+
+/* exec_child.c */
+enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err);
+enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err);
+void exec_child_stop(struct cd_exec *ex);
+void exec_child_reap_orphans(struct cd_exec *ex);
+void exec_child_release(struct cd_exec *ex);
+
+/* exec_outcome.c */
+void exec_tail_reset(struct cd_exec *ex);
+/* Reads what the target wrote to stderr; returns false once the pipe is at EOF. */
+bool exec_tail_drain(struct cd_exec *ex);
+/* Returns the last non-empty line of the tail, copied into buf (for start-up error messages). */
+const char *exec_tail_last_line(const struct cd_exec *ex, char *buf, size_t cap);
+void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struct cd_run *run);
+
+#endif

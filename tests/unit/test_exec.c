@@ -1,0 +1,515 @@
+/* Tests for the executor on real targets built with afl-clang-fast (tests/targets/exec_*.c) and on
+ * a hand-written fake fork server: outcomes, timeouts, stray processes, floods, start-up errors,
+ * fork-server restarts, both handshakes, stdin and file delivery, persistent shared-memory
+ * targets, sanitizer reports. Skipped when AFL++ and the targets are not there. */
+#define _GNU_SOURCE /* kill, WIFEXITED on every libc */
+#include "cd_exec.h"
+#include "cd_labels.h"
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *tmp_dir;
+
+static bool have(const char *name)
+{
+    char *p = cd_test_target(name);
+    free(p);
+    return p != NULL;
+}
+
+/* Starts target `name` with extra arguments (NULL-terminated). */
+static struct cd_exec *start(const char *name, unsigned timeout_ms, const char *a1,
+                             const char *a2, struct cd_error *err)
+{
+    static char path[4096];
+    static char *argv[4];
+    char *p = cd_test_target(name);
+    snprintf(path, sizeof path, "%s", p ? p : name);
+    free(p);
+    argv[0] = path;
+    argv[1] = (char *)a1;
+    argv[2] = a1 ? (char *)a2 : NULL;
+    argv[3] = NULL;
+    struct cd_exec_opts opts = {.argv = argv, .timeout_ms = timeout_ms, .cpu = -1,
+                                .tmp_dir = tmp_dir};
+    struct cd_exec *ex = NULL;
+    if (cd_exec_new(&ex, &opts, err) != CD_OK)
+        return NULL;
+    return ex;
+}
+
+static enum cd_status run_str(struct cd_exec *ex, const char *s, struct cd_run *run)
+{
+    struct cd_error err;
+    enum cd_status st = cd_exec_run(ex, (const uint8_t *)s, strlen(s), run, &err);
+    if (st != CD_OK)
+        fprintf(stderr, "run '%s': %s\n", s, err.msg);
+    return st;
+}
+
+/* Number of live or zombie processes whose parent is us. */
+static int count_children(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *rp = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == (int)getpid())
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void labels_of(const struct cd_run *run, struct cd_labelset *set)
+{
+    struct cd_error err;
+    CU_ASSERT_EQUAL(cd_labels_from_run(run, set, &err), CD_OK);
+}
+
+static bool same_coverage(const struct cd_labelset *a, const struct cd_labelset *b)
+{
+    return a->n == b->n && memcmp(a->v, b->v, a->n * sizeof *a->v) == 0;
+}
+
+static void test_exec_start_errors(void)
+{
+    struct cd_error err;
+    CU_ASSERT_PTR_NULL(start("/nonexistent/dir/target", 0, NULL, NULL, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/dir/target"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not found"));
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/not-executable", tmp_dir);
+    FILE *f = fopen(path, "w");
+    fputs("data\n", f);
+    fclose(f);
+    chmod(path, 0644);
+    CU_ASSERT_PTR_NULL(start(path, 0, NULL, NULL, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not executable"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, path));
+
+    CU_ASSERT_PTR_NULL(start(tmp_dir, 0, NULL, NULL, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
+
+    CU_ASSERT_PTR_NULL(start("exec_plain", 0, "@@", NULL, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not instrumented"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "exec_plain"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_outcomes_file_input(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 1000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    const struct cd_exec_info *info = cd_exec_info(ex);
+    CU_ASSERT(info->file_input);
+    CU_ASSERT(!info->persistent);
+    CU_ASSERT(!info->shm_testcase);
+    CU_ASSERT(info->map_size > 8 && info->map_size < 65536);
+    struct cd_run run;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "hello", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL(run.exit_status, 0);
+    CU_ASSERT_EQUAL(run.map_size, info->map_size);
+    struct cd_labelset a = {0}, b = {0};
+    labels_of(&run, &a);
+    CU_ASSERT(a.n > 3);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "crash", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL(run.signal, SIGSEGV);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "abort", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL(run.signal, SIGABRT);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "exit:7", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL(run.exit_status, 7);
+    /* The same input gives the same labels; a shorter rewrite is truncated properly. */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "hello", &run), CD_OK);
+    labels_of(&run, &b);
+    CU_ASSERT(same_coverage(&a, &b));
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "count:3", &run), CD_OK);
+    labels_of(&run, &a);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "count:20", &run), CD_OK);
+    labels_of(&run, &b);
+    CU_ASSERT(!same_coverage(&a, &b));
+    CU_ASSERT_EQUAL(info->execs, 7);
+    CU_ASSERT_EQUAL(info->restarts, 0);
+    cd_labelset_release(&a);
+    cd_labelset_release(&b);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_stdin_matches_file(void)
+{
+    struct cd_error err;
+    struct cd_exec *fx = start("exec_basic", 1000, "@@", NULL, &err);
+    struct cd_exec *sx = start("exec_basic", 1000, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sx);
+    CU_ASSERT(!cd_exec_info(sx)->file_input);
+    static const char *const inputs[] = {"exit:9", "count:40", "abab19", "exit:3", "a"};
+    struct cd_labelset a = {0}, b = {0}, prev = {0};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        struct cd_run fr, sr;
+        CU_ASSERT_EQUAL_FATAL(run_str(fx, inputs[i], &fr), CD_OK);
+        labels_of(&fr, &a);
+        CU_ASSERT_EQUAL_FATAL(run_str(sx, inputs[i], &sr), CD_OK);
+        labels_of(&sr, &b);
+        CU_ASSERT_EQUAL(fr.outcome, sr.outcome);
+        CU_ASSERT_EQUAL(fr.exit_status, sr.exit_status);
+        /* Only the open() branch differs between the two modes: at most two slots apart. */
+        CU_ASSERT(a.n + 2 >= b.n && b.n + 2 >= a.n);
+        /* stdin is rewound: a second stdin run of the same input sees the same bytes. */
+        CU_ASSERT_EQUAL_FATAL(run_str(sx, inputs[i], &sr), CD_OK);
+        labels_of(&sr, &prev);
+        CU_ASSERT(same_coverage(&b, &prev));
+    }
+    struct cd_run r;
+    CU_ASSERT_EQUAL(run_str(sx, "exit:9", &r), CD_OK);
+    CU_ASSERT_EQUAL(r.exit_status, 9);
+    cd_labelset_release(&a);
+    cd_labelset_release(&b);
+    cd_labelset_release(&prev);
+    cd_exec_free(fx);
+    cd_exec_free(sx);
+}
+
+static void test_exec_timeout_and_calibration(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 150, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    struct cd_run run;
+    uint64_t t0 = cd_now_ns();
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "hang", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_TIMEOUT);
+    CU_ASSERT(cd_now_ns() - t0 < 2000000000u);
+    CU_ASSERT(run.exec_ns >= 140000000u);
+    /* The next run reports its own result, not the killed one's. */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "exit:5", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL(run.exit_status, 5);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->timeout_ms, 150);
+    cd_exec_free(ex);
+
+    ex = start("exec_basic", 0, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
+    unsigned t = cd_exec_info(ex)->timeout_ms;
+    CU_ASSERT(t >= 20 && t <= 1000);
+    t0 = cd_now_ns();
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "hang", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_TIMEOUT);
+    CU_ASSERT(cd_now_ns() - t0 < (uint64_t)(t + 500) * 1000000u);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_grandchild_is_killed(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 2000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    char input[4200], pidfile[4096];
+    snprintf(pidfile, sizeof pidfile, "%s/grandchild.pid", tmp_dir);
+    snprintf(input, sizeof input, "fork:%s", pidfile);
+    struct cd_run run;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, input, &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    FILE *f = fopen(pidfile, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int pid = 0;
+    CU_ASSERT_EQUAL(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    CU_ASSERT(pid > 0);
+    /* Killed and reaped by the time the run returned. */
+    CU_ASSERT(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+    CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_floods(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 3000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    struct cd_run run;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "floodout", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "flooderr", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    size_t n = strlen(run.stderr_tail);
+    CU_ASSERT(n >= 4 && n <= (64u << 10));
+    CU_ASSERT(n >= 4 && strcmp(run.stderr_tail + n - 4, "END\n") == 0);
+    /* The tail is per run: a quiet run has an empty one. */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "abc", &run), CD_OK);
+    CU_ASSERT_STRING_EQUAL(run.stderr_tail, "");
+    cd_exec_free(ex);
+}
+
+static void test_exec_fork_server_death(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 1000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    struct cd_run run;
+    /* An input that kills the fork server every time: restarted once, then a clear failure. */
+    CU_ASSERT_EQUAL(cd_exec_run(ex, (const uint8_t *)"die", 3, &run, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "died"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    /* The next input starts it again. */
+    CU_ASSERT_EQUAL(run_str(ex, "exit:4", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.exit_status, 4);
+    CU_ASSERT(cd_exec_info(ex)->restarts >= 2);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+
+    /* A server that exits after every 3 runs is restarted transparently. */
+    ex = start("exec_fake_fs", 1000, "exitafter:3", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    for (int i = 0; i < 10; i++) {
+        CU_ASSERT_EQUAL(run_str(ex, "x", &run), CD_OK);
+        CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+        CU_ASSERT_EQUAL(run.map[5], 1);
+    }
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->restarts, 3);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->execs, 10);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_handshakes(void)
+{
+    struct cd_error err;
+    struct cd_run run;
+    static const char *const good[] = {"old", "new", "newdict", "dict", "newshm"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct cd_exec *ex = start("exec_fake_fs", 1000, good[i], NULL, &err);
+        CU_ASSERT_PTR_NOT_NULL(ex);
+        if (!ex) {
+            fprintf(stderr, "%s: %s\n", good[i], err.msg);
+            continue;
+        }
+        const struct cd_exec_info *info = cd_exec_info(ex);
+        bool is_new = strncmp(good[i], "new", 3) == 0;
+        CU_ASSERT_EQUAL(info->new_protocol, is_new);
+        CU_ASSERT_EQUAL(info->map_size, is_new ? 100u : 64u);
+        CU_ASSERT_EQUAL(info->shm_testcase, strcmp(good[i], "newshm") == 0);
+        CU_ASSERT_EQUAL_FATAL(run_str(ex, "Qxyz", &run), CD_OK);
+        CU_ASSERT_EQUAL(run.map[5], 1);
+        CU_ASSERT_EQUAL(run.map[7], 3);
+        if (info->shm_testcase) {
+            CU_ASSERT_EQUAL(run.map[14], 1);
+            CU_ASSERT_EQUAL(run.map[70], 'Q');
+            CU_ASSERT_EQUAL_FATAL(run_str(ex, "", &run), CD_OK);
+            CU_ASSERT_EQUAL(run.map[10], 1);
+            CU_ASSERT_EQUAL(run.map[14], 0); /* cleared between runs */
+            static uint8_t big[(1u << 20) + 1];
+            CU_ASSERT_EQUAL(cd_exec_run(ex, big, sizeof big, &run, &err), CD_WARN);
+            CU_ASSERT_EQUAL(cd_exec_run(ex, big, sizeof big - 1, &run, &err), CD_OK);
+        }
+        cd_exec_free(ex);
+    }
+    static const struct {
+        const char *mode, *msg;
+    } bad[] = {
+        {"error:1", "error 1: its coverage map is larger"},
+        {"error:8", "error 8: shmat"},
+        {"olderror:4", "error 4: shm_open"},
+        {"garbage", "0x12345678, not a fork-server hello"},
+        {"eof", "exited before its fork-server hello"},
+        {"short", "exited before its fork-server hello"},
+        {"badend", "ended its handshake"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct cd_exec *ex = start("exec_fake_fs", 1000, bad[i].mode, NULL, &err);
+        CU_ASSERT_PTR_NULL(ex);
+        cd_exec_free(ex);
+        if (!strstr(err.msg, bad[i].msg))
+            fprintf(stderr, "%s: got '%s'\n", bad[i].mode, err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].msg));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "exec_fake_fs"));
+    }
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_persistent_shm(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_persist", 500, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    const struct cd_exec_info *info = cd_exec_info(ex);
+    CU_ASSERT(info->persistent);
+    CU_ASSERT(info->deferred);
+    CU_ASSERT(info->shm_testcase);
+    struct cd_run run;
+    struct cd_labelset a = {0}, b = {0};
+    /* The first iteration of a fresh child misses the loop's back edge: compare later ones. */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "zz", &run), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "abab", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    labels_of(&run, &a);
+    CU_ASSERT(a.n > 2);
+    for (int i = 0; i < 300; i++) {
+        CU_ASSERT_EQUAL_FATAL(run_str(ex, i % 2 ? "count:50" : "zzzzzzzzzzz", &run), CD_OK);
+        CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    }
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "abab", &run), CD_OK);
+    labels_of(&run, &b);
+    CU_ASSERT(same_coverage(&a, &b)); /* nothing carried over from earlier iterations */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "crash", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL(run.signal, SIGSEGV);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "hang", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_TIMEOUT);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "zz", &run), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "abab", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    labels_of(&run, &b);
+    CU_ASSERT(same_coverage(&a, &b));
+    CU_ASSERT_EQUAL(info->restarts, 0);
+    cd_labelset_release(&a);
+    cd_labelset_release(&b);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void test_exec_sanitizer_reports(void)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_san", 3000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    struct cd_run run;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "heap", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL(run.signal, SIGABRT);
+    CU_ASSERT_STRING_EQUAL(run.san_tool ? run.san_tool : "", "asan");
+    CU_ASSERT_STRING_EQUAL(run.san_kind ? run.san_kind : "", "heap-buffer-overflow");
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "uaf", &run), CD_OK);
+    CU_ASSERT_STRING_EQUAL(run.san_kind ? run.san_kind : "", "heap-use-after-free");
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "ovf", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_STRING_EQUAL(run.san_tool ? run.san_tool : "", "ubsan");
+    CU_ASSERT_STRING_EQUAL(run.san_kind ? run.san_kind : "", "signed-integer-overflow");
+    struct cd_labelset set = {0};
+    labels_of(&run, &set);
+    uint32_t id;
+    CU_ASSERT(cd_labels_parse("ubsan:signed-integer-overflow", &id) && cd_labelset_has(&set, id));
+    CU_ASSERT(cd_labels_parse("crash:SIGABRT", &id) && cd_labelset_has(&set, id));
+    cd_labelset_release(&set);
+    /* A sanitizer binary's exit status 86 is a crash; a clean run is not. */
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "exit86", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL(run.signal, 0);
+    CU_ASSERT_EQUAL(run.exit_status, 86);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "fine", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_PTR_NULL(run.san_tool);
+    cd_exec_free(ex);
+
+    /* AFL_CRASH_EXITCODE, as the CLI passes it. */
+    char path[4096];
+    char *p = cd_test_target("exec_basic");
+    snprintf(path, sizeof path, "%s", p);
+    free(p);
+    char *argv[] = {path, "@@", NULL};
+    struct cd_exec_opts opts = {.argv = argv, .timeout_ms = 1000, .cpu = -1, .tmp_dir = tmp_dir,
+                                .crash_exitcode = 42, .crash_exitcode_set = true};
+    CU_ASSERT_EQUAL_FATAL(cd_exec_new(&ex, &opts, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "exit:42", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "exit:41", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    cd_exec_free(ex);
+}
+
+static void test_exec_sanitizer_parser(void)
+{
+    /* Report texts as the sanitizers print them (tools of other versions included). */
+    static const struct {
+        const char *text, *tool, *kind;
+    } cases[] = {
+        {"==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020", "asan",
+         "heap-buffer-overflow"},
+        {"x\n==9==ERROR: AddressSanitizer: SEGV on unknown address 0x000", "asan", "SEGV"},
+        {"==9==ERROR: AddressSanitizer: attempting double-free on 0x6020", "asan", "double-free"},
+        {"==9==ERROR: AddressSanitizer: requested allocation size 0xffff", "asan",
+         "allocation-size-too-big"},
+        {"==9==ERROR: LeakSanitizer: detected memory leaks\n", "lsan", "detected-memory-leaks"},
+        {"==9==WARNING: MemorySanitizer: use-of-uninitialized-value\n", "msan",
+         "use-of-uninitialized-value"},
+        {"a.c:3:5: runtime error: index 9 out of bounds for type 'int[4]'\n", "ubsan", "bounds"},
+        {"a.c:3:5: runtime error: load of null pointer of type 'int'\n", "ubsan", "null"},
+        {"a.c:3:5: runtime error: something new\nSUMMARY: UndefinedBehaviorSanitizer: "
+         "undefined-behavior a.c:3:5", "ubsan", "undefined-behavior"},
+        {"SUMMARY: AddressSanitizer: stack-overflow (/t+0x1)", "asan", "stack-overflow"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *tool = NULL;
+        char kind[64];
+        CU_ASSERT_FATAL(cd_exec_sanitizer_report(cases[i].text, &tool, kind, sizeof kind));
+        CU_ASSERT_STRING_EQUAL(tool, cases[i].tool);
+        CU_ASSERT_STRING_EQUAL(kind, cases[i].kind);
+    }
+    const char *tool;
+    char kind[64];
+    CU_ASSERT_FALSE(cd_exec_sanitizer_report("Segmentation fault\n", &tool, kind, sizeof kind));
+}
+
+int main(void)
+{
+    CU_TestInfo parser_only[] = {
+        {"test_exec_sanitizer_parser", test_exec_sanitizer_parser},
+        CU_TEST_INFO_NULL,
+    };
+    CU_TestInfo tests[] = {
+        {"test_exec_sanitizer_parser", test_exec_sanitizer_parser},
+        {"test_exec_start_errors", test_exec_start_errors},
+        {"test_exec_outcomes_file_input", test_exec_outcomes_file_input},
+        {"test_exec_stdin_matches_file", test_exec_stdin_matches_file},
+        {"test_exec_timeout_and_calibration", test_exec_timeout_and_calibration},
+        {"test_exec_grandchild_is_killed", test_exec_grandchild_is_killed},
+        {"test_exec_floods", test_exec_floods},
+        {"test_exec_fork_server_death", test_exec_fork_server_death},
+        {"test_exec_handshakes", test_exec_handshakes},
+        {"test_exec_persistent_shm", test_exec_persistent_shm},
+        {"test_exec_sanitizer_reports", test_exec_sanitizer_reports},
+        CU_TEST_INFO_NULL,
+    };
+    if (!cd_test_have_afl() || !have("exec_basic") || !have("exec_fake_fs")) {
+        cd_test_skip_all("AFL++ or the exec_* targets are not available");
+        return cd_test_run("exec", parser_only) == 0 ? 77 : 1;
+    }
+    tmp_dir = cd_test_mkdtemp();
+    int rc = cd_test_run("exec", tests);
+    cd_test_rmdir(tmp_dir);
+    return rc;
+}
