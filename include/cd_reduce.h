@@ -17,14 +17,15 @@ struct cd_reduce_target {
     void *ctx;
 };
 
-/* The passes, in their default (cheapest first) order. */
+/* The passes, in their default (cheapest first) order: deletions, then lowering (from
+ * CD_REDUCE_BYTES on). */
 enum cd_reduce_pass {
     CD_REDUCE_LINES = 0,   /* delete lines and runs of lines */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_BLOCKS,      /* adaptive block deletion, large blocks down to single bytes */
     CD_REDUCE_DIGITS,      /* shrink runs of decimal digits */
     CD_REDUCE_BYTES,       /* lower single bytes toward 0 (0 first, then binary search) */
-    CD_REDUCE_PAIRS,       /* lower two neighbouring bytes together */
+    CD_REDUCE_PAIRS,       /* lower every copy of a repeated byte value together */
     CD_REDUCE_NPASSES
 };
 
@@ -62,14 +63,16 @@ bool cd_reduce_pairs(struct cd_reduce_run *r);
 /* Returns the pass's short name ("lines", "blocks", ...). */
 const char *cd_reduce_pass_name(enum cd_reduce_pass pass);
 
-/* A reducer: counters per pass, which also order the passes (most successes per execution
- * first; the default order breaks ties). Zero-initialise, then use; nothing to release. */
+/* A reducer: counters per pass, which also order the passes: deleting passes before lowering
+ * ones, and within each group most successes per execution first (the default order breaks
+ * ties). Zero-initialise, then use; nothing to release. */
 struct cd_reducer {
     struct cd_reduce_stats stats[CD_REDUCE_NPASSES];
 };
 
-/* Reduces the len bytes at data under target until a full round of passes adopts nothing, or
- * the stop check fires. On return *out (owned, free with free()) and *out_len hold the reduced
+/* Reduces the len bytes at data under target until no pass adopts anything, or the stop check
+ * fires. Passes run in yield order, and after any pass adopts something the sequence starts again
+ * from the first, so costly passes (byte lowering) run only once cheaper ones are exhausted. On return *out (owned, free with free()) and *out_len hold the reduced
  * example (equal to the input when nothing was adopted) and *changed whether anything was.
  * OK at a fixpoint, WARN when stopped early, FAILED when out of memory. */
 enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,

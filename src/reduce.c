@@ -1,6 +1,6 @@
-/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c) over one example until a
- * full round adopts nothing, ordering them by what they earned so far (successes per execution),
- * cheap passes first on ties. It sees the caller only through the predicate and the stop check. */
+/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c) over one example until
+ * none adopts anything, ordering them by what they earned so far (successes per execution), cheap
+ * passes first on ties, and starting again from the first after any success. It sees the caller only through the predicate and the stop check. */
 #include "cd_reduce.h"
 
 #include <stdlib.h>
@@ -50,13 +50,22 @@ static double yield_of(const struct cd_reduce_stats *s)
     return (double)(s->successes + 1) / (double)(s->execs + 1);
 }
 
-/* Orders the passes by yield, stable over the default order (insertion sort of six). */
+/* Deleting passes come before lowering ones whatever their yields: a lowering success keeps the
+ * length, and lowering a long example costs executions per byte that a deletion saves. */
+static bool before(const struct cd_reducer *red, unsigned a, unsigned b)
+{
+    bool la = a >= CD_REDUCE_BYTES, lb = b >= CD_REDUCE_BYTES;
+    if (la != lb)
+        return lb;
+    return yield_of(&red->stats[a]) > yield_of(&red->stats[b]);
+}
+
+/* Orders the passes: deletions first, then by yield, stable over the default order. */
 static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_NPASSES])
 {
-    for (unsigned i = 0; i < CD_REDUCE_NPASSES; i++) {
-        unsigned p = i, j = i;
-        double y = yield_of(&red->stats[p]);
-        while (j > 0 && yield_of(&red->stats[order[j - 1]]) < y) {
+    for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+        unsigned j = p;
+        while (j > 0 && before(red, p, order[j - 1])) {
             order[j] = order[j - 1];
             j--;
         }
@@ -85,9 +94,9 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
         unsigned order[CD_REDUCE_NPASSES];
         bool round = false;
         order_passes(red, order);
-        for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped; i++) {
+        for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped && !round; i++) {
             r.stats = &red->stats[order[i]];
-            round |= pass_fn[order[i]](&r);
+            round = pass_fn[order[i]](&r);
         }
         *changed |= round;
         if (r.stopped || !round || r.len == 0)

@@ -41,28 +41,41 @@ bool cd_reduce_bytes(struct cd_reduce_run *r)
     return any;
 }
 
-/* Tests cur with bytes i and i+1 set to a and b. */
-static bool try_set2(struct cd_reduce_run *r, size_t i, uint8_t a, uint8_t b)
+/* Tests cur with every copy of byte value from set to to. */
+static bool try_copies(struct cd_reduce_run *r, uint8_t from, uint8_t to)
 {
-    if (i + 1 >= r->len)
-        return false;
-    memcpy(r->cand, r->cur, r->len);
-    r->cand[i] = a;
-    r->cand[i + 1] = b;
+    for (size_t i = 0; i < r->len; i++)
+        r->cand[i] = r->cur[i] == from ? to : r->cur[i];
     return cd_reduce_try(r, r->len);
 }
 
-/* Neighbouring non-zero bytes that only work together (a length and its payload, a two-byte
- * tag): both to 0, else both one lower. */
+/* Bytes that only work together (matching quotes or tags, a repeated marker): for each byte value
+ * occurring at least twice, lower all its copies at once, to 0 first, else one lower and, when
+ * that works, a binary search. One or two executions per repeated value: cheap. */
 bool cd_reduce_pairs(struct cd_reduce_run *r)
 {
     bool any = false;
-    for (size_t i = 0; i + 1 < r->len && !r->stopped; i++) {
-        uint8_t a = r->cur[i], b = r->cur[i + 1];
-        if (!a || !b)
+    for (unsigned v = 255; v >= 1 && !r->stopped; v--) {
+        size_t count = 0;
+        for (size_t i = 0; i < r->len && count < 2; i++)
+            count += r->cur[i] == v;
+        if (count < 2)
             continue;
-        if (try_set2(r, i, 0, 0) || try_set2(r, i, (uint8_t)(a - 1), (uint8_t)(b - 1)))
+        if (try_copies(r, (uint8_t)v, 0)) {
             any = true;
+            continue;
+        }
+        if (v == 1 || !try_copies(r, (uint8_t)v, (uint8_t)(v - 1)))
+            continue;
+        any = true;
+        unsigned lo = 0, hi = v - 1; /* the copies now hold hi; lo fails */
+        while (hi - lo > 1 && !r->stopped) {
+            unsigned mid = lo + (hi - lo) / 2;
+            if (try_copies(r, (uint8_t)hi, (uint8_t)mid))
+                hi = mid;
+            else
+                lo = mid;
+        }
     }
     return any;
 }
