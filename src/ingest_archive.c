@@ -9,10 +9,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* libarchive's read size: large blocks mean fewer read calls on big archives. */
 #define ING_AR_BLOCK ((size_t)1 << 20)
+
+/* Compressed archive files at least this large are decompressed by a thread ahead of the reader. */
+#define ING_AR_PIPE_MIN ((long long)64 << 10)
 
 /* How many damaged headers in a row libarchive may ask us to retry before we give up. */
 #define ING_AR_MAX_RETRIES 64
@@ -57,17 +61,53 @@ static bool not_an_archive(struct archive *a)
     return archive_format(a) == 0 && m && strncmp(m, "Unrecognized archive format", 27) == 0;
 }
 
+static int probe_with(int fd, bool iso, bool filters, struct archive **out,
+                      struct archive_entry **entry);
+
 /* Opens a reader on fd with every filter and either the main formats or ISO 9660 alone, and
  * reads the first header. Returns the libarchive status; *out is the reader, or NULL when out of
  * memory. */
 static int probe(int fd, bool iso, struct archive **out, struct archive_entry **entry)
+{
+    return probe_with(fd, iso, true, out, entry);
+}
+
+/* Reopens the archive file at fd, which the probe found to be compressed, with decompression in a
+ * thread ahead of the reader. Returns the status of the first header; on failure other than
+ * ARCHIVE_FATAL from the header the plain reader is kept (returned as is). */
+static int pipelined(struct cd_ingest *ing, int fd, struct archive **a, struct archive_entry **entry)
+{
+    struct archive *b = NULL;
+    struct ing_pipe *pipe = NULL;
+    int e = lseek(fd, 0, SEEK_SET) == 0 ? 0 : errno;
+    int r = e ? ARCHIVE_FATAL : probe_with(-1, false, false, &b, entry);
+    if (!e && !b)
+        e = ENOMEM;
+    if (!e && (e = ing_pipe_open(&pipe, b, fd)) != 0)
+        archive_read_free(b);
+    if (e) {
+        archive_set_error(*a, e, "cannot start decompression: %s", strerror(e));
+        return ARCHIVE_FATAL;
+    }
+    r = archive_read_next_header(b, entry);
+    archive_read_free(*a);
+    *a = b;
+    ing->ar_pipe = pipe;
+    return r;
+}
+
+/* The probe's work: a reader with every filter (or none, when filters is false: the caller
+ * decompresses) and either the main formats or ISO 9660 alone, opened on fd (unless fd is -1)
+ * with its first header read. */
+static int probe_with(int fd, bool iso, bool filters, struct archive **out,
+                      struct archive_entry **entry)
 {
     struct archive *a = archive_read_new();
     *out = NULL;
     if (!a)
         return ARCHIVE_FATAL;
     /* Filters that need a missing external program only warn here; they fail if ever used. */
-    int r = archive_read_support_filter_all(a);
+    int r = filters ? archive_read_support_filter_all(a) : ARCHIVE_OK;
     if (iso && r >= ARCHIVE_WARN)
         r = archive_read_support_format_iso9660(a);
     for (size_t k = 0; !iso && k < sizeof formats / sizeof formats[0] && r >= ARCHIVE_WARN; k++)
@@ -77,10 +117,18 @@ static int probe(int fd, bool iso, struct archive **out, struct archive_entry **
         return ARCHIVE_FATAL;
     }
     *out = a;
+    if (fd < 0)
+        return ARCHIVE_OK;
     r = archive_read_open_fd(a, fd, ING_AR_BLOCK);
     if (r >= ARCHIVE_WARN)
         r = archive_read_next_header(a, entry);
     return r;
+}
+
+static bool size_at_least(int fd, long long min)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && (long long)sb.st_size >= min;
 }
 
 static enum cd_status unreadable(struct cd_ingest *ing, struct cd_error *err)
@@ -118,9 +166,23 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         st = lseek(fd, 0, SEEK_SET) == 0 ? ING_NOT_ARCHIVE : unreadable(ing, err);
         goto out;
     }
+    if (r >= ARCHIVE_WARN && !is_stdin && archive_filter_count(a) > 1 &&
+        archive_format(a) != ARCHIVE_FORMAT_ISO9660 && size_at_least(fd, ING_AR_PIPE_MIN)) {
+        /* A large compressed archive: start again with decompression in its own thread. */
+        r = pipelined(ing, fd, &a, &entry);
+        if (r == ARCHIVE_EOF) { /* cannot happen after the probe saw an entry; be safe */
+            ing_pipe_free(ing->ar_pipe);
+            ing->ar_pipe = NULL;
+            ing->stats.archives++;
+            st = ING_AGAIN;
+            goto out;
+        }
+    }
     if (r < ARCHIVE_WARN) {
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
         st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(a));
+        ing_pipe_free(ing->ar_pipe);
+        ing->ar_pipe = NULL;
         goto out;
     }
     ing->stats.archives++;
@@ -243,6 +305,8 @@ void ing_archive_close(struct cd_ingest *ing)
         archive_read_free(ing->ar);
         ing->ar = NULL;
     }
+    ing_pipe_free(ing->ar_pipe); /* after the reader it feeds */
+    ing->ar_pipe = NULL;
     if (ing->ar_fd >= 0) {
         close(ing->ar_fd);
         ing->ar_fd = -1;

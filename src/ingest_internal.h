@@ -9,6 +9,7 @@
 struct archive;
 struct archive_entry;
 struct ing_dir;
+struct ing_pipe;
 
 /* Internal status of a step that may have nothing to return: go on to the next item. */
 #define ING_AGAIN ((enum cd_status)100)
@@ -32,6 +33,7 @@ struct cd_ingest {
     struct ing_dir *dir;         /* ING_DIR: the walk */
     struct archive *ar;          /* ING_ARCHIVE: the reader */
     int ar_fd;                   /* its descriptor, or -1 (stdin is not ours to close) */
+    struct ing_pipe *ar_pipe;    /* the decompression thread feeding ar, or NULL */
     struct archive_entry *ar_entry; /* the header the probe read, owned by ar */
     bool ar_header_ready;        /* the probe already read the first header */
     unsigned ar_retries;         /* consecutive ARCHIVE_RETRY headers */
@@ -83,5 +85,13 @@ void ing_dir_close(struct cd_ingest *ing);
 enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err);
 enum cd_status ing_archive_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err);
 void ing_archive_close(struct cd_ingest *ing);
+
+/* Decompression thread (ingest_pipe.c). ing_pipe_open starts a thread that undoes every
+ * compression filter of the file at fd (positioned at its start) and opens reader a, which must
+ * have its formats set and no filters, on the decompressed stream. Returns 0 with *out owned, or
+ * an errno value. ing_pipe_free stops and joins the thread; free the reader first. NULL is a
+ * no-op. fd stays the caller's. */
+int ing_pipe_open(struct ing_pipe **out, struct archive *a, int fd);
+void ing_pipe_free(struct ing_pipe *p);
 
 #endif

@@ -480,7 +480,7 @@ static void test_ingest_truncated_tar_zst_keeps_good_entries(void)
     /* The good entries come first, in order and intact; then one warning; then the next operand. */
     for (size_t i = 0; i + 1 < r->n; i++) {
         char name[64];
-        snprintf(name, sizeof name, "cut.tar.zst:%s", names[i]);
+        snprintf(name, sizeof name, "cut.tar.zst:%.31s", names[i]);
         CU_ASSERT_STRING_EQUAL(r->names[i], name);
         CU_ASSERT(r->sizes[i] == SZ && memcmp(r->data[i], blobs[i], SZ) == 0);
     }
@@ -789,6 +789,47 @@ static void test_ingest_zero_led_file_and_empty_archive_are_raw(void)
     t_leave();
 }
 
+/* A large compressed archive is decompressed ahead of the reader; stopping after the first input
+ * must not hang or leak, and reading it all must give every entry intact. */
+static void test_ingest_large_compressed_archive_and_early_free(void)
+{
+    t_enter();
+    enum { N = 12, SZ = 512 << 10 };
+    uint8_t *blobs = malloc((size_t)N * SZ);
+    CU_ASSERT_FATAL(blobs != NULL);
+    struct t_ent ents[N];
+    char names[N][16];
+    for (size_t i = 0; i < N; i++) {
+        t_random(blobs + i * SZ, SZ, 1000 + i);
+        snprintf(names[i], sizeof names[i], "e%02zu", i);
+        ents[i] = (struct t_ent){names[i], blobs + i * SZ, SZ, NULL};
+    }
+    t_archive("big.tar.zst", "pax", "zstd", ents, N);
+    t_archive("big.tar.gz", "gnutar", "gzip", ents, N);
+    const char *ops[] = {"big.tar.zst", "big.tar.gz"};
+    struct cd_ingest_opts opts = {.operands = ops, .n_operands = 2};
+    struct cd_ingest *ing = NULL;
+    struct cd_error err = {{0}};
+    struct cd_input in;
+    CU_ASSERT_FATAL(cd_ingest_new(&ing, &opts, &err) == CD_OK);
+    CU_ASSERT_EQUAL(cd_ingest_next(ing, &in, &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(in.name, "big.tar.zst:e00");
+    cd_ingest_free(ing);
+
+    struct t_run *r = t_ingest(&opts);
+    CU_ASSERT_EQUAL_FATAL(r->n, 2 * N);
+    for (size_t i = 0; i < 2 * N; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s:%.15s", ops[i / N], names[i % N]);
+        CU_ASSERT_STRING_EQUAL(r->names[i], name);
+        CU_ASSERT(r->sizes[i] == SZ && memcmp(r->data[i], blobs + (i % N) * SZ, SZ) == 0);
+    }
+    CU_ASSERT_EQUAL(r->nw, 0);
+    t_free(r);
+    free(blobs);
+    t_leave();
+}
+
 static void test_ingest_iso9660_image(void)
 {
     t_enter();
@@ -839,6 +880,8 @@ int main(void)
          test_ingest_plain_compressed_and_empty_files},
         {"test_ingest_zero_led_file_and_empty_archive_are_raw",
          test_ingest_zero_led_file_and_empty_archive_are_raw},
+        {"test_ingest_large_compressed_archive_and_early_free",
+         test_ingest_large_compressed_archive_and_early_free},
         {"test_ingest_iso9660_image", test_ingest_iso9660_image},
         CU_TEST_INFO_NULL,
     };
