@@ -1,13 +1,35 @@
-/* corpus-distill entry point: parses options, then hands over to one engine call per mode. */
+/* corpus-distill entry point: parses options into a struct, then hands over to one mode (distill
+ * or audit). Only main.c and cli_*.c read argv and the environment, print, or exit. */
+#include "cli.h"
+
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("corpus-distill %s\n", CD_VERSION);
-        return 0;
+    struct cli_opts o;
+    int code;
+    if (!cli_parse(argc, argv, &o)) {
+        free(o.inputs);
+        return CLI_EXIT_USAGE;
     }
-    fprintf(stderr, "corpus-distill: usage: corpus-distill INPUT... -o DIR -- TARGET [ARGS]\n");
-    return 2;
+    switch (o.mode) {
+    case CLI_MODE_HELP:
+        cli_print_help(stdout);
+        code = CLI_EXIT_OK;
+        break;
+    case CLI_MODE_VERSION:
+        printf("corpus-distill %s\n", CD_VERSION);
+        code = CLI_EXIT_OK;
+        break;
+    case CLI_MODE_AUDIT:
+        code = cli_audit(&o);
+        break;
+    case CLI_MODE_DISTILL:
+    default:
+        code = cli_run(&o);
+        break;
+    }
+    free(o.inputs);
+    return code;
 }

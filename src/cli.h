@@ -1,0 +1,84 @@
+/* The command-line tool's own vocabulary, shared by main.c and cli_*.c only: parsed options, the
+ * exit codes, and the entry point of each mode. Nothing in the engine library includes this. */
+#ifndef CD_CLI_H
+#define CD_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cd_distill.h"
+#include "cd_ingest.h"
+
+/* Exit codes (documented in --help and corpus-distill(1)). */
+enum cli_exit {
+    CLI_EXIT_OK = 0,         /* complete */
+    CLI_EXIT_INCOMPLETE = 1, /* a budget or a signal ended the run; output valid */
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_TARGET = 3,     /* target missing, not instrumented, handshake or restart failed */
+    CLI_EXIT_INPUT = 4,      /* no usable input at all */
+    CLI_EXIT_OUTPUT = 5,     /* cannot write, refused to overwrite */
+};
+
+enum cli_mode { CLI_MODE_DISTILL, CLI_MODE_AUDIT, CLI_MODE_HELP, CLI_MODE_VERSION };
+
+/* Settings parsed from argv and the environment; run state lives elsewhere. */
+struct cli_opts {
+    enum cli_mode mode;
+    /* distill */
+    const char *out_dir;
+    unsigned timeout_ms;         /* 0: calibrate */
+    unsigned mem_limit_mb;       /* 0: none */
+    unsigned jobs;               /* 0: online CPUs */
+    bool no_bind;
+    uint64_t seed;
+    uint64_t max_time_s;
+    uint64_t max_execs;
+    bool no_reduce;
+    size_t max_input_size;
+    bool raw_archives;
+    const char *crashes_dir;     /* NULL: DIR.crashes */
+    const char *manifest;        /* NULL: DIR.manifest.json */
+    bool force;
+    int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
+    bool json_summary;
+    const char **inputs;         /* points into argv */
+    size_t n_inputs;
+    char **target_argv;          /* points into argv, NULL-terminated */
+    /* audit */
+    const char *audit_manifest;
+    const char *audit_seed;
+    const char *audit_label;
+    const char *audit_diff;
+    bool audit_json;
+};
+
+/* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
+ * false. o->inputs is allocated (free with free()). */
+bool cli_parse(int argc, char **argv, struct cli_opts *o);
+
+/* Prints --help (one 80x24 screen) from the option table. */
+void cli_print_help(FILE *f);
+
+/* Prints "corpus-distill: MSG" and the --help hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The modes; each returns the process exit code. */
+int cli_run(const struct cli_opts *o);
+int cli_audit(const struct cli_opts *o);
+
+/* Progress display and final summary. */
+struct cli_progress;
+struct cli_progress *cli_progress_new(int verbosity);
+void cli_progress_free(struct cli_progress *p);
+/* cd_distill_opts callbacks; ctx is a struct cli_progress. */
+void cli_progress_cb(void *ctx, const struct cd_distill_progress *p);
+void cli_progress_warning(void *ctx, const char *msg);
+/* Clears a live status line so that other output starts on a clean line. */
+void cli_progress_clear(struct cli_progress *p);
+
+/* Formats a byte count as "1.2 MiB" into buf. */
+const char *cli_bytes(uint64_t n, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,246 @@
+/* The audit mode: reads a manifest (cd_manifest) and answers which seed covers what. Without a
+ * question it lists every seed (size, labels covered, labels only it covers, provenance); --seed
+ * lists a seed's labels, --label the seeds holding a label, --diff the labels gained and lost since
+ * an older manifest. Text by default, JSON with --json. Exit 1 when the seed or label asked for is
+ * not in the manifest. */
+#include "cd_manifest.h"
+#include "cli.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *label_text(uint32_t id, char *buf, size_t cap)
+{
+    cd_labels_format(id, buf, cap);
+    return buf;
+}
+
+/* For each seed, how many of its labels no other seed covers. Returns an owned array. */
+static uint64_t *only_holder_counts(const struct cd_manifest *m)
+{
+    uint64_t *only = calloc(m->n_seeds ? m->n_seeds : 1, sizeof *only);
+    if (!only)
+        return NULL;
+    /* Labels are few enough to count holders per label through the label table. */
+    size_t *holders = calloc(m->n_labels ? m->n_labels : 1, sizeof *holders);
+    size_t *last = calloc(m->n_labels ? m->n_labels : 1, sizeof *last);
+    if (!holders || !last)
+        goto out;
+    for (size_t k = 0; k < m->n_seeds; k++)
+        for (size_t j = 0; j < m->seeds[k].labels.n; j++) {
+            const struct cd_manifest_label *l = cd_manifest_find_label(m, m->seeds[k].labels.v[j]);
+            if (!l)
+                continue;
+            size_t idx = (size_t)(l - m->labels);
+            holders[idx]++;
+            last[idx] = k;
+        }
+    for (size_t i = 0; i < m->n_labels; i++)
+        if (holders[i] == 1)
+            only[last[i]]++;
+out:
+    free(holders);
+    free(last);
+    return only;
+}
+
+static json_object *json_labels(const struct cd_labelset *set)
+{
+    json_object *a = json_object_new_array();
+    char t[64];
+    for (size_t i = 0; i < set->n; i++)
+        json_object_array_add(a, json_object_new_string(label_text(set->v[i], t, sizeof t)));
+    return a;
+}
+
+static void print_json(json_object *j)
+{
+    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(j);
+}
+
+static int audit_overview(const struct cd_manifest *m, bool as_json)
+{
+    uint64_t *only = only_holder_counts(m);
+    uint64_t bytes = 0;
+    for (size_t k = 0; k < m->n_seeds; k++)
+        bytes += m->seeds[k].size;
+    if (as_json) {
+        json_object *j = json_object_new_object(), *a = json_object_new_array();
+        json_object_object_add(j, "seeds", json_object_new_uint64(m->n_seeds));
+        json_object_object_add(j, "seed_bytes", json_object_new_uint64(bytes));
+        json_object_object_add(j, "labels", json_object_new_uint64(m->n_labels));
+        json_object_object_add(j, "labels_finished", json_object_new_uint64(m->labels_finished));
+        json_object_object_add(j, "reproducers", json_object_new_uint64(m->n_reproducers));
+        json_object_object_add(j, "complete", json_object_new_boolean(m->stats.complete));
+        for (size_t k = 0; k < m->n_seeds; k++) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "sha1", json_object_new_string(m->seeds[k].sha1));
+            json_object_object_add(e, "size", json_object_new_uint64(m->seeds[k].size));
+            json_object_object_add(e, "labels", json_object_new_uint64(m->seeds[k].labels.n));
+            json_object_object_add(e, "best_for", json_object_new_uint64(m->seeds[k].best.n));
+            json_object_object_add(e, "only_holder_of", json_object_new_uint64(only ? only[k] : 0));
+            json_object_object_add(e, "origin", json_object_new_string(m->seeds[k].origin));
+            json_object_array_add(a, e);
+        }
+        json_object_object_add(j, "per_seed", a);
+        print_json(j);
+    } else {
+        char b[32];
+        printf("%zu seeds, %s; %zu labels (%llu finished); %zu reproducers; %s\n", m->n_seeds,
+               cli_bytes(bytes, b, sizeof b), m->n_labels, (unsigned long long)m->labels_finished,
+               m->n_reproducers,
+               m->stats.complete ? "complete"
+                                 : m->stats.stopped_by ? m->stats.stopped_by : "incomplete");
+        printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
+        for (size_t k = 0; k < m->n_seeds; k++)
+            printf("%.12s %8llu %7zu %5zu %5llu  %s\n", m->seeds[k].sha1,
+                   (unsigned long long)m->seeds[k].size, m->seeds[k].labels.n,
+                   m->seeds[k].best.n, (unsigned long long)(only ? only[k] : 0),
+                   m->seeds[k].origin);
+    }
+    free(only);
+    return CLI_EXIT_OK;
+}
+
+static int audit_seed(const struct cd_manifest *m, const char *sha1, bool as_json)
+{
+    const struct cd_manifest_example *s = cd_manifest_find_seed(m, sha1);
+    if (!s) {
+        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n", sha1);
+        return CLI_EXIT_INCOMPLETE;
+    }
+    if (as_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "sha1", json_object_new_string(s->sha1));
+        json_object_object_add(j, "size", json_object_new_uint64(s->size));
+        json_object_object_add(j, "origin", json_object_new_string(s->origin));
+        json_object_object_add(j, "labels", json_labels(&s->labels));
+        json_object_object_add(j, "best", json_labels(&s->best));
+        print_json(j);
+        return CLI_EXIT_OK;
+    }
+    printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size, s->origin);
+    printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
+    char t[64];
+    for (size_t i = 0; i < s->labels.n; i++)
+        printf("  %s%s\n", label_text(s->labels.v[i], t, sizeof t),
+               cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "");
+    return CLI_EXIT_OK;
+}
+
+static int audit_label(const struct cd_manifest *m, const char *text, bool as_json)
+{
+    uint32_t id;
+    if (!cd_labels_parse(text, &id))
+        return cli_usage_error("'%s' is not a label (like 000123:4 or crash:SIGSEGV)", text);
+    const struct cd_manifest_label *l = cd_manifest_find_label(m, id);
+    if (!l) {
+        fprintf(stderr, "corpus-distill: label %s is not in the manifest\n", text);
+        return CLI_EXIT_INCOMPLETE;
+    }
+    char t[64];
+    label_text(id, t, sizeof t);
+    json_object *j = NULL, *a = NULL;
+    if (as_json) {
+        j = json_object_new_object();
+        a = json_object_new_array();
+        json_object_object_add(j, "label", json_object_new_string(t));
+        json_object_object_add(j, "best", json_object_new_string(l->best));
+        json_object_object_add(j, "in", json_object_new_string(l->reproducer ? "reproducers"
+                                                                              : "seeds"));
+        json_object_object_add(j, "finished", json_object_new_boolean(l->finished));
+    } else {
+        printf("label %s: best example %s (%s, %s)\n", t, l->best,
+               l->reproducer ? "a reproducer" : "a seed", l->finished ? "finished" : "not finished");
+        printf("covered by:\n");
+    }
+    const struct cd_manifest_example *lists[2] = {m->seeds, m->reproducers};
+    size_t counts[2] = {m->n_seeds, m->n_reproducers};
+    for (int w = 0; w < 2; w++)
+        for (size_t k = 0; k < counts[w]; k++) {
+            const struct cd_manifest_example *s = &lists[w][k];
+            if (!cd_labelset_has(&s->labels, id))
+                continue;
+            if (a)
+                json_object_array_add(a, json_object_new_string(s->sha1));
+            else
+                printf("  %s %s %8llu  %s\n", s->sha1, w ? "reproducer" : "seed      ",
+                       (unsigned long long)s->size, s->origin);
+        }
+    if (j) {
+        json_object_object_add(j, "covered_by", a);
+        print_json(j);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int audit_diff(const struct cd_manifest *now, const char *old_path, bool as_json)
+{
+    struct cd_manifest old;
+    struct cd_error err;
+    if (cd_manifest_read(old_path, &old, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_INPUT;
+    }
+    json_object *gained = json_object_new_array(), *lost = json_object_new_array();
+    char t[64];
+    /* Both label tables are sorted by id: one merge walk. */
+    size_t i = 0, k = 0;
+    while (i < now->n_labels || k < old.n_labels) {
+        bool take_new = k >= old.n_labels
+                        || (i < now->n_labels && now->labels[i].id < old.labels[k].id);
+        bool take_old = i >= now->n_labels
+                        || (k < old.n_labels && old.labels[k].id < now->labels[i].id);
+        if (take_new)
+            json_object_array_add(gained, json_object_new_string(
+                                              label_text(now->labels[i++].id, t, sizeof t)));
+        else if (take_old)
+            json_object_array_add(lost, json_object_new_string(
+                                            label_text(old.labels[k++].id, t, sizeof t)));
+        else
+            i++, k++;
+    }
+    size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
+    if (as_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "labels_old", json_object_new_uint64(old.n_labels));
+        json_object_object_add(j, "labels_new", json_object_new_uint64(now->n_labels));
+        json_object_object_add(j, "gained", gained);
+        json_object_object_add(j, "lost", lost);
+        print_json(j);
+    } else {
+        printf("labels: %zu -> %zu; gained %zu, lost %zu\n", old.n_labels, now->n_labels, ng, nl);
+        for (size_t x = 0; x < ng; x++)
+            printf("+ %s\n", json_object_get_string(json_object_array_get_idx(gained, x)));
+        for (size_t x = 0; x < nl; x++)
+            printf("- %s\n", json_object_get_string(json_object_array_get_idx(lost, x)));
+        json_object_put(gained);
+        json_object_put(lost);
+    }
+    cd_manifest_release(&old);
+    return CLI_EXIT_OK;
+}
+
+int cli_audit(const struct cli_opts *o)
+{
+    struct cd_manifest m;
+    struct cd_error err;
+    if (cd_manifest_read(o->audit_manifest, &m, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_INPUT;
+    }
+    int code;
+    if (o->audit_seed)
+        code = audit_seed(&m, o->audit_seed, o->audit_json);
+    else if (o->audit_label)
+        code = audit_label(&m, o->audit_label, o->audit_json);
+    else if (o->audit_diff)
+        code = audit_diff(&m, o->audit_diff, o->audit_json);
+    else
+        code = audit_overview(&m, o->audit_json);
+    cd_manifest_release(&m);
+    return code;
+}

@@ -1,0 +1,345 @@
+/* Command-line options: one table from which the parser works and --help is printed, so the two
+ * cannot drift apart (the man page is checked against --help by tests/docs/help_in_man.sh). Only
+ * the CLI reads argv. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_id {
+    OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
+    OPT_NO_REDUCE, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_FORCE, OPT_QUIET,
+    OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+};
+
+struct cli_option {
+    char short_name;      /* 0 when there is none */
+    const char *long_name; /* without "--"; NULL when there is none */
+    const char *arg;      /* argument name, NULL for a flag */
+    const char *column;   /* left column of --help; NULL: shown on the line of the entry before */
+    const char *help;
+    enum opt_id id;
+};
+
+static const struct cli_option options[] = {
+    {'o', NULL, "DIR", "-o DIR", "seed corpus directory (required)", OPT_OUT},
+    {'t', NULL, "MS", "-t MS", "timeout per run in ms (default: calibrated)", OPT_TIMEOUT},
+    {'m', NULL, "MB", "-m MB", "memory limit of the target in MiB (default: none)", OPT_MEM},
+    {'j', NULL, "N", "-j N", "workers (default: number of online CPUs)", OPT_JOBS},
+    {0, "no-bind", NULL, "--no-bind", "do not bind workers to CPUs", OPT_NO_BIND},
+    {0, "seed", "N", "--seed N", "random seed of the label choice (default 0)", OPT_SEED},
+    {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
+     OPT_MAX_TIME},
+    {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
+    {0, "no-reduce", NULL, "--no-reduce", "select only, do not shrink (like afl-cmin)",
+     OPT_NO_REDUCE},
+    {0, "max-input-size", "BYTES", "--max-input-size BYTES",
+     "skip larger inputs (k/M/G suffixes; default 1M)", OPT_MAX_SIZE},
+    {0, "raw-archives", NULL, "--raw-archives", "an archive operand is one raw input",
+     OPT_RAW},
+    {0, "crashes", "DIR", "--crashes DIR", "reproducers (default: DIR.crashes)", OPT_CRASHES},
+    {0, "manifest", "FILE", "--manifest FILE", "label manifest (default: DIR.manifest.json)",
+     OPT_MANIFEST},
+    {0, "force", NULL, "--force", "replace a non-empty DIR not written by corpus-distill",
+     OPT_FORCE},
+    {'q', "quiet", NULL, "-q, --quiet", "print errors only", OPT_QUIET},
+    {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
+     OPT_VERBOSE},
+    {0, "json-summary", NULL, "--json-summary", "final summary as JSON on stdout",
+     OPT_JSON_SUMMARY},
+    {'h', "help", NULL, "-h, --help", "this help; -V, --version: the version", OPT_HELP},
+    {'V', "version", NULL, NULL, NULL, OPT_VERSION},
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+void cli_print_help(FILE *f)
+{
+    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...]\n"
+          "       corpus-distill audit MANIFEST [--seed SHA1|--label L|--diff OLD] [--json]\n"
+          "@@ in ARGS stands for the input file.  Full manual: corpus-distill(1)\n",
+          f);
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].column)
+            fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
+    fputs("Exit: 0 complete, 1 incomplete (budget/signal), 2 usage, 3 target, 4 no input,\n"
+          "      5 output error.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_DEBUG TMPDIR\n",
+          f);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("corpus-distill: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\ntry 'corpus-distill --help'\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+/* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
+static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    uint64_t mul = 1;
+    if (suffixes && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1ull << 10; break;
+        case 'm': case 'M': mul = 1ull << 20; break;
+        case 'g': case 'G': mul = 1ull << 30; break;
+        default: return false;
+        }
+        end++;
+        if (*end == 'i')
+            end++;
+        if (*end == 'B' || *end == 'b')
+            end++;
+    }
+    if (*end || (v && mul > max / v) || v * mul > max)
+        return false;
+    *out = v * mul;
+    return true;
+}
+
+/* Parses a duration in seconds with an optional unit (s, m, h). */
+static bool parse_seconds(const char *s, uint64_t *out)
+{
+    size_t n = strlen(s);
+    uint64_t mul = 1;
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n + 1);
+    switch (buf[n - 1]) {
+    case 's': buf[n - 1] = '\0'; break;
+    case 'm': mul = 60; buf[n - 1] = '\0'; break;
+    case 'h': mul = 3600; buf[n - 1] = '\0'; break;
+    default: break;
+    }
+    uint64_t v;
+    if (!parse_num(buf, false, UINT64_MAX / 3600, &v))
+        return false;
+    *out = v * mul;
+    return true;
+}
+
+static const struct cli_option *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].long_name && strlen(options[i].long_name) == len
+            && strncmp(options[i].long_name, name, len) == 0)
+            return &options[i];
+    return NULL;
+}
+
+static const struct cli_option *find_short(char c)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].short_name == c)
+            return &options[i];
+    return NULL;
+}
+
+/* Applies one option; returns false after printing a usage error. */
+static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *name,
+                  const char *val)
+{
+    uint64_t v;
+    switch (opt->id) {
+    case OPT_OUT: o->out_dir = val; break;
+    case OPT_TIMEOUT:
+        if (!parse_num(val, false, 3600000, &v) || v == 0)
+            goto bad;
+        o->timeout_ms = (unsigned)v;
+        break;
+    case OPT_MEM:
+        if (strcmp(val, "none") == 0 || strcmp(val, "0") == 0)
+            o->mem_limit_mb = 0;
+        else if (parse_num(val, false, 1u << 30, &v))
+            o->mem_limit_mb = (unsigned)v;
+        else
+            goto bad;
+        break;
+    case OPT_JOBS:
+        if (!parse_num(val, false, 4096, &v) || v == 0)
+            goto bad;
+        o->jobs = (unsigned)v;
+        break;
+    case OPT_NO_BIND: o->no_bind = true; break;
+    case OPT_SEED:
+        if (!parse_num(val, false, UINT64_MAX, &o->seed))
+            goto bad;
+        break;
+    case OPT_MAX_TIME:
+        if (!parse_seconds(val, &o->max_time_s) || o->max_time_s == 0)
+            goto bad;
+        break;
+    case OPT_MAX_EXECS:
+        if (!parse_num(val, false, UINT64_MAX, &o->max_execs) || o->max_execs == 0)
+            goto bad;
+        break;
+    case OPT_NO_REDUCE: o->no_reduce = true; break;
+    case OPT_MAX_SIZE:
+        if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
+            goto bad;
+        o->max_input_size = (size_t)v;
+        break;
+    case OPT_RAW: o->raw_archives = true; break;
+    case OPT_CRASHES: o->crashes_dir = val; break;
+    case OPT_MANIFEST: o->manifest = val; break;
+    case OPT_FORCE: o->force = true; break;
+    case OPT_QUIET: o->verbosity = -1; break;
+    case OPT_VERBOSE: o->verbosity = 1; break;
+    case OPT_JSON_SUMMARY: o->json_summary = true; break;
+    case OPT_HELP: o->mode = CLI_MODE_HELP; break;
+    case OPT_VERSION: o->mode = CLI_MODE_VERSION; break;
+    }
+    return true;
+bad:
+    cli_usage_error("invalid value '%s' for %s", val, name);
+    return false;
+}
+
+/* Parses "audit MANIFEST [--seed SHA1|--label L|--diff OLD.json] [--json]". */
+static bool parse_audit(int argc, char **argv, struct cli_opts *o)
+{
+    o->mode = CLI_MODE_AUDIT;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = NULL;
+        if (strcmp(a, "--json") == 0) {
+            o->audit_json = true;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->mode = CLI_MODE_HELP;
+            return true;
+        }
+        if (strcmp(a, "--seed") == 0)
+            slot = &o->audit_seed;
+        else if (strcmp(a, "--label") == 0)
+            slot = &o->audit_label;
+        else if (strcmp(a, "--diff") == 0)
+            slot = &o->audit_diff;
+        if (slot) {
+            if (i + 1 >= argc) {
+                cli_usage_error("option %s needs an argument", a);
+                return false;
+            }
+            if (o->audit_seed || o->audit_label || o->audit_diff) {
+                cli_usage_error("audit takes one of --seed, --label, --diff");
+                return false;
+            }
+            *slot = argv[++i];
+            continue;
+        }
+        if (a[0] == '-' && a[1]) {
+            cli_usage_error("unknown audit option '%s'", a);
+            return false;
+        }
+        if (o->audit_manifest) {
+            cli_usage_error("audit takes one manifest, got '%s' too", a);
+            return false;
+        }
+        o->audit_manifest = a;
+    }
+    if (!o->audit_manifest) {
+        cli_usage_error("audit needs a MANIFEST");
+        return false;
+    }
+    return true;
+}
+
+/* Parses one argument that starts with '-'; *i advances past a separate value. */
+static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
+{
+    const char *a = argv[*i];
+    if (a[1] == '-') {
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct cli_option *opt = find_long(name, len);
+        if (!opt) {
+            cli_usage_error("unknown option '--%.*s'", (int)len, name);
+            return false;
+        }
+        const char *val = NULL;
+        if (opt->arg) {
+            if (eq)
+                val = eq + 1;
+            else if (*i + 1 < argc)
+                val = argv[++*i];
+            else {
+                cli_usage_error("option --%s needs an argument %s", opt->long_name, opt->arg);
+                return false;
+            }
+        } else if (eq) {
+            cli_usage_error("option --%s takes no argument", opt->long_name);
+            return false;
+        }
+        return apply(o, opt, a, val);
+    }
+    for (const char *c = a + 1; *c; c++) {
+        const struct cli_option *opt = find_short(*c);
+        char name[3] = {'-', *c, '\0'};
+        if (!opt) {
+            cli_usage_error("unknown option '-%c'", *c);
+            return false;
+        }
+        if (!opt->arg) {
+            if (!apply(o, opt, name, NULL))
+                return false;
+            continue;
+        }
+        const char *val = c[1] ? c + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!val) {
+            cli_usage_error("option -%c needs an argument %s", *c, opt->arg);
+            return false;
+        }
+        return apply(o, opt, name, val);
+    }
+    return true;
+}
+
+bool cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_input_size = 1u << 20;
+    if (argc > 1 && strcmp(argv[1], "audit") == 0)
+        return parse_audit(argc, argv, o);
+    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+    if (!o->inputs) {
+        fputs("corpus-distill: out of memory\n", stderr);
+        return false;
+    }
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (a[0] == '-' && a[1]) {
+            if (!parse_option(argc, argv, &i, o))
+                return false;
+        } else {
+            o->inputs[o->n_inputs++] = a;
+        }
+    }
+    if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION)
+        return true;
+    if (i < argc)
+        o->target_argv = &argv[i + 1];
+    if (!o->out_dir)
+        return cli_usage_error("missing -o DIR"), false;
+    if (o->n_inputs == 0)
+        return cli_usage_error("missing INPUT (files, directories or archives to distill)"), false;
+    if (!o->target_argv || !o->target_argv[0])
+        return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
+    return true;
+}

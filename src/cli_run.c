@@ -1,0 +1,414 @@
+/* The distill mode: options and environment become the engine's settings, then ingest, first pass,
+ * reduction, and emit (seeds swapped in whole, reproducers, manifest), then the summary and the
+ * exit code. SIGINT and SIGTERM only set the engine's stop flag: the run still writes a complete,
+ * valid output of the best examples so far, marked incomplete. */
+#include "cd_emit.h"
+#include "cd_hash.h"
+#include "cd_manifest.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t quiet_signals;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+    if (signals_seen++ == 0 && !quiet_signals) {
+        static const char msg[] = "\ncorpus-distill: stopping, writing the best examples so far\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+    }
+}
+
+static void install_signals(bool quiet)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    quiet_signals = quiet;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Returns an owned "base + suffix" with base's trailing slashes removed. */
+static char *beside(const char *dir, const char *suffix)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *s = malloc(n + strlen(suffix) + 1);
+    if (s) {
+        memcpy(s, dir, n);
+        strcpy(s + n, suffix);
+    }
+    return s;
+}
+
+/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
+static void target_sha1(const char *target, char hex[41])
+{
+    hex[0] = '\0';
+    char *path = NULL;
+    if (strchr(target, '/')) {
+        path = strdup(target);
+    } else {
+        const char *env = getenv("PATH");
+        char *dirs = strdup(env ? env : "/usr/bin:/bin");
+        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save)) {
+            size_t n = strlen(d) + strlen(target) + 2;
+            char *p = malloc(n);
+            if (!p)
+                break;
+            snprintf(p, n, "%s/%s", d, target);
+            if (access(p, X_OK) == 0) {
+                path = p;
+                break;
+            }
+            free(p);
+        }
+        free(dirs);
+    }
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!f)
+        return;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb)
+                goto out;
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (!ferror(f))
+        cd_hash_sha1_hex(buf, len, hex);
+out:
+    free(buf);
+    fclose(f);
+}
+
+/* Parses an unsigned environment variable; returns false when unset or not a number. */
+static bool env_uint(const char *name, unsigned long long *out)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return !errno && !*end;
+}
+
+/* Writes "3 inputs skipped: 2 too large (limit 1 MiB), 1 unreadable" into buf; "" when none. */
+static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, char *buf,
+                                size_t cap)
+{
+    uint64_t total = 0;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        total += is->skipped[k];
+    if (!total)
+        return buf;
+    n += (size_t)snprintf(buf, cap, "%llu input%s skipped:", (unsigned long long)total,
+                          total == 1 ? "" : "s");
+    const char *sep = " ";
+    for (int k = 0; k < CD_SKIP_COUNT && n < cap; k++) {
+        if (!is->skipped[k])
+            continue;
+        char lim[48] = "";
+        if (k == CD_SKIP_TOO_LARGE) {
+            char b[32];
+            snprintf(lim, sizeof lim, " (limit %s)", cli_bytes(limit, b, sizeof b));
+        }
+        n += (size_t)snprintf(buf + n, cap - n, "%s%llu %s%s", sep,
+                              (unsigned long long)is->skipped[k],
+                              cd_ingest_skip_name((enum cd_skip)k), lim);
+        sep = ", ";
+    }
+    return buf;
+}
+
+struct run_state {
+    const struct cli_opts *o;
+    char *crashes, *manifest;
+    struct cd_exec_opts exec_opts;
+    struct cd_exec_runner_ctx runner;
+    struct cd_ingest *ing;
+    struct cd_distill *d;
+    struct cli_progress *progress;
+    struct cd_result result;
+    bool have_result;
+    struct cd_emit_stats emitted;
+    unsigned jobs;
+    struct cd_manifest_skip skips[CD_SKIP_COUNT];
+    size_t n_skips;
+};
+
+static void print_summary(struct run_state *s, int code)
+{
+    const struct cli_opts *o = s->o;
+    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
+    const struct cd_result_stats *rs = &s->result.stats;
+    uint64_t finished = 0;
+    for (size_t i = 0; i < s->result.n_labels; i++)
+        finished += s->result.labels[i].finished;
+    double secs = (double)rs->wall_ns / 1e9;
+    char b1[32], b2[32], skip[256];
+    skipped_text(is, o->max_input_size, skip, sizeof skip);
+    if (o->verbosity >= 0) {
+        fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu duplicates)%s%s\n",
+                (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
+                (unsigned long long)rs->duplicates, skip[0] ? "; " : "", skip);
+        fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
+                (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
+                o->out_dir);
+        if (s->emitted.reproducers)
+            fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
+                    (unsigned long long)s->emitted.reproducers, s->crashes);
+        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished; "
+                        "%llu execs in %.1f s (%.0f/s); %s\n",
+                s->result.n_labels, (unsigned long long)rs->labels_input,
+                (unsigned long long)finished, (unsigned long long)rs->execs, secs,
+                secs > 0 ? (double)rs->execs / secs : 0.0,
+                code == CLI_EXIT_OK ? "complete"
+                                    : rs->stopped_by ? (rs->stopped_by[0] == 's'
+                                                            ? "incomplete: stopped by a signal"
+                                                            : rs->stopped_by)
+                                                     : "incomplete");
+    }
+    if (!o->json_summary)
+        return;
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "exit_code", json_object_new_int(code));
+    json_object_object_add(j, "complete", json_object_new_boolean(rs->complete));
+    json_object_object_add(j, "stopped_by",
+                           rs->stopped_by ? json_object_new_string(rs->stopped_by) : NULL);
+    json_object_object_add(j, "inputs", json_object_new_uint64(is->inputs));
+    json_object_object_add(j, "input_bytes", json_object_new_uint64(is->bytes));
+    json_object_object_add(j, "duplicates", json_object_new_uint64(rs->duplicates));
+    json_object *sk = json_object_new_object();
+    for (size_t i = 0; i < s->n_skips; i++)
+        json_object_object_add(sk, s->skips[i].reason, json_object_new_uint64(s->skips[i].count));
+    json_object_object_add(j, "skipped", sk);
+    json_object_object_add(j, "seeds", json_object_new_uint64(s->emitted.seeds));
+    json_object_object_add(j, "seed_bytes", json_object_new_uint64(s->emitted.seed_bytes));
+    json_object_object_add(j, "reproducers", json_object_new_uint64(s->emitted.reproducers));
+    json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
+    json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
+    json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
+    json_object_object_add(j, "wall_time_s", json_object_new_double(secs));
+    json_object_object_add(j, "seed_dir", json_object_new_string(o->out_dir));
+    json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
+    json_object_object_add(j, "manifest", json_object_new_string(s->manifest));
+    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    fflush(stdout);
+    json_object_put(j);
+}
+
+static void print_details(struct run_state *s)
+{
+    const struct cd_exec_info *in = &s->runner.info;
+    cli_progress_clear(s->progress);
+    fprintf(stderr,
+            "corpus-distill: target: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, %u "
+            "worker%s%s\n",
+            in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
+            in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
+            in->shm_testcase ? ", shared-memory input" : "",
+            in->file_input ? ", @@ file input" : ", stdin input", s->jobs,
+            s->jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+    char *report = cd_distill_pass_report(s->d);
+    if (report && *report)
+        fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
+                report[strlen(report) - 1] == '\n' ? "" : "\n");
+    free(report);
+}
+
+/* Writes seeds (staged, then swapped in), reproducers and the manifest. */
+static int write_output(struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    struct cd_error err;
+    struct cd_emit_opts eo = {o->out_dir, s->crashes, s->manifest, o->force};
+    struct cd_emit_stage *stage = NULL;
+    if (cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err) != CD_OK
+        || cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK) {
+        cd_emit_abort(stage);
+        goto fail;
+    }
+    if (cd_emit_commit(stage, &err) != CD_OK)
+        goto fail;
+    struct cd_manifest_info info = {
+        .tool_version = CD_VERSION, .target_argv = o->target_argv,
+        .map_size = s->runner.info.map_size, .timeout_ms = s->runner.info.timeout_ms,
+        .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
+        .max_time_s = o->max_time_s, .max_execs = o->max_execs,
+        .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
+        .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
+        .seed_dir = (char *)o->out_dir, .crashes_dir = s->crashes};
+    target_sha1(o->target_argv[0], info.target_sha1);
+    if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
+        goto fail;
+    return CLI_EXIT_OK;
+fail:
+    cli_progress_clear(s->progress);
+    fprintf(stderr, "corpus-distill: %s\n", err.msg);
+    return CLI_EXIT_OUTPUT;
+}
+
+static void fill_exec_opts(struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    unsigned long long v;
+    s->exec_opts.argv = o->target_argv;
+    s->exec_opts.timeout_ms = o->timeout_ms;
+    s->exec_opts.mem_limit_mb = o->mem_limit_mb;
+    s->exec_opts.map_size = env_uint("AFL_MAP_SIZE", &v) ? (size_t)v : 0;
+    const char *ce = getenv("AFL_CRASH_EXITCODE");
+    if (ce && *ce) {
+        s->exec_opts.crash_exitcode = atoi(ce);
+        s->exec_opts.crash_exitcode_set = true;
+    }
+    s->exec_opts.cpu = -1;
+    const char *tmp = getenv("TMPDIR");
+    s->exec_opts.tmp_dir = tmp && *tmp ? tmp : NULL;
+    const char *dbg = getenv("AFL_DEBUG");
+    s->exec_opts.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
+    s->runner.exec_opts = &s->exec_opts;
+    s->runner.bind_cpus = !o->no_bind;
+}
+
+/* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */
+static int distill(struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    struct cd_error err;
+    struct cd_ingest_opts io = {.operands = o->inputs, .n_operands = o->n_inputs,
+                                .max_input_size = o->max_input_size,
+                                .archives_as_raw = o->raw_archives, .skip_empty = true};
+    if (cd_ingest_new(&s->ing, &io, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_INPUT;
+    }
+    struct cd_distill_opts dopts = {
+        .seed = o->seed, .no_reduce = o->no_reduce, .max_execs = o->max_execs,
+        .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .stop = &stop_flag,
+        .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
+    if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_TARGET;
+    }
+    enum cd_status st = cd_distill_ingest(s->d, s->ing, &err);
+    if (st >= CD_FAILED && !stop_flag) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_TARGET;
+    }
+    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        if (is->skipped[k])
+            s->skips[s->n_skips++] = (struct cd_manifest_skip){
+                (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
+    if (is->inputs == 0) {
+        char skip[256];
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: no inputs in '%s'%s%s%s\n", o->inputs[0],
+                o->n_inputs > 1 ? " and the other operands" : "",
+                is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] + is->skipped[4]
+                    ? ": " : "",
+                skipped_text(is, o->max_input_size, skip, sizeof skip));
+        return CLI_EXIT_INPUT;
+    }
+    if (!o->no_reduce && !stop_flag) {
+        st = cd_distill_reduce(s->d, &err);
+        if (st >= CD_FAILED && !stop_flag) {
+            cli_progress_clear(s->progress);
+            fprintf(stderr, "corpus-distill: %s\n", err.msg);
+            return CLI_EXIT_TARGET;
+        }
+    }
+    if (cd_distill_result(s->d, &s->result, &err) != CD_OK) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_OUTPUT;
+    }
+    s->have_result = true;
+    if (stop_flag && !s->result.stats.stopped_by) {
+        s->result.stats.stopped_by = "signal";
+        s->result.stats.complete = false;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_run(const struct cli_opts *o)
+{
+    struct run_state s;
+    struct cd_error err;
+    int code;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.crashes = o->crashes_dir ? strdup(o->crashes_dir) : beside(o->out_dir, ".crashes");
+    s.manifest = o->manifest ? strdup(o->manifest) : beside(o->out_dir, ".manifest.json");
+    if (!s.crashes || !s.manifest) {
+        fputs("corpus-distill: out of memory\n", stderr);
+        code = CLI_EXIT_OUTPUT;
+        goto out;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s.jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
+    /* Refuse a foreign output directory before spending any time on the run. */
+    struct cd_emit_opts eo = {o->out_dir, s.crashes, s.manifest, o->force};
+    if (cd_emit_check(&eo, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s%s\n", err.msg,
+                strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
+        code = CLI_EXIT_OUTPUT;
+        goto out;
+    }
+    install_signals(o->verbosity < 0);
+    s.progress = cli_progress_new(o->verbosity);
+    fill_exec_opts(&s);
+    code = distill(&s);
+    if (code != CLI_EXIT_OK)
+        goto out;
+    if (o->verbosity > 0)
+        print_details(&s);
+    cli_progress_clear(s.progress);
+    code = write_output(&s);
+    if (code != CLI_EXIT_OK)
+        goto out;
+    code = s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
+    print_summary(&s, code);
+out:
+    cli_progress_free(s.progress);
+    if (s.have_result)
+        cd_result_release(&s.result);
+    cd_distill_free(s.d);
+    cd_ingest_free(s.ing);
+    free(s.crashes);
+    free(s.manifest);
+    return code;
+}

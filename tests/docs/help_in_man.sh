@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The man page and --help agree: every option --help shows is documented in the man page and every
+# option the man page's OPTIONS section lists is in --help; --help fits one 80x24 screen; the page
+# renders without groff warnings; and the command lines of its EXAMPLES parse (with the sample
+# target and corpus built, the first example and the audit examples run for real).
+set -u
+bin=${CD_BIN:?CD_BIN not set}
+src=${CD_SRC:?CD_SRC not set}
+page=$src/man/corpus-distill.1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+help=$("$bin" --help) || err "--help exited $?"
+lines=$(printf '%s\n' "$help" | wc -l)
+width=$(printf '%s\n' "$help" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+[ "$lines" -le 23 ] || err "--help has $lines lines (at most 23 leave room for the prompt)"
+[ "$width" -le 80 ] || err "--help has a line of $width columns"
+
+# The man page source with roff's escaped hyphens made plain.
+plain=$(sed 's/\\-/-/g' "$page")
+
+# Every option named in --help (tokens like -o, --max-time) appears in the man page.
+opts=$(printf '%s\n' "$help" | grep -oE '(^|[][ ,(|])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[][ ,(|]//' |
+       sort -u)
+[ -n "$opts" ] || err "no options found in --help"
+for o in $opts; do
+  printf '%s\n' "$plain" | grep -qE -- "(^|[^a-zA-Z-])$o([^a-zA-Z-]|$)" ||
+    err "option $o is in --help but not in the man page"
+done
+
+# Every option the OPTIONS section lists (.TP items) appears in --help.
+manopts=$(printf '%s\n' "$plain" | awk '/^\.SH OPTIONS/{on=1; next} /^\.SH/{on=0}
+          on && prev ~ /^\.TP/ { print } { prev = $0 }' |
+          grep -oE -- '--?[a-zA-Z][a-zA-Z-]*' | sort -u)
+[ -n "$manopts" ] || err "no options found in the man page's OPTIONS section"
+for o in $manopts; do
+  [ "$o" = "--" ] && continue
+  printf '%s\n' "$help" | grep -qE -- "(^|[^a-zA-Z-])$o([^a-zA-Z-]|$)" ||
+    err "option $o is in the man page but not in --help"
+done
+
+# The page renders without warnings.
+if command -v groff >/dev/null; then
+  warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+  [ -z "$warnings" ] || err "groff warnings: $warnings"
+else
+  echo "groff not found: rendering not checked"
+fi
+if command -v man >/dev/null; then
+  MANWIDTH=80 man -l "$page" >/dev/null 2>&1 || err "man -l failed"
+fi
+
+# The EXAMPLES command lines parse: each with --help inserted before "--" must exit 0.
+examples=$(printf '%s\n' "$plain" | awk '/^\.SH EXAMPLES/{on=1} /^\.SH SEE ALSO/{on=0}
+           on && /^\.EX/{ex=1; next} on && /^\.EE/{ex=0} on && ex' | grep '^corpus-distill ')
+[ -n "$examples" ] || err "no corpus-distill command lines in EXAMPLES"
+while IFS= read -r line; do
+  read -r -a words <<<"$line"
+  args=() inserted=0
+  for w in "${words[@]:1}"; do
+    if [ "$w" = "--" ] && [ $inserted = 0 ]; then args+=(--help); inserted=1; fi
+    args+=("$w")
+  done
+  [ $inserted = 1 ] || args+=(--help)
+  "$bin" "${args[@]}" >/dev/null 2>&1 || err "example does not parse: $line"
+done <<<"$examples"
+
+# With the sample target and corpus, run the first example and the audit examples for real.
+target=${CD_TARGETS:-}/sample_json
+corpus=$src/sample_corpora/json.tar.zst
+if [ "${CD_HAVE_AFL:-0}" = 1 ] && [ -x "$target" ] && [ -f "$corpus" ]; then
+  tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+  first=$(printf '%s\n' "$examples" | head -n 1)
+  read -r -a words <<<"$first"
+  args=()
+  for w in "${words[@]:1}"; do
+    case $w in
+      sample_corpora/*) args+=("$src/$w") ;;
+      build/targets/*) args+=("$CD_TARGETS/${w#build/targets/}") ;;
+      *) args+=("$w") ;;
+    esac
+  done
+  (cd "$tmp" && mkdir -p out && "$bin" -q -j 1 --max-time 10 "${args[@]}")
+  rc=$?
+  { [ $rc = 0 ] || [ $rc = 1 ]; } || err "first example exited $rc: $first"
+  m=$tmp/out/json-seeds.manifest.json
+  if [ -f "$m" ]; then
+    seed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seeds"][0]["sha1"][:8])' "$m")
+    label=$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["labels"])[0])' "$m")
+    cp "$m" "$tmp/old.manifest.json"
+    cp "$m" "$tmp/new.manifest.json"
+    cp "$m" "$tmp/seeds.manifest.json"
+    while IFS= read -r line; do
+      case $line in corpus-distill\ audit*) ;; *) continue ;; esac
+      line=${line//3f786850/$seed}
+      line=${line//000123:4/$label}
+      read -r -a words <<<"$line"
+      (cd "$tmp" && "$bin" "${words[@]:1}" >/dev/null) || err "audit example failed: $line"
+    done <<<"$examples"
+  else
+    err "first example wrote no manifest"
+  fi
+else
+  echo "sample target or corpus missing: examples only parsed"
+fi
+
+[ $fail = 0 ] && echo "ok"
+exit $fail
