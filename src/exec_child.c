@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -287,9 +286,9 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
 {
     int ctl[2] = {-1, -1}, st[2] = {-1, -1}, ep[2] = {-1, -1};
     enum cd_status status = CD_FAILED;
-    /* The control channel is a socket so that a dead fork server gives EPIPE (MSG_NOSIGNAL),
-     * never a SIGPIPE in the caller's process; the target just read()s it. */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(st, O_CLOEXEC) != 0 ||
+    /* We keep the control pipe's read end open too, so that writing to a dead fork server can
+     * never raise SIGPIPE in the caller's process: its death shows as EOF on the status pipe. */
+    if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0 ||
         (!ex->opts.debug_child && pipe2(ep, O_CLOEXEC) != 0)) {
         cd_error_set(err, CD_FAILED, "cannot create fork-server pipes: %s", strerror(errno));
         goto out;
@@ -302,11 +301,12 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
         goto out;
     }
     if (pid == 0)
-        child_exec(ex, ctl[1], st[1], ep[1]);
+        child_exec(ex, ctl[0], st[1], ep[1]);
     ex->fsrv_pid = pid;
     ex->child_pid = 0;
     ex->was_killed = 0;
-    ex->ctl_fd = ctl[0], ctl[0] = -1;
+    ex->ctl_fd = ctl[1], ctl[1] = -1;
+    ex->ctl_keep_fd = ctl[0], ctl[0] = -1;
     ex->st_fd = st[0], st[0] = -1;
     ex->err_fd = ep[0], ep[0] = -1;
     status = CD_OK;
@@ -354,11 +354,13 @@ void exec_child_stop(struct cd_exec *ex)
 {
     if (ex->ctl_fd >= 0)
         close(ex->ctl_fd);
+    if (ex->ctl_keep_fd >= 0)
+        close(ex->ctl_keep_fd);
     if (ex->st_fd >= 0)
         close(ex->st_fd);
     if (ex->err_fd >= 0)
         close(ex->err_fd);
-    ex->ctl_fd = ex->st_fd = ex->err_fd = -1;
+    ex->ctl_fd = ex->ctl_keep_fd = ex->st_fd = ex->err_fd = -1;
     if (ex->fsrv_pid <= 0)
         return;
     pid_t group = ex->fsrv_pid;

@@ -43,7 +43,6 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,7 +131,7 @@ static enum io read_pid(struct cd_exec *ex, uint32_t *v)
 static bool write_word(struct cd_exec *ex, uint32_t v)
 {
     for (;;) {
-        ssize_t n = send(ex->ctl_fd, &v, 4, MSG_NOSIGNAL);
+        ssize_t n = write(ex->ctl_fd, &v, 4);
         if (n == 4)
             return true;
         if (n < 0 && errno == EINTR)
@@ -335,7 +334,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
         return cd_error_set(err, CD_FAILED, "out of memory");
     ex->opts = *opts;
     ex->input_fd = ex->devnull_fd = ex->children_fd = -1;
-    ex->ctl_fd = ex->st_fd = ex->err_fd = -1;
+    ex->ctl_fd = ex->ctl_keep_fd = ex->st_fd = ex->err_fd = -1;
     ex->shm_id = ex->fuzz_id = -1;
     enum cd_status st = CD_FAILED;
     ex->tail = malloc(EXEC_TAIL_CAP + 1);

@@ -40,7 +40,8 @@ struct cd_exec {
     uint8_t *fuzz;           /* test-case segment: u32 length, then the bytes */
     size_t clear_size;       /* bytes cleared before each run (map size rounded up to 64) */
 
-    int ctl_fd;              /* our end of the control channel (198 in the target) */
+    int ctl_fd;              /* write end of the control pipe (198 in the target) */
+    int ctl_keep_fd;         /* its read end, kept open: a write never raises SIGPIPE */
     int st_fd;               /* read end of the status pipe (199 in the target) */
     int err_fd;              /* read end of the target's stderr, non-blocking; -1 if not captured */
     int children_fd;         /* /proc/<our pid>/task/<our pid>/children, or -1 */
