@@ -73,8 +73,9 @@ static int probe(int fd, bool iso, struct archive **out, struct archive_entry **
 }
 
 /* Reopens the archive file at fd, which the probe found to be compressed, with decompression in a
- * thread ahead of the reader. Returns the status of the first header; on failure other than
- * ARCHIVE_FATAL from the header the plain reader is kept (returned as is). */
+ * thread ahead of the reader, replacing *a and setting ing->ar_pipe. Returns the status of the
+ * new reader's first header; when the thread cannot be started, returns ARCHIVE_FATAL with *a
+ * unchanged and carrying the message. */
 static int pipelined(struct cd_ingest *ing, int fd, struct archive **a, struct archive_entry **entry)
 {
     struct archive *b = NULL;
@@ -171,6 +172,8 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         /* A large compressed archive: start again with decompression in its own thread. */
         r = pipelined(ing, fd, &a, &entry);
         if (r == ARCHIVE_EOF) { /* cannot happen after the probe saw an entry; be safe */
+            archive_read_free(a); /* the reader before the thread that feeds it */
+            a = NULL;
             ing_pipe_free(ing->ar_pipe);
             ing->ar_pipe = NULL;
             ing->stats.archives++;
@@ -181,6 +184,8 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     if (r < ARCHIVE_WARN) {
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
         st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(a));
+        archive_read_free(a);
+        a = NULL;
         ing_pipe_free(ing->ar_pipe);
         ing->ar_pipe = NULL;
         goto out;

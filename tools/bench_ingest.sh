@@ -44,7 +44,7 @@ while done < total:
         while got < size:
             w = words[rng.randrange(len(words))]
             parts.append(b"<" + w + b">" if rng.random() < 0.2 else w + b" ")
-            got += len(parts[-1]) + 1
+            got += len(parts[-1])
         data = b"".join(parts)[:size]
     with open(os.path.join(d, "f%06d.bin" % n), "wb") as f:
         f.write(data)
