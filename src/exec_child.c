@@ -138,28 +138,55 @@ static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
     return CD_OK;
 }
 
-/* argv with "@@" replaced by the input path. A libFuzzer harness gets no input argument: it reads
- * its input from shared memory in its persistent loop (a file argument would make it abort). */
+/* argv with "@@" replaced by the input path, also inside an argument ("--in=@@") as afl-fuzz
+ * does. A libFuzzer harness gets no input argument: it reads its input from shared memory in its
+ * persistent loop (a file argument would make it abort). */
 static enum cd_status build_argv(struct cd_exec *ex, struct cd_error *err)
 {
     size_t argc = 0;
     while (ex->opts.argv[argc])
         argc++;
     ex->argv = calloc(argc + 1, sizeof *ex->argv);
-    if (!ex->argv)
+    ex->owned = calloc(argc + 1, sizeof *ex->owned);
+    if (!ex->argv || !ex->owned)
         return cd_error_set(err, CD_FAILED, "out of memory");
     size_t j = 0;
     for (size_t i = 0; i < argc; i++) {
         const char *a = ex->opts.argv[i];
-        if (i > 0 && strcmp(a, "@@") == 0) {
-            if (ex->bin.libfuzzer)
+        if (i > 0 && strstr(a, "@@")) {
+            if (ex->bin.libfuzzer && strcmp(a, "@@") == 0)
                 continue;
-            ex->info.file_input = true;
-            a = "@@"; /* patched once the file exists */
+            ex->info.file_input = true; /* patched once the file exists */
         }
         ex->argv[j++] = (char *)a;
     }
     ex->argv[0] = ex->path;
+    return CD_OK;
+}
+
+/* Replaces every "@@" in argument i by the input path; the new string is kept in ex->owned. */
+static enum cd_status patch_arg(struct cd_exec *ex, size_t i, struct cd_error *err)
+{
+    const char *a = ex->argv[i];
+    size_t count = 0;
+    for (const char *p = strstr(a, "@@"); p; p = strstr(p + 2, "@@"))
+        count++;
+    if (!count)
+        return CD_OK;
+    size_t plen = strlen(ex->input_path);
+    char *out = malloc(strlen(a) + count * plen + 1);
+    if (!out)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    char *o = out;
+    for (const char *p; (p = strstr(a, "@@")); a = p + 2) {
+        memcpy(o, a, (size_t)(p - a));
+        o += p - a;
+        memcpy(o, ex->input_path, plen);
+        o += plen;
+    }
+    strcpy(o, a);
+    ex->owned[i] = out;
+    ex->argv[i] = out;
     return CD_OK;
 }
 
@@ -232,8 +259,7 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
     CD_FORWARD_IF_ERROR(build_argv(ex, err));
     CD_FORWARD_IF_ERROR(make_input_file(ex, err));
     for (size_t i = 1; ex->info.file_input && ex->argv[i]; i++)
-        if (strcmp(ex->argv[i], "@@") == 0)
-            ex->argv[i] = ex->input_path;
+        CD_FORWARD_IF_ERROR(patch_arg(ex, i, err));
     CD_FORWARD_IF_ERROR(build_env(ex, err));
     ex->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (ex->devnull_fd < 0)
@@ -395,6 +421,9 @@ void exec_child_release(struct cd_exec *ex)
         for (char **e = ex->envp; *e; e++)
             free(*e);
     free(ex->envp);
+    for (size_t i = 0; ex->owned && ex->argv && ex->argv[i]; i++)
+        free(ex->owned[i]);
+    free(ex->owned);
     free(ex->argv);
     free(ex->path);
 }

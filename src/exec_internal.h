@@ -27,7 +27,8 @@ struct cd_exec {
     struct cd_exec_opts opts;
     struct exec_binary bin;
     char *path;              /* resolved target path */
-    char **argv;             /* argv for execve: "@@" replaced, strings borrowed */
+    char **argv;             /* argv for execve: "@@" replaced, strings borrowed or in owned */
+    char **owned;            /* owned[i]: the replaced argv[i], or NULL */
     char **envp;             /* owned array of owned strings */
     char *input_path;        /* the private input file ("@@" mode) */
     int input_fd;

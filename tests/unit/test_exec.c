@@ -193,6 +193,14 @@ static void test_exec_stdin_matches_file(void)
     struct cd_run r;
     CU_ASSERT_EQUAL(run_str(sx, "exit:9", &r), CD_OK);
     CU_ASSERT_EQUAL(r.exit_status, 9);
+    /* "@@" inside an argument is replaced too ("/." + an absolute path is still that path). */
+    struct cd_error err2;
+    struct cd_exec *ix = start("exec_basic", 1000, "/.@@", NULL, &err2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
+    CU_ASSERT(cd_exec_info(ix)->file_input);
+    CU_ASSERT_EQUAL(run_str(ix, "exit:6", &r), CD_OK);
+    CU_ASSERT_EQUAL(r.exit_status, 6);
+    cd_exec_free(ix);
     cd_labelset_release(&a);
     cd_labelset_release(&b);
     cd_labelset_release(&prev);
@@ -435,6 +443,16 @@ static void test_exec_sanitizer_reports(void)
     CU_ASSERT_PTR_NULL(run.san_tool);
     cd_exec_free(ex);
 
+    /* Options the user set win: no defaults are added once any *SAN_OPTIONS is set. */
+    setenv("UBSAN_OPTIONS", "halt_on_error=0", 1);
+    ex = start("exec_san", 3000, "@@", NULL, &err);
+    unsetenv("UBSAN_OPTIONS");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "ovf", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.stderr_tail, "runtime error: signed integer overflow"));
+    cd_exec_free(ex);
+
     /* AFL_CRASH_EXITCODE, as the CLI passes it. */
     char path[4096];
     char *p = cd_test_target("exec_basic");
@@ -508,6 +526,11 @@ int main(void)
         cd_test_skip_all("AFL++ or the exec_* targets are not available");
         return cd_test_run("exec", parser_only) == 0 ? 77 : 1;
     }
+    /* The sanitizer tests expect the executor's defaults, which any *SAN_OPTIONS turns off. */
+    unsetenv("ASAN_OPTIONS");
+    unsetenv("UBSAN_OPTIONS");
+    unsetenv("MSAN_OPTIONS");
+    unsetenv("LSAN_OPTIONS");
     tmp_dir = cd_test_mkdtemp();
     int rc = cd_test_run("exec", tests);
     cd_test_rmdir(tmp_dir);
