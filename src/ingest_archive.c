@@ -144,7 +144,22 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     enum cd_status st;
     struct archive *a = NULL;
     struct archive_entry *entry = NULL;
-    int r = probe(is_stdin ? STDIN_FILENO : fd, false, &a, &entry);
+    int r;
+    if (is_stdin) {
+        /* Stdin cannot be read twice: decompress it in a thread from the start (an uncompressed
+         * stream passes through), and probe the formats on what comes out. */
+        r = probe_with(-1, false, false, &a, &entry);
+        int e = a ? ing_pipe_open(&ing->ar_pipe, a, STDIN_FILENO) : 0;
+        if (e) {
+            archive_read_free(a);
+            return e == ENOMEM ? cd_error_set(err, CD_FAILED, "out of memory")
+                               : cd_error_set(err, CD_FAILED, "cannot read '-': %s", strerror(e));
+        }
+        if (a)
+            r = archive_read_next_header(a, &entry);
+    } else {
+        r = probe(fd, false, &a, &entry);
+    }
     /* No entries at all is no evidence of an archive: a tar bidder takes any file that starts
      * with a zero block (an ISO 9660 image does) for an empty tar. */
     bool none = a && (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && not_an_archive(a)));
@@ -161,7 +176,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     if (none && is_stdin && r == ARCHIVE_EOF) { /* an empty archive on stdin */
         ing->stats.archives++;
         st = ING_AGAIN;
-        goto out;
+        goto out_pipe;
     }
     if (none && !is_stdin) {
         st = lseek(fd, 0, SEEK_SET) == 0 ? ING_NOT_ARCHIVE : unreadable(ing, err);
@@ -172,23 +187,15 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         /* A large compressed archive: start again with decompression in its own thread. */
         r = pipelined(ing, fd, &a, &entry);
         if (r == ARCHIVE_EOF) { /* cannot happen after the probe saw an entry; be safe */
-            archive_read_free(a); /* the reader before the thread that feeds it */
-            a = NULL;
-            ing_pipe_free(ing->ar_pipe);
-            ing->ar_pipe = NULL;
             ing->stats.archives++;
             st = ING_AGAIN;
-            goto out;
+            goto out_pipe;
         }
     }
     if (r < ARCHIVE_WARN) {
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
         st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(a));
-        archive_read_free(a);
-        a = NULL;
-        ing_pipe_free(ing->ar_pipe);
-        ing->ar_pipe = NULL;
-        goto out;
+        goto out_pipe;
     }
     ing->stats.archives++;
     ing->ar = a;
@@ -200,6 +207,11 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     if (ing->ar_last)
         ing->ar_last[0] = '\0';
     return CD_OK;
+out_pipe:
+    archive_read_free(a); /* the reader before the thread that feeds it */
+    a = NULL;
+    ing_pipe_free(ing->ar_pipe);
+    ing->ar_pipe = NULL;
 out:
     archive_read_free(a);
     return st;

@@ -189,10 +189,9 @@ int ing_pipe_open(struct ing_pipe **out, struct archive *a, int fd)
         return e;
     }
     p->started = true;
-    if (archive_read_open(a, p, NULL, pipe_read, NULL) < ARCHIVE_WARN) {
-        ing_pipe_free(p);
-        return EIO;
-    }
+    /* A failure here (the stream is damaged from its first bytes) stays in a, whose first
+     * header read then reports it. */
+    archive_read_open(a, p, NULL, pipe_read, NULL);
     *out = p;
     return 0;
 }

@@ -489,7 +489,24 @@ static void test_ingest_truncated_tar_zst_keeps_good_entries(void)
     CU_ASSERT(strstr(r->warns[0], "dir/f") != NULL); /* names the entry */
     CU_ASSERT_STRING_EQUAL(r->names[r->n - 1], "after");
     CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_BAD_ARCHIVE], 1);
+    size_t good = r->n - 1;
     t_free(r);
+
+    /* The same stream on stdin: the same good entries, then one warning. */
+    int saved = dup(STDIN_FILENO);
+    int fd = open("cut.tar.zst", O_RDONLY);
+    CU_ASSERT_FATAL(saved >= 0 && fd >= 0 && dup2(fd, STDIN_FILENO) == STDIN_FILENO);
+    close(fd);
+    const char *ops2[] = {"-"};
+    r = t_ingest_ops(ops2, 1);
+    CU_ASSERT_EQUAL(r->n, good);
+    for (size_t i = 0; i < r->n; i++)
+        CU_ASSERT(r->sizes[i] == SZ && memcmp(r->data[i], blobs[i], SZ) == 0);
+    CU_ASSERT_EQUAL(r->nw, 1);
+    CU_ASSERT(t_warned(r, "'-:dir/f"));
+    t_free(r);
+    CU_ASSERT(dup2(saved, STDIN_FILENO) == STDIN_FILENO);
+    close(saved);
     t_leave();
 }
 
