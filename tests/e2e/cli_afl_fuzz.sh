@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# afl-fuzz takes a produced seed directory as it is: it holds only regular files named by the
+# SHA-1 of their content, no reproducer, and afl-fuzz gets through its dry run into fuzzing.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+command -v afl-fuzz >/dev/null || { echo "skipped: afl-fuzz not found"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
+[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
+find all -type f | sort | head -n 60 | while read -r f; do cp "$f" in/; done
+
+"$bin" -q -j 1 --max-time 20 in -o seeds -- "$target" @@
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || { echo "FAIL: distill exited $rc"; exit 1; }
+n=$(find seeds -mindepth 1 | wc -l)
+[ "$n" -gt 0 ] || err "no seeds written"
+find seeds -mindepth 1 ! -type f | grep -q . && err "seed dir holds something other than files"
+for f in seeds/*; do
+  name=${f#seeds/}
+  [[ $name =~ ^[0-9a-f]{40}$ ]] || err "seed file name '$name' is not a SHA-1"
+  [ "$(sha1sum <"$f" | cut -c1-40)" = "$name" ] || err "seed '$name' is not named by its content"
+done
+python3 - seeds.manifest.json seeds <<'PY' || err "a reproducer is in the seed dir"
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+files = set(os.listdir(sys.argv[2]))
+sys.exit(1 if any(r["sha1"] in files or r["file"] in files for r in m["reproducers"]) else 0)
+PY
+
+AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+  AFL_QUIET=1 timeout 60 afl-fuzz -i seeds -o fuzzout -V 3 -- "$target" @@ >afl.log 2>&1
+if [ -f fuzzout/default/fuzzer_stats ]; then
+  queued=$(awk -F: '/^corpus_count|^paths_total/ { gsub(/ /, "", $2); print $2; exit }' \
+           fuzzout/default/fuzzer_stats)
+  echo "afl-fuzz reached fuzzing with ${queued:-?} queue entries from $n seeds"
+else
+  err "afl-fuzz did not reach the fuzzing stage"
+  tail -n 20 afl.log
+fi
+[ $fail = 0 ] && echo "ok"
+exit $fail

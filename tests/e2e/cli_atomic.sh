@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Replacing a corpus is atomic: a run killed with SIGKILL mid-way leaves the old corpus exactly as
+# it was (same files, same contents, nothing added), the next run recognises the directory as its
+# own, replaces it and clears what the killed run left beside it; -o naming an input works.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
+[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+snapshot() { (cd "$1" && find . -mindepth 1 | sort | xargs -r sha1sum); }
+
+mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
+find all -type f | sort | head -n 10 | while read -r f; do cp "$f" in/; done
+
+"$bin" -q -j 1 --max-time 5 in -o seeds -- "$target" @@
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || { echo "FAIL: first run exited $rc"; exit 1; }
+before=$(snapshot seeds)
+[ -n "$before" ] || err "first run wrote no seeds"
+
+# A bigger run over the whole corpus, killed hard while it works.
+"$bin" -q -j 1 all -o seeds -- "$target" @@ &
+pid=$!
+sleep 4
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+[ "$(snapshot seeds)" = "$before" ] || err "the old corpus changed after SIGKILL"
+
+# The next run (naming the corpus as one of its inputs) replaces it and leaves nothing beside it.
+"$bin" -q -j 1 --max-time 5 seeds in -o seeds -- "$target" @@
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || err "run after the kill exited $rc"
+leftovers=$(find . -maxdepth 1 -name '.seeds.*')
+[ -z "$leftovers" ] || err "left beside the corpus: $leftovers"
+find seeds -mindepth 1 | grep -q . || err "corpus empty after the replacement"
+find seeds -mindepth 1 -type f | sed 's|.*/||' | grep -qvE '^[0-9a-f]{40}$' && err "non-seed file in corpus"
+[ $fail = 0 ] && echo "ok"
+exit $fail

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Exit codes and quiet modes: usage errors 2 (one line and the --help hint), a missing or
+# uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
+# rerun on the same data changes nothing; --json-summary is JSON; audit answers about seeds, labels
+# and differences.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+expect() { # expect CODE ARGS...: runs the tool, checks the exit code
+  local want=$1; shift
+  "$bin" "$@" >out.txt 2>err.txt
+  local rc=$?
+  [ $rc = "$want" ] || err "'$*' exited $rc, expected $want: $(head -c 300 err.txt)"
+}
+
+mkdir in empty && printf '{"a": [1, 2]}' >in/a.json && printf 'null' >in/b.json
+
+expect 2
+grep -q "try 'corpus-distill --help'" err.txt || err "usage error without the --help hint"
+expect 2 --bogus in -o s -- "$target" @@
+[ "$(wc -l <err.txt)" = 2 ] || err "usage error is not one line plus the hint"
+expect 2 in -o s "$target" @@
+expect 2 in -- "$target" @@
+expect 2 -t abc in -o s -- "$target" @@
+expect 2 --max-input-size 12X in -o s -- "$target" @@
+expect 2 audit
+expect 0 --help
+expect 0 -V
+grep -q '^corpus-distill ' out.txt || err "-V prints no version"
+
+expect 3 -q in -o s -- ./no-such-target @@
+grep -q "no-such-target" err.txt || err "missing target message does not name it"
+expect 3 -q in -o s -- /bin/true @@
+expect 4 -q empty -o s -- "$target" @@
+grep -q "no inputs in 'empty'" err.txt || err "no-input message: $(cat err.txt)"
+expect 4 -q no-such-dir -o s -- "$target" @@
+[ ! -e s ] || err "an output dir was created by a failed run"
+
+expect 0 -q -j 1 in -o seeds -- "$target" @@
+[ -s out.txt ] || [ -s err.txt ] && err "-q printed something on success"
+first=$(ls seeds)
+expect 0 -q -j 1 in -o seeds -- "$target" @@
+[ "$(ls seeds)" = "$first" ] || err "a rerun on the same data changed the corpus"
+
+expect 0 -q -j 1 --json-summary in -o seeds2 -- "$target" @@
+python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(d["exit_code"] != 0 or d["seeds"] < 1)' ||
+  err "--json-summary: $(cat out.txt)"
+
+expect 0 -j 1 --no-reduce in -o seeds3 -- "$target" @@
+grep -q "in: 2 inputs" err.txt || err "summary does not count the inputs: $(cat err.txt)"
+
+# audit
+seed=$(ls seeds | head -n 1)
+expect 0 audit seeds.manifest.json
+grep -q "${seed:0:12}" out.txt || err "audit overview does not list seed $seed"
+expect 0 audit seeds.manifest.json --seed "${seed:0:8}"
+label=$(sed -n 's/^  \([0-9]\{6\}:[1-8]\).*/\1/p' out.txt | head -n 1)
+[ -n "$label" ] || err "audit --seed lists no labels"
+expect 0 audit seeds.manifest.json --label "$label" --json
+python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(sys.argv[1] not in d["covered_by"])' "$seed" ||
+  err "audit --label does not list the seed covering it"
+expect 1 audit seeds.manifest.json --label 999999:8
+expect 0 audit seeds.manifest.json --diff seeds3.manifest.json --json
+python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(bool(not d["gained"] or d["lost"]))' ||
+  err "reduction gained no labels over --no-reduce, or lost some: $(head -c 300 out.txt)"
+expect 4 audit no-such.json
+[ $fail = 0 ] && echo "ok"
+exit $fail

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The manifest is valid JSON and tells the truth, checked against afl-showmap, the oracle: every
+# seed's coverage labels are exactly what afl-showmap -r sees on it (raw counts classified by the
+# intended ranges 1,2,3,4-7,8-15,16-31,32-127,128+, since Debian 4.04c's own classes are wrong),
+# every label's best seed covers it, and every label the inputs show is covered by the output.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
+[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
+find all -type f -size +0 | sort | head -n 40 | while read -r f; do cp "$f" in/; done
+
+"$bin" -q -j 1 --max-time 30 in -o seeds -- "$target" @@
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || { echo "FAIL: distill exited $rc"; exit 1; }
+
+AFL_QUIET=1 afl-showmap -q -r -i seeds -o seedmaps -- "$target" @@ >/dev/null 2>&1
+AFL_QUIET=1 afl-showmap -q -r -i in -o inmaps -- "$target" @@ >/dev/null 2>&1
+
+python3 - seeds.manifest.json seeds seedmaps inmaps <<'PY'
+import json, os, sys
+manifest, seeds, seedmaps, inmaps = sys.argv[1:]
+m = json.load(open(manifest))
+fail = []
+assert m["schema_version"] == 1
+
+def cls(c):
+    for k, lim in enumerate((1, 2, 3, 7, 15, 31, 127)):
+        if c <= lim:
+            return k + 1
+    return 8
+
+def labels(path):
+    out = set()
+    for line in open(path):
+        edge, count = line.split(":")
+        if int(count):
+            out.add("%06d:%d" % (int(edge), cls(int(count))))
+    return out
+
+files = sorted(os.listdir(seeds))
+listed = sorted(s["file"] for s in m["seeds"])
+if files != listed:
+    fail.append("seed dir and manifest list different files")
+if m["output"]["seeds"] != len(files):
+    fail.append("output.seeds is %d, dir has %d" % (m["output"]["seeds"], len(files)))
+covered = set()
+for s in m["seeds"]:
+    cov = {l for l in s["labels"] if l[0].isdigit()}
+    if len(cov) != len(s["labels"]):
+        fail.append("seed %s shows an outcome label" % s["sha1"])
+    mp = os.path.join(seedmaps, s["file"])
+    if not os.path.exists(mp):
+        if s["size"] != 0:
+            fail.append("no afl-showmap output for seed %s" % s["sha1"])
+        continue
+    seen = labels(mp)
+    covered |= seen
+    if seen != cov:
+        fail.append("seed %s: manifest %d labels, afl-showmap %d (only manifest: %s, only showmap: %s)"
+                    % (s["sha1"], len(cov), len(seen), sorted(cov - seen)[:5], sorted(seen - cov)[:5]))
+    if not set(s["best"]) <= set(s["labels"]):
+        fail.append("seed %s is best for labels it does not cover" % s["sha1"])
+by_sha = {s["sha1"]: s for s in m["seeds"]}
+rep_sha = {r["sha1"]: r for r in m["reproducers"]}
+for text, l in m["labels"].items():
+    holder = (by_sha if l["in"] == "seeds" else rep_sha).get(l["best"])
+    if holder is None:
+        fail.append("label %s: best %s is not among the %s" % (text, l["best"], l["in"]))
+    elif text not in holder["labels"] or text not in holder["best"]:
+        fail.append("label %s: its best example does not list it" % text)
+if m["run"]["labels_found"] != len(m["labels"]):
+    fail.append("run.labels_found disagrees with labels")
+for r in m["reproducers"]:
+    covered |= {l for l in r["labels"] if l[0].isdigit()}
+inputs = set()
+for f in os.listdir(inmaps):
+    inputs |= labels(os.path.join(inmaps, f))
+missing = inputs - covered
+if missing:
+    fail.append("%d input labels not covered by the output, e.g. %s" % (len(missing), sorted(missing)[:5]))
+for f in fail[:20]:
+    print("FAIL:", f)
+print("seeds %d, labels %d, input labels %d, covered %d" % (len(files), len(m["labels"]), len(inputs), len(covered)))
+sys.exit(1 if fail else 0)
+PY

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A non-empty directory corpus-distill did not write is never replaced without --force: exit 5, a
+# clear message, the directory untouched and nothing left beside it; --force replaces it.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+mkdir in mine && printf '{"a": [1, 2]}' >in/a.json && printf '[]' >in/b.json
+echo "my notes" >mine/notes.txt
+"$bin" -q in -o mine -- "$target" @@ 2>err.txt
+rc=$?
+[ $rc = 5 ] || err "foreign dir: exit $rc, expected 5"
+grep -q "refusing to replace 'mine'" err.txt || err "message: $(cat err.txt)"
+[ "$(ls -A mine)" = "notes.txt" ] && [ "$(cat mine/notes.txt)" = "my notes" ] || err "foreign dir touched"
+[ -z "$(find . -maxdepth 1 -name '.mine.*')" ] || err "temp dir left beside"
+[ ! -e mine.manifest.json ] || err "manifest written for a refused run"
+
+# Files named like seeds do not make it ours without our manifest naming it.
+mkdir hexes && echo x >hexes/0123456789abcdef0123456789abcdef01234567
+"$bin" -q in -o hexes -- "$target" @@ 2>/dev/null
+rc=$?
+[ $rc = 5 ] || err "hex-named foreign dir: exit $rc, expected 5"
+
+# A plain file is refused even with --force.
+echo data >afile
+"$bin" -q --force in -o afile -- "$target" @@ 2>/dev/null
+rc=$?
+[ $rc = 5 ] || err "plain file: exit $rc, expected 5"
+[ "$(cat afile)" = data ] || err "plain file touched"
+
+"$bin" -q --force in -o mine -- "$target" @@
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || err "--force: exit $rc"
+[ ! -e mine/notes.txt ] || err "--force kept the foreign file"
+# ... and now it is ours: a rerun without --force is allowed.
+"$bin" -q in -o mine -- "$target" @@
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || err "rerun on our own dir: exit $rc"
+[ $fail = 0 ] && echo "ok"
+exit $fail
