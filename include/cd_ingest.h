@@ -29,8 +29,8 @@
  *   archives_as_raw, "-" is all of stdin as one input named "-".
  * Memory: one input is held at a time, in one buffer that grows up to max_input_size + 1 bytes; an
  * archive entry is read as a stream and abandoned at that size whatever its header claims. A
- * compressed archive file of 64 KiB or more is decompressed by one helper thread running ahead of
- * the reader (at most 4 MiB buffered); the thread lives while that archive is read and is joined
+ * compressed archive file of 64 KiB or more, and an archive on stdin, is decompressed by one
+ * helper thread running ahead of the reader (at most 4 MiB buffered); the thread lives while that archive is read and is joined
  * before cd_ingest_next moves on or cd_ingest_free returns. It touches no descriptor but the
  * archive's, so a fork followed by exec elsewhere in the process is unaffected.
  * Names are labels only: nothing is ever written under them. "../" and absolute paths inside
