@@ -70,5 +70,9 @@ for r in json.load(open(sys.argv[1]))["results"]:
     print("median %-24s %.3f s" % (r["command"], r["median"]))
 EOF
 
+echo "--- for reference, ingest of the tree tar extracted into tmpfs, and of the archive on stdin:"
+"$driver" "$out/x"
+"$driver" - < "$work/corpus.tar.zst"
+
 echo "--- peak memory of the ingest driver:"
 /usr/bin/time -v "$driver" "$work/corpus.tar.zst" 2>&1 | grep -E "Maximum resident|Elapsed"
