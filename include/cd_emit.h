@@ -35,7 +35,8 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *e
 struct cd_emit_stage;
 
 /* Writes every seed of r (not a reproducer, best for at least one coverage label) into a fresh
- * temporary directory ".NAME.tmp-XXXXXX" beside seed_dir, fsyncing each file and the directory.
+ * temporary directory ".NAME.tmp-XXXXXX" beside seed_dir (creating missing parent directories),
+ * fsyncing each file and the directory.
  * On success *out is owned: commit it with cd_emit_commit or drop it with cd_emit_abort. */
 enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_emit_opts *opts,
                                    const struct cd_result *r, struct cd_emit_stats *stats,

@@ -91,10 +91,10 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
     cli_bytes(s->best_bytes, bytes, sizeof bytes);
     char line[200];
     snprintf(line, sizeof line,
-             "%s: %llu in, %llu labels (%llu finished), %.0f execs/s, %llu best %s, %u:%02u:%02u",
-             s->phase, (unsigned long long)s->inputs, (unsigned long long)s->labels,
-             (unsigned long long)s->labels_finished, rate, (unsigned long long)s->best_examples,
-             bytes, t / 3600, t / 60 % 60, t % 60);
+             "%u:%02u:%02u %s: %llu in, %llu labels, %llu finished, %.0f execs/s, %llu best, %s",
+             t / 3600, t / 60 % 60, t % 60, s->phase, (unsigned long long)s->inputs,
+             (unsigned long long)s->labels, (unsigned long long)s->labels_finished, rate,
+             (unsigned long long)s->best_examples, bytes);
     if (p->tty) {
         fprintf(stderr, "\r\033[K%.*s", 79, line);
         p->line_shown = true;

@@ -189,15 +189,14 @@ static void print_summary(struct run_state *s, int code)
             fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
                     (unsigned long long)s->emitted.reproducers, s->crashes);
         fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished; "
-                        "%llu execs in %.1f s (%.0f/s); %s\n",
+                        "%llu execs in %.1f s (%.0f/s); %s%s\n",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
                 (unsigned long long)finished, (unsigned long long)rs->execs, secs,
                 secs > 0 ? (double)rs->execs / secs : 0.0,
-                code == CLI_EXIT_OK ? "complete"
-                                    : rs->stopped_by ? (rs->stopped_by[0] == 's'
-                                                            ? "incomplete: stopped by a signal"
-                                                            : rs->stopped_by)
-                                                     : "incomplete");
+                code == CLI_EXIT_OK ? "complete" : "incomplete: stopped by ",
+                code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
+                                   : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
+                                                                            : rs->stopped_by);
     }
     if (!o->json_summary)
         return;

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static enum cd_status mkdir_p(const char *path, struct cd_error *err);
+
 struct cd_emit_stage {
     struct cd_emit_opts opts;
     char *seed_dir;   /* trailing slashes removed */
@@ -198,10 +200,10 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *e
     if (lstat(whole, &sb) != 0) {
         if (errno != ENOENT)
             st = cd_error_set(err, CD_FAILED, "cannot stat '%s': %s", whole, strerror(errno));
-        else if (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", whole,
-                              "parent directory does not exist");
-        goto out;
+        else if (stat(parent, &sb) == 0 && !S_ISDIR(sb.st_mode))
+            st = cd_error_set(err, CD_FAILED, "cannot create '%s': '%s' is not a directory",
+                              whole, parent);
+        goto out; /* a missing parent is created when the seeds are staged */
     }
     if (!S_ISDIR(sb.st_mode)) {
         st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a directory", whole);
@@ -339,6 +341,9 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         goto out;
     }
     s->opts = *opts;
+    st = mkdir_p(s->parent, err);
+    if (st != CD_OK)
+        goto out;
     size_t n = strlen(s->parent) + strlen(s->base) + 16;
     s->tmp = malloc(n);
     if (!s->tmp) {

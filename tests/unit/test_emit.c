@@ -360,6 +360,21 @@ static void test_emit_output_named_as_input(void)
     fixture_release(&f);
 }
 
+static void test_emit_creates_missing_parents(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    fixture_init(&f);
+    sample_result(&r, "abc");
+    char *deep = path_join(f.root, "out/nightly/seeds");
+    f.opts.seed_dir = deep;
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(deep), 2);
+    free(deep);
+    free_result(&r);
+    fixture_release(&f);
+}
+
 static void test_emit_seed_name_check(void)
 {
     CU_ASSERT(cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
@@ -379,6 +394,7 @@ int main(void)
         {"test_emit_replaces_own_dir", test_emit_replaces_own_dir},
         {"test_emit_interrupted_swap_keeps_old", test_emit_interrupted_swap_keeps_old},
         {"test_emit_output_named_as_input", test_emit_output_named_as_input},
+        {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
         CU_TEST_INFO_NULL,
     };
