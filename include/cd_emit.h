@@ -14,6 +14,7 @@ struct cd_emit_opts {
     const char *crashes_dir;   /* where reproducers go */
     const char *manifest_path; /* the manifest beside seed_dir: it proves the directory is ours */
     bool force;                /* replace a non-empty directory this tool did not write */
+    bool tar;                  /* seed_dir names a .tar.zst archive to write instead of a dir */
 };
 
 /* What was written (or staged). */
@@ -27,7 +28,8 @@ bool cd_emit_is_seed_name(const char *name);
 
 /* Checks that seed_dir may be replaced: OK when it does not exist, is empty, holds only seed files
  * and the manifest at manifest_path names it, or force is set. FAILED with a one-line message when
- * it is a foreign non-empty directory or not a directory. If an earlier run was interrupted between
+ * it is a foreign non-empty directory or not a directory. With tar set, seed_dir must be missing,
+ * or a regular file that the manifest names (or force). If an earlier run was interrupted between
  * the two renames of a swap (seed_dir missing, an old corpus aside), that corpus is put back first. */
 enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *err);
 
@@ -52,6 +54,13 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *st, struct cd_error *err);
 
 /* Removes the staged directory and frees st. NULL is a no-op. */
 void cd_emit_abort(struct cd_emit_stage *st);
+
+/* With opts->tar: writes every seed of r into the archive seed_dir (tar, zstd-compressed, entries
+ * named by SHA-1 in sha1 order, mtime 0, so the same seeds give the same bytes) by temp file +
+ * rename, after cd_emit_check. An existing file is replaced only if the manifest names it or
+ * force is set. */
+enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_result *r,
+                           struct cd_emit_stats *stats, struct cd_error *err);
 
 /* Writes every reproducer of r into crashes_dir (created when there is at least one) as
  * "crash-<sha1>" or "timeout-<sha1>", each by temp file + rename. Existing files stay. */

@@ -40,6 +40,7 @@ struct cli_opts {
     bool raw_archives;
     const char *crashes_dir;     /* NULL: DIR.crashes */
     const char *manifest;        /* NULL: DIR.manifest.json */
+    bool tar;                    /* write DIR.tar.zst instead of DIR */
     bool force;
     int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
     bool json_summary;

@@ -10,7 +10,7 @@
 
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
-    OPT_NO_REDUCE, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_FORCE, OPT_QUIET,
+    OPT_NO_REDUCE, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR, OPT_FORCE, OPT_QUIET,
     OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
@@ -27,8 +27,9 @@ static const struct cli_option options[] = {
     {'o', NULL, "DIR", "-o DIR", "seed corpus directory (required)", OPT_OUT},
     {'t', NULL, "MS", "-t MS", "timeout per run in ms (default: calibrated)", OPT_TIMEOUT},
     {'m', NULL, "MB", "-m MB", "memory limit of the target in MiB (default: none)", OPT_MEM},
-    {'j', NULL, "N", "-j N", "workers (default: number of online CPUs)", OPT_JOBS},
-    {0, "no-bind", NULL, "--no-bind", "do not bind workers to CPUs", OPT_NO_BIND},
+    {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
+     OPT_JOBS},
+    {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
     {0, "seed", "N", "--seed N", "random seed of the label choice (default 0)", OPT_SEED},
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
@@ -42,6 +43,7 @@ static const struct cli_option options[] = {
     {0, "crashes", "DIR", "--crashes DIR", "reproducers (default: DIR.crashes)", OPT_CRASHES},
     {0, "manifest", "FILE", "--manifest FILE", "label manifest (default: DIR.manifest.json)",
      OPT_MANIFEST},
+    {0, "tar", NULL, "--tar", "write the seeds as DIR.tar.zst instead of a directory", OPT_TAR},
     {0, "force", NULL, "--force", "replace a non-empty DIR not written by corpus-distill",
      OPT_FORCE},
     {'q', "quiet", NULL, "-q, --quiet", "print errors only", OPT_QUIET},
@@ -195,6 +197,7 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_RAW: o->raw_archives = true; break;
     case OPT_CRASHES: o->crashes_dir = val; break;
     case OPT_MANIFEST: o->manifest = val; break;
+    case OPT_TAR: o->tar = true; break;
     case OPT_FORCE: o->force = true; break;
     case OPT_QUIET: o->verbosity = -1; break;
     case OPT_VERBOSE: o->verbosity = 1; break;

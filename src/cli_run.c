@@ -153,7 +153,7 @@ static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, 
 
 struct run_state {
     const struct cli_opts *o;
-    char *crashes, *manifest;
+    char *out, *crashes, *manifest; /* the corpus (DIR or DIR.tar.zst), reproducers, manifest */
     struct cd_exec_opts exec_opts;
     struct cd_exec_runner_ctx runner;
     struct cd_ingest *ing;
@@ -184,7 +184,7 @@ static void print_summary(struct run_state *s, int code)
                 (unsigned long long)rs->duplicates, skip[0] ? "; " : "", skip);
         fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
                 (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
-                o->out_dir);
+                s->out);
         if (s->emitted.reproducers)
             fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
                     (unsigned long long)s->emitted.reproducers, s->crashes);
@@ -219,7 +219,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
     json_object_object_add(j, "wall_time_s", json_object_new_double(secs));
-    json_object_object_add(j, "seed_dir", json_object_new_string(o->out_dir));
+    json_object_object_add(j, "seed_dir", json_object_new_string(s->out));
     json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
     json_object_object_add(j, "manifest", json_object_new_string(s->manifest));
     puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -251,15 +251,21 @@ static int write_output(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     struct cd_error err;
-    struct cd_emit_opts eo = {o->out_dir, s->crashes, s->manifest, o->force};
+    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar};
     struct cd_emit_stage *stage = NULL;
-    if (cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err) != CD_OK
-        || cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK) {
-        cd_emit_abort(stage);
-        goto fail;
+    if (o->tar) {
+        if (cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK
+            || cd_emit_tar(&eo, &s->result, &s->emitted, &err) != CD_OK)
+            goto fail;
+    } else {
+        if (cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err) != CD_OK
+            || cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK) {
+            cd_emit_abort(stage);
+            goto fail;
+        }
+        if (cd_emit_commit(stage, &err) != CD_OK)
+            goto fail;
     }
-    if (cd_emit_commit(stage, &err) != CD_OK)
-        goto fail;
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->target_argv,
         .map_size = s->runner.info.map_size, .timeout_ms = s->runner.info.timeout_ms,
@@ -267,7 +273,7 @@ static int write_output(struct run_state *s)
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
-        .seed_dir = (char *)o->out_dir, .crashes_dir = s->crashes};
+        .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
     if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
         goto fail;
@@ -370,9 +376,16 @@ int cli_run(const struct cli_opts *o)
     int code;
     memset(&s, 0, sizeof s);
     s.o = o;
-    s.crashes = o->crashes_dir ? strdup(o->crashes_dir) : beside(o->out_dir, ".crashes");
-    s.manifest = o->manifest ? strdup(o->manifest) : beside(o->out_dir, ".manifest.json");
-    if (!s.crashes || !s.manifest) {
+    /* With --tar, "-o seeds" and "-o seeds.tar.zst" both write seeds.tar.zst beside seeds.* */
+    char *stem = beside(o->out_dir, "");
+    size_t sl = stem ? strlen(stem) : 0;
+    if (stem && o->tar && sl > 8 && strcmp(stem + sl - 8, ".tar.zst") == 0)
+        stem[sl - 8] = '\0';
+    s.out = !stem ? NULL : o->tar ? beside(stem, ".tar.zst") : strdup(stem);
+    s.crashes = o->crashes_dir ? strdup(o->crashes_dir) : stem ? beside(stem, ".crashes") : NULL;
+    s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
+    free(stem);
+    if (!s.out || !s.crashes || !s.manifest) {
         fputs("corpus-distill: out of memory\n", stderr);
         code = CLI_EXIT_OUTPUT;
         goto out;
@@ -380,7 +393,7 @@ int cli_run(const struct cli_opts *o)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s.jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
     /* Refuse a foreign output directory before spending any time on the run. */
-    struct cd_emit_opts eo = {o->out_dir, s.crashes, s.manifest, o->force};
+    struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar};
     if (cd_emit_check(&eo, &err) != CD_OK) {
         fprintf(stderr, "corpus-distill: %s%s\n", err.msg,
                 strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
@@ -407,6 +420,7 @@ out:
         cd_result_release(&s.result);
     cd_distill_free(s.d);
     cd_ingest_free(s.ing);
+    free(s.out);
     free(s.crashes);
     free(s.manifest);
     return code;

@@ -8,6 +8,9 @@
 #include "cd_labels.h"
 #include "cd_manifest.h"
 
+#include <archive.h>
+#include <archive_entry.h>
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +207,15 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *e
             st = cd_error_set(err, CD_FAILED, "cannot create '%s': '%s' is not a directory",
                               whole, parent);
         goto out; /* a missing parent is created when the seeds are staged */
+    }
+    if (opts->tar) {
+        if (!S_ISREG(sb.st_mode))
+            st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a regular file",
+                              whole);
+        else if (!opts->force && !manifest_names(opts->manifest_path, base))
+            st = cd_error_set(err, CD_FAILED,
+                              "refusing to replace '%s': not written by corpus-distill", whole);
+        goto out;
     }
     if (!S_ISDIR(sb.st_mode)) {
         st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a directory", whole);
@@ -567,4 +579,110 @@ enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct
         }
     }
     return CD_OK;
+}
+
+/* Adds every seed of r to the open archive a, in the result's (sha1) order. */
+static enum cd_status tar_seeds(struct archive *a, const char *path, const struct cd_result *r,
+                                struct cd_emit_stats *stats, struct cd_error *err)
+{
+    struct archive_entry *e = archive_entry_new();
+    if (!e)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    enum cd_status st = CD_OK;
+    for (size_t i = 0; i < r->n_examples && st == CD_OK; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (!cd_emit_is_seed(ex))
+            continue;
+        archive_entry_clear(e);
+        archive_entry_set_pathname(e, ex->sha1);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t)ex->len);
+        archive_entry_set_mtime(e, 0, 0); /* same seeds, same bytes */
+        if (archive_write_header(a, e) != ARCHIVE_OK
+            || (ex->len && archive_write_data(a, ex->data, ex->len) != (la_ssize_t)ex->len))
+            st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", path,
+                              archive_error_string(a));
+        else if (stats) {
+            stats->seeds++;
+            stats->seed_bytes += ex->len;
+        }
+    }
+    archive_entry_free(e);
+    return st;
+}
+
+enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_result *r,
+                           struct cd_emit_stats *stats, struct cd_error *err)
+{
+    enum cd_status st = CD_OK;
+    char *whole = NULL, *parent = NULL, *base = NULL, *tmp = NULL;
+    struct archive *a = NULL;
+    int fd = -1;
+    assert(opts->tar);
+    CD_FORWARD_IF_ERROR(cd_emit_check(opts, err));
+    if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    st = mkdir_p(parent, err);
+    if (st != CD_OK)
+        goto out;
+    size_t n = strlen(parent) + strlen(base) + 16;
+    tmp = malloc(n);
+    if (!tmp) {
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+        goto out;
+    }
+    snprintf(tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        tmp = NULL;
+        goto out;
+    }
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    (void)fchmod(fd, 0644);
+    a = archive_write_new();
+    if (!a || archive_write_set_format_pax_restricted(a) != ARCHIVE_OK
+        || archive_write_add_filter_zstd(a) != ARCHIVE_OK
+        || archive_write_open_fd(a, fd) != ARCHIVE_OK) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp,
+                          a ? archive_error_string(a) : "out of memory");
+        goto out;
+    }
+    st = tar_seeds(a, whole, r, stats, err);
+    if (st != CD_OK)
+        goto out;
+    if (archive_write_close(a) != ARCHIVE_OK) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, archive_error_string(a));
+        goto out;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        fd = -1;
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, whole) != 0) {
+        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
+        goto out;
+    }
+    free(tmp);
+    tmp = NULL;
+    (void)fsync_path(parent);
+out:
+    if (a)
+        archive_write_free(a);
+    if (fd >= 0)
+        close(fd);
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(whole);
+    free(parent);
+    free(base);
+    return st;
 }

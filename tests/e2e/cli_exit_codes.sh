@@ -2,7 +2,7 @@
 # Exit codes and quiet modes: usage errors 2 (one line and the --help hint), a missing or
 # uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
 # rerun on the same data changes nothing; --json-summary is JSON; audit answers about seeds, labels
-# and differences.
+# and differences; --tar writes the same seeds as one archive.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -42,10 +42,12 @@ grep -q "no inputs in 'empty'" err.txt || err "no-input message: $(cat err.txt)"
 expect 4 -q no-such-dir -o s -- "$target" @@
 [ ! -e s ] || err "an output dir was created by a failed run"
 
-expect 0 -q -j 1 in -o seeds -- "$target" @@
+# An explicit timeout keeps a loaded machine from turning slow runs into timeout labels, which
+# would make the runs differ for reasons that have nothing to do with the output.
+expect 0 -q -j 1 -t 5000 in -o seeds -- "$target" @@
 [ -s out.txt ] || [ -s err.txt ] && err "-q printed something on success"
 first=$(ls seeds)
-expect 0 -q -j 1 in -o seeds -- "$target" @@
+expect 0 -q -j 1 -t 5000 in -o seeds -- "$target" @@
 [ "$(ls seeds)" = "$first" ] || err "a rerun on the same data changed the corpus"
 
 expect 0 -q -j 1 --json-summary in -o seeds2 -- "$target" @@
@@ -70,5 +72,13 @@ expect 0 audit seeds.manifest.json --diff seeds3.manifest.json --json
 python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(bool(not d["gained"] or d["lost"]))' ||
   err "reduction gained no labels over --no-reduce, or lost some: $(head -c 300 out.txt)"
 expect 4 audit no-such.json
+
+# --tar: the same seeds in one archive, the same bytes on a rerun, usable as the next input
+expect 0 -q -j 1 -t 5000 --tar in -o packed -- "$target" @@
+[ ! -e packed ] || err "--tar also wrote a directory"
+[ "$(tar --zstd -tf packed.tar.zst | sort)" = "$(ls seeds)" ] || err "--tar holds other seeds than the directory"
+sum=$(sha1sum <packed.tar.zst)
+expect 0 -q -j 1 -t 5000 --tar packed.tar.zst -o packed -- "$target" @@
+[ "$(sha1sum <packed.tar.zst)" = "$sum" ] || err "--tar rerun changed the archive"
 [ $fail = 0 ] && echo "ok"
 exit $fail

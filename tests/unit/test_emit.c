@@ -6,6 +6,8 @@
 #include "cd_manifest.h"
 #include "harness.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +144,7 @@ static void fixture_init(struct fixture *f)
     f->seeds = path_join(f->root, "seeds");
     f->crashes = path_join(f->root, "seeds.crashes");
     f->manifest = path_join(f->root, "seeds.manifest.json");
-    f->opts = (struct cd_emit_opts){f->seeds, f->crashes, f->manifest, false};
+    f->opts = (struct cd_emit_opts){f->seeds, f->crashes, f->manifest, false, false};
 }
 
 static void fixture_release(struct fixture *f)
@@ -375,6 +377,53 @@ static void test_emit_creates_missing_parents(void)
     fixture_release(&f);
 }
 
+static void test_emit_tar_holds_seeds_only(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    struct cd_error err;
+    fixture_init(&f);
+    sample_result(&r, "<a>tar</a>");
+    char *tar = path_join(f.root, "seeds.tar.zst");
+    f.opts.seed_dir = tar;
+    f.opts.tar = true;
+    /* a file the manifest does not name is not replaced */
+    write_text(tar, "not ours");
+    CU_ASSERT_EQUAL(cd_emit_tar(&f.opts, &r, NULL, &err), CD_FAILED);
+    char *text = read_text(tar);
+    CU_ASSERT(text && strcmp(text, "not ours") == 0);
+    free(text);
+    unlink(tar);
+    struct cd_emit_stats stats = {0};
+    CU_ASSERT_EQUAL_FATAL(cd_emit_tar(&f.opts, &r, &stats, &err), CD_OK);
+    CU_ASSERT_EQUAL(stats.seeds, 2);
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_all(a);
+    archive_read_support_format_all(a);
+    CU_ASSERT_EQUAL_FATAL(archive_read_open_filename(a, tar, 10240), ARCHIVE_OK);
+    struct archive_entry *e;
+    size_t n = 0;
+    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+        char buf[256] = {0}, hex[41];
+        la_ssize_t got = archive_read_data(a, buf, sizeof buf - 1);
+        CU_ASSERT(got >= 0);
+        cd_hash_sha1_hex(buf, (size_t)(got > 0 ? got : 0), hex);
+        CU_ASSERT_STRING_EQUAL(archive_entry_pathname(e), hex);
+        CU_ASSERT(strcmp(hex, r.examples[2].sha1) != 0); /* never the reproducer */
+        n++;
+    }
+    archive_read_free(a);
+    CU_ASSERT_EQUAL(n, 2);
+    /* once the manifest names it, a rerun may replace it */
+    struct cd_manifest_info info = {.seed_dir = tar};
+    CU_ASSERT_EQUAL(cd_manifest_write(f.manifest, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_tar(&f.opts, &r, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(f.root), 2); /* the archive and the manifest, no temp file */
+    free(tar);
+    free_result(&r);
+    fixture_release(&f);
+}
+
 static void test_emit_seed_name_check(void)
 {
     CU_ASSERT(cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
@@ -395,6 +444,7 @@ int main(void)
         {"test_emit_interrupted_swap_keeps_old", test_emit_interrupted_swap_keeps_old},
         {"test_emit_output_named_as_input", test_emit_output_named_as_input},
         {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
+        {"test_emit_tar_holds_seeds_only", test_emit_tar_holds_seeds_only},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
         CU_TEST_INFO_NULL,
     };
