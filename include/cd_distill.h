@@ -89,8 +89,9 @@ struct cd_table;
 enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
                                const struct cd_result_stats *stats, struct cd_error *err);
 
-/* Writes one line per reducer pass (executions, reductions, bytes removed) into a string; returns
- * an owned string, free with free(). */
+/* Writes one line per reducer pass (candidates tried, including those the seen-set answered
+ * without an execution; candidates adopted; bytes removed), then the number of labels left at the
+ * timeout cap, into a string; returns an owned string, free with free(), or NULL. */
 char *cd_distill_pass_report(const struct cd_distill *d);
 
 /* Closes the runners and frees the engine. NULL is a no-op. */

@@ -690,7 +690,7 @@ char *cd_distill_pass_report(const struct cd_distill *d)
     s[0] = 0;
     for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
         used += (size_t)snprintf(s + used, cap - used,
-                                 "pass %-8s %10llu execs %8llu reductions %10llu bytes removed\n",
+                                 "pass %-8s %10llu candidates %8llu adopted %10llu bytes removed\n",
                                  cd_reduce_pass_name((enum cd_reduce_pass)p),
                                  (unsigned long long)sum[p].execs,
                                  (unsigned long long)sum[p].successes,

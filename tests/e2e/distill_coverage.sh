@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Distillation end to end on the sample corpora, checked against afl-showmap: the output (seeds
+# and reproducers) covers every label the input set covered, no output file is larger than the
+# largest input, a planted crash comes out as a small reproducer and never as a seed, a complete
+# run is reproducible with the same seed, --no-reduce keeps every label, and SIGINT mid-run still
+# leaves a valid output. Labels are afl-showmap -r raw counts classified by the intended ranges
+# (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), never by afl-showmap's own classes: Debian's 4.04c
+# drops counts such as 5 or 12.
+set -euo pipefail
+
+if [ "${CD_HAVE_AFL:-0}" != 1 ]; then
+    echo "skipped: AFL++ not available"
+    exit 77
+fi
+: "${CD_BIN:?}" "${CD_TARGETS:?}" "${CD_SRC:?}"
+export AFL_QUIET=1
+unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
+# Each corpus gets this much reduction time; the tiny set below runs to completion.
+BUDGET=${CD_DISTILL_BUDGET:-10}
+
+WORK=$(mktemp -d)
+bg_pid=
+cleanup() {
+    [ -n "$bg_pid" ] && kill "$bg_pid" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+ok() { echo "ok: $*"; }
+
+classify() {
+    awk -F: '{ c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
+               if (k > 0) print $1 ":" k }'
+}
+
+# labels DIR TARGET [ARGS...]: the union of the labels of every file in DIR, one per line.
+labels() {
+    local dir=$1 maps
+    shift
+    maps=$(mktemp -d "$WORK/maps.XXXXXX")
+    AFL_ALLOW_TMP=1 afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
+    cat "$maps"/* 2>/dev/null | classify | sort -u
+    rm -rf "$maps"
+}
+
+# run_one TARGET FILE: the target's exit status on FILE (every sample target takes the input as
+# its argument, the libFuzzer one too), or 124 when it is still running after a second.
+run_one() {
+    local rc=0
+    timeout 1 "$1" "$2" >/dev/null 2>&1 || rc=$?
+    echo "$rc"
+}
+
+# timeout_labels MANIFEST: the labels whose best example is a timeout reproducer. afl-showmap
+# writes no map for a run it had to kill, so these cannot be checked against it.
+timeout_labels() {
+    python3 - "$1" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+hung = {r["sha1"] for r in m["reproducers"] if r["file"].startswith("timeout-")}
+for label, v in m["labels"].items():
+    if v["best"] in hung:
+        print(label)
+PY
+}
+
+# covers NAME INDIR OUTDIR TARGET [ARGS...]: OUTDIR and its reproducers show every label of INDIR.
+covers() {
+    local name=$1 indir=$2 outdir=$3 all missing n_in
+    shift 3
+    all="$WORK/all.$name"
+    mkdir -p "$all"
+    cp "$outdir"/* "$all"/ 2>/dev/null || true
+    [ -d "$outdir.crashes" ] && cp "$outdir.crashes"/* "$all"/ 2>/dev/null || true
+    labels "$indir" "$@" >"$WORK/in.$name.labels"
+    labels "$all" "$@" >"$WORK/out.$name.labels"
+    timeout_labels "$outdir.manifest.json" >"$WORK/hung.$name.labels"
+    comm -23 "$WORK/in.$name.labels" "$WORK/out.$name.labels" |
+        grep -vxFf "$WORK/hung.$name.labels" >"$WORK/missing.$name" || true
+    missing=$(wc -l <"$WORK/missing.$name")
+    n_in=$(wc -l <"$WORK/in.$name.labels")
+    if [ "$n_in" -lt 50 ]; then
+        fail "$name: only $n_in input labels: the oracle did not run"
+    elif [ "$missing" != 0 ]; then
+        fail "$name: $missing of $n_in input labels missing from the output:" \
+            "$(head -5 "$WORK/missing.$name" | tr '\n' ' ')"
+    else
+        ok "$name: all $n_in input labels covered ($(wc -l <"$WORK/out.$name.labels") in the" \
+            "output, $(wc -l <"$WORK/hung.$name.labels") held by timeout reproducers)"
+    fi
+}
+
+largest() { find "$1" -type f -printf '%s\n' | sort -n | tail -1; }
+
+target_args() { # the arguments after the target: @@ for file-reading targets
+    case $1 in
+    http) echo "" ;;
+    *) echo "@@" ;;
+    esac
+}
+
+# --- each sample corpus, with a time budget ---------------------------------------------------
+for n in json png http; do
+    target="$CD_TARGETS/sample_$n"
+    [ -x "$target" ] || { fail "target sample_$n was not built"; continue; }
+    in="$WORK/in/$n"
+    mkdir -p "$in" "$WORK/hangs/$n" "$WORK/out"
+    tar --zstd -xf "$CD_SRC/sample_corpora/$n.tar.zst" -C "$in"
+    # Inputs that hang give coverage that depends on when they were killed: they run through the
+    # tool but stay out of the comparison.
+    args=$(target_args "$n")
+    while IFS= read -r -d '' f; do
+        if [ "$(run_one "$target" "$f")" = 124 ]; then
+            mv "$f" "$WORK/hangs/$n/$(basename "$f").$RANDOM"
+        fi
+    done < <(find "$in" -type f -print0)
+    cp "$WORK/hangs/$n"/* "$in"/ 2>/dev/null || true
+    out="$WORK/out/$n"
+    rc=0
+    # shellcheck disable=SC2086
+    "$CD_BIN" -q -j 1 --seed 1 --max-time "$BUDGET" "$in" -o "$out" -- "$target" $args || rc=$?
+    if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
+        fail "$n: corpus-distill exited $rc"
+        continue
+    fi
+    [ -f "$out.manifest.json" ] || fail "$n: no manifest"
+    for f in "$WORK/hangs/$n"/*; do
+        [ -e "$f" ] && rm -f "$in/$(basename "$f")"
+    done
+    # shellcheck disable=SC2086
+    covers "$n" "$in" "$out" "$target" $args
+    if [ "$(largest "$out")" -gt "$(largest "$in")" ]; then
+        fail "$n: an output file of $(largest "$out") bytes, the largest input has $(largest "$in")"
+    else
+        ok "$n: largest output file $(largest "$out") bytes <= largest input $(largest "$in")"
+    fi
+done
+
+# --- --no-reduce: a selection that keeps every label -------------------------------------------
+if [ -d "$WORK/in/json" ]; then
+    rc=0
+    "$CD_BIN" -q -j 1 --no-reduce "$WORK/in/json" -o "$WORK/nr" -- "$CD_TARGETS/sample_json" @@ ||
+        rc=$?
+    if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
+        fail "--no-reduce: corpus-distill exited $rc"
+    else
+        covers no-reduce "$WORK/in/json" "$WORK/nr" "$CD_TARGETS/sample_json" @@
+        nin=$(find "$WORK/in/json" -type f | wc -l)
+        nout=$(find "$WORK/nr" -type f | wc -l)
+        [ "$nout" -lt "$nin" ] && ok "--no-reduce: $nout of $nin inputs kept" ||
+            fail "--no-reduce: $nout files out of $nin inputs"
+        # every kept file is an input as it was
+        for f in "$WORK/nr"/*; do
+            s=$(sha1sum <"$f" | cut -d' ' -f1)
+            [ "$s" = "$(basename "$f")" ] || fail "--no-reduce: $(basename "$f") is not named by its SHA-1"
+        done
+    fi
+fi
+
+# --- a complete run on a tiny set with a planted crash -------------------------------------------
+tiny="$WORK/tiny"
+mkdir -p "$tiny"
+printf '%s' '{"a":[1,2]}' >"$tiny/a.json"
+printf '%s' '"x"' >"$tiny/b.json"
+printf '%s' '{"":{"":{"crash":0}}}' >"$tiny/planted.json"
+for i in 1 2; do
+    rc=0
+    "$CD_BIN" -q -j 1 --seed 7 "$tiny" -o "$WORK/tiny$i" -- "$CD_TARGETS/sample_json" @@ || rc=$?
+    [ "$rc" = 0 ] || fail "tiny run $i: exit status $rc, expected 0 (complete)"
+done
+if grep -q '"complete": true' "$WORK/tiny1.manifest.json"; then
+    ok "tiny: the manifest says complete"
+else
+    fail "tiny: the manifest does not say complete"
+fi
+if [ "$(ls "$WORK/tiny1")" = "$(ls "$WORK/tiny2")" ] && [ -n "$(ls "$WORK/tiny1")" ]; then
+    ok "tiny: same seed, same $(ls "$WORK/tiny1" | wc -l) seeds"
+else
+    fail "tiny: two runs with the same seed wrote different seed sets"
+fi
+covers tiny "$tiny" "$WORK/tiny1" "$CD_TARGETS/sample_json" @@
+repro=
+for f in "$WORK/tiny1.crashes"/crash-*; do
+    [ -e "$f" ] || continue
+    if [ "$(run_one "$CD_TARGETS/sample_json" "$f")" -ge 128 ]; then
+        repro=$f
+    fi
+done
+if [ -z "$repro" ]; then
+    fail "tiny: no crash reproducer that crashes the target"
+elif [ "$(stat -c %s "$repro")" -ge 21 ]; then
+    fail "tiny: the reproducer has $(stat -c %s "$repro") bytes, the planted crash 21"
+else
+    ok "tiny: planted 21-byte crash reduced to a $(stat -c %s "$repro")-byte reproducer"
+fi
+for f in "$WORK/tiny1"/*; do
+    [ "$(run_one "$CD_TARGETS/sample_json" "$f")" -ge 128 ] && fail "tiny: seed $(basename "$f") crashes"
+done
+
+# --- SIGINT mid-run: a valid, incomplete output -------------------------------------------------
+if [ -d "$WORK/in/png" ]; then
+    "$CD_BIN" -q -j 1 "$WORK/in/png" -o "$WORK/int" -- "$CD_TARGETS/sample_png" @@ &
+    bg_pid=$!
+    sleep 3
+    kill -INT "$bg_pid" 2>/dev/null || true
+    rc=0
+    wait "$bg_pid" || rc=$?
+    bg_pid=
+    if [ "$rc" != 1 ]; then
+        fail "SIGINT: exit status $rc, expected 1 (incomplete)"
+    elif ! grep -q '"stopped_by": "signal"' "$WORK/int.manifest.json"; then
+        fail "SIGINT: the manifest does not say stopped by a signal"
+    else
+        ok "SIGINT: exit status 1, manifest stopped_by signal"
+        covers sigint "$WORK/in/png" "$WORK/int" "$CD_TARGETS/sample_png" @@
+    fi
+fi
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all distillation checks passed"
