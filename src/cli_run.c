@@ -227,7 +227,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_put(j);
 }
 
-static void print_details(struct run_state *s)
+static void print_details(struct run_state *s, char *report)
 {
     const struct cd_exec_info *in = &s->runner.info;
     cli_progress_clear(s->progress);
@@ -239,7 +239,6 @@ static void print_details(struct run_state *s)
             in->shm_testcase ? ", shared-memory input" : "",
             in->file_input ? ", @@ file input" : ", stdin input", s->jobs,
             s->jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
-    char *report = cd_distill_pass_report(s->d);
     if (report && *report)
         fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
                 report[strlen(report) - 1] == '\n' ? "" : "\n");
@@ -406,8 +405,13 @@ int cli_run(const struct cli_opts *o)
     code = distill(&s);
     if (code != CLI_EXIT_OK)
         goto out;
+    /* Closing the engine's runners refreshes the executor info (the calibrated timeout) that the
+     * manifest records. */
+    char *report = o->verbosity > 0 ? cd_distill_pass_report(s.d) : NULL;
+    cd_distill_free(s.d);
+    s.d = NULL;
     if (o->verbosity > 0)
-        print_details(&s);
+        print_details(&s, report);
     cli_progress_clear(s.progress);
     code = write_output(&s);
     if (code != CLI_EXIT_OK)
