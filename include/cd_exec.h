@@ -20,7 +20,9 @@ struct cd_exec_opts {
     char *const *argv;        /* target path and arguments, NULL-terminated; "@@" stands for the
                                  input file, without it the input goes to stdin; borrowed for the
                                  lifetime of the executor */
-    unsigned timeout_ms;      /* per-run limit; 0 calibrates from the first runs (afl-fuzz's way) */
+    unsigned timeout_ms;      /* per-run limit; 0 calibrates from the first runs (afl-fuzz's way:
+                                 5x the slowest of the first 5, 20 to 1000 ms, and a run that
+                                 times out is run again with 1000 ms before it counts as one) */
     unsigned mem_limit_mb;    /* address-space limit of the target; 0 for none */
     size_t map_size;          /* AFL_MAP_SIZE if set, else 0: the size the target reports */
     int crash_exitcode;       /* AFL_CRASH_EXITCODE: exit status counted as a crash ... */

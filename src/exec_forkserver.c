@@ -352,7 +352,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
     }
     if ((st = exec_child_prepare(ex, err)) != CD_OK)
         goto out;
-    ex->info.timeout_ms = opts->timeout_ms ? opts->timeout_ms : 1000;
+    ex->info.timeout_ms = opts->timeout_ms ? opts->timeout_ms : EXEC_CONFIRM_MS;
     st = start(ex, err);
 out:
     if (st != CD_OK) {
@@ -389,11 +389,13 @@ enum run_result { RUN_DONE, RUN_DIED, RUN_FAILED };
 
 static unsigned current_timeout(const struct cd_exec *ex)
 {
-    return ex->opts.timeout_ms || ex->calib_runs >= EXEC_CALIB_RUNS ? ex->info.timeout_ms : 1000;
+    return ex->opts.timeout_ms || ex->calib_runs >= EXEC_CALIB_RUNS ? ex->info.timeout_ms
+                                                                    : EXEC_CONFIRM_MS;
 }
 
 /* One request to the fork server; the input is in place. */
-static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, struct cd_error *err)
+static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned limit_ms,
+                                struct cd_error *err)
 {
     memset(ex->shm, 0, ex->clear_size);
     exec_tail_reset(ex);
@@ -419,7 +421,7 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, struct c
     ex->child_pid = (pid_t)w;
     uint64_t t0 = cd_now_ns();
     bool timed_out = false;
-    io = read_word(ex, &w, current_timeout(ex));
+    io = read_word(ex, &w, limit_ms);
     if (io == IO_TIMEOUT) {
         timed_out = true;
         kill(ex->child_pid, SIGKILL);
@@ -452,22 +454,20 @@ static void calibrate(struct cd_exec *ex, const struct cd_run *run)
     if (++ex->calib_runs < EXEC_CALIB_RUNS)
         return;
     uint64_t ms = (ex->calib_max_ns * 5 + 999999u) / 1000000u;
-    ex->info.timeout_ms = ms < 20 ? 20 : ms > 1000 ? 1000 : (unsigned)ms;
+    ex->info.timeout_ms = ms < 20 ? 20 : ms > EXEC_CONFIRM_MS ? EXEC_CONFIRM_MS : (unsigned)ms;
 }
 
-enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
-                           struct cd_error *err)
+/* Runs the input once within limit_ms, restarting a fork server that died and retrying once. */
+static enum cd_status run_with_restart(struct cd_exec *ex, const uint8_t *data, size_t len,
+                                       struct cd_run *run, unsigned limit_ms, struct cd_error *err)
 {
-    if (ex->info.shm_testcase && len > EXEC_MAX_FILE)
-        return cd_error_set(err, CD_WARN, "input of %zu bytes is larger than the %u bytes a "
-                            "shared-memory target takes", len, EXEC_MAX_FILE);
     if (ex->fsrv_pid <= 0)
         CD_FORWARD_IF_ERROR(restart(ex, err));
     for (int attempt = 0;; attempt++) {
         CD_FORWARD_IF_ERROR(deliver(ex, data, len, err));
-        enum run_result r = run_once(ex, run, err);
+        enum run_result r = run_once(ex, run, limit_ms, err);
         if (r == RUN_DONE)
-            break;
+            return CD_OK;
         if (r == RUN_FAILED)
             return CD_FAILED;
         if (attempt > 0) {
@@ -476,6 +476,22 @@ enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, 
                                 ex->path);
         }
         CD_FORWARD_IF_ERROR(restart(ex, err));
+    }
+}
+
+enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
+                           struct cd_error *err)
+{
+    if (ex->info.shm_testcase && len > EXEC_MAX_FILE)
+        return cd_error_set(err, CD_WARN, "input of %zu bytes is larger than the %u bytes a "
+                            "shared-memory target takes", len, EXEC_MAX_FILE);
+    unsigned limit = current_timeout(ex);
+    CD_FORWARD_IF_ERROR(run_with_restart(ex, data, len, run, limit, err));
+    /* A calibrated timeout is tight; like afl-fuzz, confirm a hang with the long limit before
+     * calling it one, so that a busy machine does not make timeouts out of slow runs. */
+    if (run->outcome == CD_OUTCOME_TIMEOUT && !ex->opts.timeout_ms && limit < EXEC_CONFIRM_MS) {
+        CD_FORWARD_IF_ERROR(run_with_restart(ex, data, len, run, EXEC_CONFIRM_MS, err));
+        ex->info.execs++;
     }
     run->map = ex->shm;
     run->map_size = ex->info.map_size;

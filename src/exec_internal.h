@@ -12,6 +12,7 @@
 #define EXEC_MAX_FILE (1u << 20)          /* largest test case shared memory carries */
 #define EXEC_HELLO_TIMEOUT_MS 10000u      /* start-up of the target until its hello */
 #define EXEC_CALIB_RUNS 5u                /* runs that calibrate a timeout of 0 */
+#define EXEC_CONFIRM_MS 1000u             /* calibration runs, cap, and the re-run of a hang */
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
 
 /* What the target binary contains. */

@@ -6,6 +6,7 @@
  *   fork:PATH     forks a grandchild that writes its pid to PATH, then outlives this process
  *   floodout      writes 8 MiB to stdout         flooderr    writes 2 MiB to stderr, then "END"
  *   die           kills its parent, the fork server
+ *   sleep:MS      sleeps MS milliseconds, then exits 0
  * Anything else is scanned byte by byte so that different inputs give different coverage. */
 #include <fcntl.h>
 #include <signal.h>
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
             if (write(2, block, sizeof block) < 0)
                 break;
         fputs("END\n", stderr);
+    } else if (strncmp(buf, "sleep:", 6) == 0) {
+        usleep((useconds_t)atoi(buf + 6) * 1000u);
     } else if (strncmp(buf, "die", 3) == 0) {
         kill(getppid(), SIGKILL);
         sleep(1);

@@ -232,10 +232,20 @@ static void test_exec_timeout_and_calibration(void)
         CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
     unsigned t = cd_exec_info(ex)->timeout_ms;
     CU_ASSERT(t >= 20 && t <= 1000);
+    /* A calibrated timeout is confirmed with 1000 ms: a hang costs both, a slow run is ok. */
     t0 = cd_now_ns();
     CU_ASSERT_EQUAL_FATAL(run_str(ex, "hang", &run), CD_OK);
     CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_TIMEOUT);
-    CU_ASSERT(cd_now_ns() - t0 < (uint64_t)(t + 500) * 1000000u);
+    uint64_t took = cd_now_ns() - t0;
+    CU_ASSERT(took >= 1000000000u && took < (uint64_t)(t + 1700) * 1000000u);
+    char slow[32];
+    snprintf(slow, sizeof slow, "sleep:%u", t + 100);
+    uint64_t execs = cd_exec_info(ex)->execs;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, slow, &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL(run.exit_status, 0);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->execs, execs + 2);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->timeout_ms, t);
     cd_exec_free(ex);
     CU_ASSERT_EQUAL(count_children(), 0);
 }
