@@ -2,21 +2,21 @@
 # Ingest benchmark: generates a large tar.zst deterministically (many files of varied size, part
 # text-like, part random; about BENCH_MB MiB before compression), then times reading every input
 # through the ingest module (tools/bench_ingest) against `tar --zstd -xf` into a tmpfs directory,
-# side by side, median of BENCH_RUNS runs with hyperfine. It also reports the peak RSS of our
+# side by side, interleaved, median of BENCH_RUNS runs. It also reports the peak RSS of our
 # driver, which must stay bounded whatever the archive size. Everything it writes is removed at
 # the end.
 #
-#   tools/bench_ingest.sh [BUILD_DIR]     (default: ./build; BENCH_MB=400 BENCH_RUNS=3)
+#   tools/bench_ingest.sh [BUILD_DIR]     (default: ./build; BENCH_MB=400 BENCH_RUNS=5)
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${CD_BUILD:-$src/build}}
 driver=$build/tools/bench_ingest
 mb=${BENCH_MB:-400}
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 shm=${BENCH_SHM:-/dev/shm}
 
-for tool in hyperfine python3 tar zstd /usr/bin/time; do
+for tool in python3 tar zstd /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench_ingest.sh: $tool not found" >&2; exit 1; }
 done
 [ -x "$driver" ] || { echo "bench_ingest.sh: $driver not built" >&2; exit 1; }
@@ -59,16 +59,39 @@ echo "archive: $(du -m "$work/corpus.tar.zst" | cut -f1) MiB compressed"
 echo "--- ingest once (inputs, bytes, rate):"
 "$driver" "$work/corpus.tar.zst"
 
-echo "--- side by side, median of $runs:"
-hyperfine --runs "$runs" --warmup 1 --export-json "$work/h.json" \
-  --prepare "rm -rf '$out/x' && mkdir '$out/x'" \
-  -n "cd_ingest" "'$driver' '$work/corpus.tar.zst'" \
-  -n "tar --zstd -xf (tmpfs)" "tar --zstd -xf '$work/corpus.tar.zst' -C '$out/x'"
-python3 - "$work/h.json" <<'EOF'
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print("median %-24s %.3f s" % (r["command"], r["median"]))
+# Interleaved runs (ours, tar, ours, tar, ...) rather than one block each: on a shared machine
+# the load changes from minute to minute, and alternating exposes both to the same load.
+echo "--- side by side, interleaved, median of $runs (wall, and CPU = user + sys of all processes):"
+python3 - "$runs" "$driver" "$work/corpus.tar.zst" "$out/x" <<'EOF'
+import os, resource, shutil, statistics, subprocess, sys, time
+runs, driver, archive, dest = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+cmds = {
+    "cd_ingest": [driver, archive],
+    "tar --zstd -xf (tmpfs)": ["tar", "--zstd", "-xf", archive, "-C", dest],
+}
+res = {k: ([], []) for k in cmds}
+def once(cmd):
+    shutil.rmtree(dest, ignore_errors=True)
+    os.mkdir(dest)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+for name, cmd in cmds.items():  # warm-up: page cache
+    once(cmd)
+for i in range(runs):
+    for name, cmd in cmds.items():
+        wall, cpu = once(cmd)
+        res[name][0].append(wall)
+        res[name][1].append(cpu)
+        print("run %d %-24s wall %.3f s  cpu %.3f s" % (i + 1, name, wall, cpu))
+for name, (walls, cpus) in res.items():
+    print("median %-24s wall %.3f s  cpu %.3f s" % (name, statistics.median(walls),
+                                                  statistics.median(cpus)))
 EOF
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "--- for reference, ingest of the tree tar extracted into tmpfs, and of the archive on stdin:"
 "$driver" "$out/x"
