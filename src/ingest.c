@@ -122,6 +122,9 @@ enum cd_status ing_read_fd(struct cd_ingest *ing, int fd, long long size, struct
         return cd_error_set(err, CD_WARN, "skipping '%s' (%lld bytes): larger than the %zu-byte limit",
                             ing->name, size, ing->limit);
     }
+    /* Room for the whole file and one byte more, to see its end in one read. */
+    if (size >= 0 && ing_buf_reserve(ing, (size_t)size + 1) != 0)
+        return cd_error_set(err, CD_FAILED, "out of memory");
     size_t len = 0;
     for (;;) {
         if (len == ing->buf_cap && ing_buf_reserve(ing, len + 1) != 0)

@@ -365,7 +365,10 @@ static void test_ingest_unreadable_entries_warn_and_go_on(void)
         int status = 0;
         CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
         CU_ASSERT(WIFEXITED(status));
-        CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 100)
+            fprintf(stderr, "(root cannot drop privileges here: unreadable files not checked) ");
+        else
+            CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     chmod("tree/locked-dir", 0755);
     t_leave();
