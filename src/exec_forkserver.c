@@ -166,6 +166,10 @@ static enum cd_status startup_error(struct cd_exec *ex, enum io io, const char *
         return cd_error_set(err, CD_FAILED, "target '%s' sent no %s within %u ms (not an AFL++ "
                             "fork server, or it hangs at start-up)%s%s",
                             ex->path, what, EXEC_HELLO_TIMEOUT_MS, sep, line);
+    if (io == IO_EOF && ex->opts.mem_limit_mb)
+        return cd_error_set(err, CD_FAILED, "target '%s' exited before its %s (failed at "
+                            "start-up; is the memory limit of %u MB too low?)%s%s", ex->path, what,
+                            ex->opts.mem_limit_mb, sep, line);
     if (io == IO_EOF)
         return cd_error_set(err, CD_FAILED, "target '%s' exited before its %s (not instrumented, "
                             "or it failed at start-up)%s%s", ex->path, what, sep, line);

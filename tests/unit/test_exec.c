@@ -114,6 +114,19 @@ static void test_exec_start_errors(void)
     CU_ASSERT_PTR_NULL(start(tmp_dir, 0, NULL, NULL, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
 
+    /* The memory limit applies to the target: 1 MB is too little to even start it. */
+    char *target = cd_test_target("exec_basic");
+    char *argv[] = {target, "@@", NULL};
+    struct cd_exec_opts opts = {.argv = argv, .timeout_ms = 1000, .mem_limit_mb = 1, .cpu = 0,
+                                .tmp_dir = tmp_dir};
+    struct cd_exec *ex = NULL;
+    CU_ASSERT_EQUAL(cd_exec_new(&ex, &opts, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "memory limit of 1 MB"));
+    opts.mem_limit_mb = 1024;
+    CU_ASSERT_EQUAL(cd_exec_new(&ex, &opts, &err), CD_OK);
+    cd_exec_free(ex);
+    free(target);
+
     CU_ASSERT_PTR_NULL(start("exec_plain", 0, "@@", NULL, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not instrumented"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "exec_plain"));
