@@ -22,17 +22,18 @@
  * - Any other file is one input named as given, including a compressed single file that holds no
  *   archive (a bare .gz or .zst is one input, its compressed bytes as they are), an empty file, and
  *   an archive without entries (a tar reader takes any file that starts with a zero block for an
- *   empty tar, so "no entries" does not prove an archive).
- *   A named fifo or device is read as one input too (bounded by the size limit).
+ *   empty tar, so "no entries" does not prove an archive). A named fifo or device is read as one
+ *   input too (bounded by the size limit).
  * - "-": an archive read from stdin, provenance "-:dir/a"; stdin that is not an archive is reported
  *   as a bad archive (its bytes are consumed by the probe and cannot be re-read). With
  *   archives_as_raw, "-" is all of stdin as one input named "-".
  * Memory: one input is held at a time, in one buffer that grows up to max_input_size + 1 bytes; an
  * archive entry is read as a stream and abandoned at that size whatever its header claims. A
  * compressed archive file of 64 KiB or more, and an archive on stdin, is decompressed by one
- * helper thread running ahead of the reader (at most 4 MiB buffered); the thread lives while that archive is read and is joined
- * before cd_ingest_next moves on or cd_ingest_free returns. It touches no descriptor but the
- * archive's, so a fork followed by exec elsewhere in the process is unaffected.
+ * helper thread running ahead of the reader (at most 4 MiB buffered); the thread lives while that
+ * archive is read and is joined before cd_ingest_next moves on or cd_ingest_free returns. It
+ * touches no descriptor but the archive's, so a fork followed by exec elsewhere in the process is
+ * unaffected.
  * Names are labels only: nothing is ever written under them. "../" and absolute paths inside
  * archives are kept as they are; control bytes (below 0x20, and 0x7f) and backslashes are escaped
  * as "\xNN" and "\\" so that every name is one printable line. */
