@@ -55,8 +55,9 @@ static enum cd_status run_str(struct cd_exec *ex, const char *s, struct cd_run *
     return st;
 }
 
-/* Number of live or zombie processes whose parent is us. */
-static int count_children(void)
+/* Number of live or zombie processes whose parent is us; with cpus, also requires each to be
+ * allowed to run exactly on that CPU list (e.g. "0"). */
+static int count_children_on(const char *cpus)
 {
     int n = 0;
     DIR *d = opendir("/proc");
@@ -75,12 +76,32 @@ static int count_children(void)
         char *rp = strrchr(buf, ')');
         char state;
         int ppid;
-        if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == (int)getpid())
-            n++;
+        if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != (int)getpid())
+            continue;
+        n++;
+        if (cpus) {
+            snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+            f = fopen(path, "r");
+            char line[256];
+            bool match = false;
+            while (f && fgets(line, sizeof line, f))
+                if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
+                    match = strtol(line + 18, NULL, 10) == strtol(cpus, NULL, 10) &&
+                            !strpbrk(line + 18, ",-");
+            if (f)
+                fclose(f);
+            if (!match)
+                n = -1000;
+        }
     }
     if (d)
         closedir(d);
     return n;
+}
+
+static int count_children(void)
+{
+    return count_children_on(NULL);
 }
 
 static void labels_of(const struct cd_run *run, struct cd_labelset *set)
@@ -124,6 +145,7 @@ static void test_exec_start_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "memory limit of 1 MB"));
     opts.mem_limit_mb = 1024;
     CU_ASSERT_EQUAL(cd_exec_new(&ex, &opts, &err), CD_OK);
+    CU_ASSERT_EQUAL(count_children_on("0"), 1); /* the fork server, bound to CPU 0 */
     cd_exec_free(ex);
     free(target);
 
