@@ -119,8 +119,9 @@ enum cd_status ing_read_fd(struct cd_ingest *ing, int fd, long long size, struct
 {
     if (size >= 0 && (unsigned long long)size > ing->limit) {
         ing_skip(ing, CD_SKIP_TOO_LARGE);
-        return cd_error_set(err, CD_WARN, "skipping '%s' (%lld bytes): larger than the %zu-byte limit",
-                            ing->name, size, ing->limit);
+        return cd_error_set(err, CD_WARN,
+                            "skipping '%s' (%lld bytes): larger than the %zu-byte limit", ing->name,
+                            size, ing->limit);
     }
     /* Room for the whole file and one byte more, to see its end in one read. */
     if (size >= 0 && ing_buf_reserve(ing, (size_t)size + 1) != 0)

@@ -76,7 +76,8 @@ static int probe(int fd, bool iso, struct archive **out, struct archive_entry **
  * thread ahead of the reader, replacing *a and setting ing->ar_pipe. Returns the status of the
  * new reader's first header; when the thread cannot be started, returns ARCHIVE_FATAL with *a
  * unchanged and carrying the message. */
-static int pipelined(struct cd_ingest *ing, int fd, struct archive **a, struct archive_entry **entry)
+static int pipelined(struct cd_ingest *ing, int fd, struct archive **a,
+                     struct archive_entry **entry)
 {
     struct archive *b = NULL;
     struct ing_pipe *pipe = NULL;

@@ -185,7 +185,7 @@ enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_e
 static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct cd_input *in,
                                 struct cd_error *err)
 {
-    /* O_NONBLOCK: should the entry have been replaced by a fifo, open must not wait for a writer. */
+    /* O_NONBLOCK: should the entry have become a fifo since readdir, open must not wait. */
     int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ELOOP) { /* replaced by a symlink since readdir */

@@ -76,7 +76,8 @@ int main(int argc, char **argv)
     }
     double secs = (double)(cd_now_ns() - t0) / 1e9;
     const struct cd_ingest_stats *s = cd_ingest_stats(ing);
-    fprintf(stderr, "inputs %llu  bytes %llu  archives %llu  warnings %llu  seconds %.3f  MB/s %.1f\n",
+    fprintf(stderr,
+            "inputs %llu  bytes %llu  archives %llu  warnings %llu  seconds %.3f  MB/s %.1f\n",
             (unsigned long long)s->inputs, (unsigned long long)s->bytes,
             (unsigned long long)s->archives, (unsigned long long)warnings, secs,
             secs > 0 ? (double)s->bytes / 1e6 / secs : 0.0);

@@ -584,7 +584,8 @@ static void test_ingest_size_limit_streams_and_skips(void)
     CU_ASSERT(t_has(r, "d/fit", fit, sizeof fit));
     CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_TOO_LARGE], 6);
     CU_ASSERT_EQUAL(r->nw, 6);
-    CU_ASSERT(t_warned(r, "skipping 'in.tar.gz:bomb' (20971520 bytes): larger than the 1000-byte limit"));
+    CU_ASSERT(t_warned(r, "skipping 'in.tar.gz:bomb' (20971520 bytes): "
+                          "larger than the 1000-byte limit"));
     CU_ASSERT(t_warned(r, "skipping 'd/big' (1001 bytes): larger than the 1000-byte limit"));
     CU_ASSERT(t_warned(r, "'in.zip:big'"));
     t_free(r);
@@ -626,7 +627,8 @@ static void test_ingest_lying_header_size(void)
     CU_ASSERT_EQUAL(r->n, 1);
     CU_ASSERT(t_has(r, "after", "x", 1));
     CU_ASSERT_EQUAL(r->nw, 2);
-    CU_ASSERT(t_warned(r, "skipping 'liar.tar:liar' (8589934591 bytes): larger than the 100-byte limit"));
+    CU_ASSERT(t_warned(r, "skipping 'liar.tar:liar' (8589934591 bytes): "
+                          "larger than the 100-byte limit"));
     CU_ASSERT(t_warned(r, "bad archive 'liar.tar' after entry 'liar'"));
     t_free(r);
     t_leave();
