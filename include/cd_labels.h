@@ -1,8 +1,11 @@
 /* Labels: a run becomes a set of labels. A coverage label is an AFL map slot paired with its
  * hit-count class (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ as classes 1..8), written as afl-showmap
- * writes it, "EDGE:CLASS" with EDGE zero-padded to six digits. Outcome labels are "crash:SIGSEGV",
- * "asan:heap-buffer-overflow" (sanitizer and kind) and "timeout". Labels are 32-bit ids; outcome
- * ids come from a fixed table, so the same label has the same id in every run. */
+ * writes it, "EDGE:CLASS" with EDGE zero-padded to six digits. Outcome labels are "timeout",
+ * "crash:SIGSEGV" (by signal name; "crash:SIG<n>" for a signal without a name here),
+ * "crash:exit86" (a crash by exit status: sanitizer codes or AFL_CRASH_EXITCODE), and the
+ * sanitizer report of a crashing run as "<tool>:<kind>" ("asan:heap-buffer-overflow",
+ * "ubsan:signed-integer-overflow"; a kind not in our table is "<tool>:unknown"). Labels are 32-bit
+ * ids; outcome ids come from fixed append-only tables, so a label has the same id in every run. */
 #ifndef CD_LABELS_H
 #define CD_LABELS_H
 
