@@ -37,7 +37,8 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, struct cd_labelset *
 /* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
 bool cd_labels_is_outcome(uint32_t id);
 
-/* Writes the label's text ("000123:4", "crash:SIGSEGV") into buf; returns its length as snprintf. */
+/* Writes the label's text ("000123:4", "crash:SIGSEGV") into buf; returns its length, as snprintf
+ * does. */
 int cd_labels_format(uint32_t id, char *buf, size_t cap);
 
 /* Parses a label's text back into its id; returns false when text is not a label. */

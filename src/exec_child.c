@@ -64,8 +64,8 @@ static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
         const char *colon = strchr(p, ':');
         size_t n = colon ? (size_t)(colon - p) : strlen(p);
         char cand[PATH_MAX];
-        if (n > 0 && (size_t)snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name) < sizeof cand &&
-            access(cand, X_OK) == 0) {
+        int len = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name);
+        if (n > 0 && len > 0 && (size_t)len < sizeof cand && access(cand, X_OK) == 0) {
             ex->path = strdup(cand);
             return ex->path ? CD_OK : cd_error_set(err, CD_FAILED, "out of memory");
         }
@@ -86,7 +86,8 @@ static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
         return cd_error_set(err, CD_FAILED, "target '%s' is not executable", ex->path);
     int fd = open(ex->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cd_error_set(err, CD_FAILED, "cannot read target '%s': %s", ex->path, strerror(errno));
+        return cd_error_set(err, CD_FAILED, "cannot read target '%s': %s", ex->path,
+                            strerror(errno));
     size_t n = (size_t)st.st_size;
     void *m = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     close(fd);
