@@ -131,12 +131,12 @@ int main(int argc, char **argv)
     double secs = (double)(cd_now_ns() - t0) / 1e9;
     const struct cd_exec_info *info = cd_exec_info(ex);
     if (!list_hangs)
-        printf("inputs %zu execs %llu secs %.3f execs/s %.0f labels %llu crashes %llu timeouts %llu "
-           "map %zu persistent %d shm %d restarts %llu\n",
-           n, (unsigned long long)info->execs, secs, (double)info->execs / secs,
-           (unsigned long long)labels, (unsigned long long)crashes,
-           (unsigned long long)timeouts, info->map_size, info->persistent, info->shm_testcase,
-           (unsigned long long)info->restarts);
+        printf("inputs %zu execs %llu secs %.3f execs/s %.0f labels %llu crashes %llu "
+               "timeouts %llu map %zu persistent %d shm %d restarts %llu\n",
+               n, (unsigned long long)info->execs, secs, (double)info->execs / secs,
+               (unsigned long long)labels, (unsigned long long)crashes,
+               (unsigned long long)timeouts, info->map_size, info->persistent,
+               info->shm_testcase, (unsigned long long)info->restarts);
     cd_labelset_release(&set);
     cd_exec_free(ex);
     for (size_t k = 0; k < n; k++) {
