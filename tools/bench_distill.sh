@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark on the same targets and inputs: corpus-distill (full run, with a time
+# budget), corpus-distill --no-reduce, afl-cmin, and afl-cmin followed by afl-tmin on each file it
+# kept. For each: wall time, target executions, output files, output bytes, and coverage labels
+# of the output by afl-showmap -r, classified by the intended ranges (1, 2, 3, 4-7, 8-15, 16-31,
+# 32-127, 128+; Debian 4.04c's own classes drop counts such as 5 or 12).
+#
+# afl-cmin aborts without output when the last input it processes crashed or hung, and drops
+# crashing and hanging inputs anyway (timeouts even with -A). So afl-cmin and afl-tmin get the
+# inputs minus those that crash or hang when run once (checked beforehand, 1 s limit), while
+# corpus-distill gets every input and writes crashes apart; its labels are counted on the seed
+# directory only, so every column counts what a fuzzer would be given.
+#
+# usage: tools/bench_distill.sh [CORPUS...]   (json png http; default all three)
+# env:   CD_BUILD (build dir, default ./build), BUDGET (seconds for the full run, default 60),
+#        JOBS (workers for corpus-distill, default 1), TMIN_LIMIT (seconds per afl-tmin, 60)
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${CD_BUILD:-$SRC/build}
+BIN=$BUILD/corpus-distill
+TARGETS=$BUILD/targets
+BUDGET=${BUDGET:-60}
+JOBS=${JOBS:-1}
+TMIN_LIMIT=${TMIN_LIMIT:-60}
+export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
+unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
+
+for tool in afl-cmin afl-tmin afl-showmap; do
+    command -v "$tool" >/dev/null || { echo "bench_distill: $tool not found (Debian package afl++)" >&2; exit 2; }
+done
+[ -x "$BIN" ] || { echo "bench_distill: $BIN not built" >&2; exit 2; }
+[ $# -gt 0 ] || set -- json png http
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+now() { date +%s.%N; }
+since() { echo "$(now) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
+
+classify() {
+    awk -F: '{ c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
+               if (k > 0) print $1 ":" k }'
+}
+
+# n_labels DIR TARGET [ARGS...]: the number of distinct labels over the files of DIR.
+n_labels() {
+    local dir=$1 maps
+    shift
+    maps=$(mktemp -d "$WORK/maps.XXXXXX")
+    afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
+    cat "$maps"/* 2>/dev/null | classify | sort -u | wc -l
+    rm -rf "$maps"
+}
+
+n_files() { find "$1" -type f | wc -l; }
+n_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
+
+manifest_field() { # manifest_field FILE KEY: a number from the manifest's "run" object
+    python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["run"][sys.argv[2]]))' "$1" "$2"
+}
+
+row() { printf '%-8s %-22s %8s %10s %7s %10s %7s %s\n' "$@"; }
+
+row corpus method wall_s execs files bytes labels note
+for n in "$@"; do
+    target=$TARGETS/sample_$n
+    args=()
+    [ "$n" = http ] || args=(@@)
+    in=$WORK/$n/in
+    clean=$WORK/$n/clean
+    mkdir -p "$in" "$clean"
+    tar --zstd -xf "$SRC/sample_corpora/$n.tar.zst" -C "$in"
+    dropped=0
+    while IFS= read -r -d '' f; do
+        rel=${f#"$in"/}
+        rc=0
+        (timeout 1 "$target" "$f") >/dev/null 2>&1 || rc=$?
+        if [ "$rc" -ge 124 ] || [ ! -s "$f" ]; then
+            dropped=$((dropped + 1))
+        else
+            mkdir -p "$clean/$(dirname "$rel")"
+            cp "$f" "$clean/$rel"
+        fi
+    done < <(find "$in" -type f -print0)
+
+    row "$n" "input (all)" - - "$(n_files "$in")" "$(n_bytes "$in")" \
+        "$(n_labels "$in" "$target" "${args[@]}")" ""
+    row "$n" "input (no crash/hang)" - - "$(n_files "$clean")" "$(n_bytes "$clean")" \
+        "$(n_labels "$clean" "$target" "${args[@]}")" "$dropped dropped"
+
+    for mode in full no-reduce; do
+        out=$WORK/$n/cd-$mode
+        extra=(--max-time "$BUDGET")
+        [ "$mode" = no-reduce ] && extra=(--no-reduce)
+        t0=$(now)
+        rc=0
+        "$BIN" -q -j "$JOBS" --seed 1 "${extra[@]}" "$in" -o "$out" -- "$target" "${args[@]}" || rc=$?
+        wall=$(since "$t0")
+        note="exit $rc, complete=$(manifest_field "$out.manifest.json" complete)"
+        note="$note, $(n_files "$out.crashes" 2>/dev/null || echo 0) reproducers apart"
+        row "$n" "corpus-distill $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
+            "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
+    done
+
+    cmin=$WORK/$n/cmin
+    t0=$(now)
+    rc=0
+    afl-cmin -i "$clean" -o "$cmin" -- "$target" "${args[@]}" >"$WORK/$n/cmin.log" 2>&1 || rc=$?
+    wall=$(since "$t0")
+    row "$n" "afl-cmin" "$wall" "$(n_files "$clean")" "$(n_files "$cmin")" "$(n_bytes "$cmin")" \
+        "$(n_labels "$cmin" "$target" "${args[@]}")" "exit $rc; execs = one showmap run per input"
+
+    tmin=$WORK/$n/tmin
+    mkdir -p "$tmin"
+    execs=$(n_files "$clean")
+    cut=0
+    t1=$(now)
+    for f in "$cmin"/*; do
+        [ -f "$f" ] || continue
+        rc=0
+        timeout "$TMIN_LIMIT" afl-tmin -i "$f" -o "$tmin/$(basename "$f")" -- "$target" "${args[@]}" \
+            >"$WORK/$n/tmin.log" 2>&1 || rc=$?
+        if [ ! -s "$tmin/$(basename "$f")" ]; then
+            cp "$f" "$tmin/$(basename "$f")" # afl-tmin gave up: keep the file as afl-cmin chose it
+            cut=$((cut + 1))
+        fi
+        e=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/$n/tmin.log" | awk -F: '/Number of execs done/ { gsub(/ /, "", $2); print $2 }' | tail -1)
+        execs=$((execs + ${e:-0}))
+    done
+    wall=$(awk -v a="$wall" -v b="$(since "$t1")" 'BEGIN { printf "%.1f", a + b }')
+    row "$n" "afl-cmin + afl-tmin" "$wall" "$execs" "$(n_files "$tmin")" "$(n_bytes "$tmin")" \
+        "$(n_labels "$tmin" "$target" "${args[@]}")" "$cut files kept unminimised (limit ${TMIN_LIMIT}s)"
+done
