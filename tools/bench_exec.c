@@ -11,10 +11,12 @@
 #include "cd_labels.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct input {
     char *name;
@@ -50,18 +52,19 @@ static struct input *load(const char *dir, size_t *count)
     for (size_t i = 0; i < n; i++) {
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        FILE *f = fopen(path, "rb");
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat st;
-        if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-            if (f)
-                fclose(f);
+        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+            if (fd >= 0)
+                close(fd);
             free(names[i]);
             continue;
         }
         in[k].name = names[i];
         in[k].data = malloc((size_t)st.st_size);
-        in[k].len = fread(in[k].data, 1, (size_t)st.st_size, f);
-        fclose(f);
+        ssize_t got = read(fd, in[k].data, (size_t)st.st_size);
+        in[k].len = got > 0 ? (size_t)got : 0;
+        close(fd);
         k++;
     }
     free(names);
