@@ -23,10 +23,10 @@ done
 [ -x "$driver" ] || { echo "bench_exec.sh: $driver not built" >&2; exit 1; }
 
 work=$(mktemp -d)
-shm=$(mktemp -d /dev/shm/cd-bench-XXXXXX)
-trap 'rm -rf "$work" "$shm"' EXIT
+shm_dir=$(mktemp -d /dev/shm/cd-bench-XXXXXX)
+trap 'rm -rf "$work" "$shm_dir"' EXIT
 # afl-showmap opens any -o path starting with /dev/ as a device: reach tmpfs through a link.
-ln -s "$shm" "$work/tmpfs"
+ln -s "$shm_dir" "$work/tmpfs"
 shm=$work/tmpfs
 
 now() { date +%s.%N; }
