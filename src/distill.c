@@ -19,6 +19,12 @@
 /* Most timed-out executions one label's reduction may spend (each costs a full timeout); past
  * it the label is left as it is and marked finished. */
 #define TIMEOUT_CAP 16
+/* Most executions one attempt at a label may spend before the worker moves on to another random
+ * label. The label is not finished then: a later attempt starts again from its current best, and
+ * the seen-set answers the candidates already tried without running them, so it carries on where
+ * this one stopped. Without it one large example (a sweep costs executions per byte) would take
+ * the whole budget, and a run stopped early would leave every other label as it was found. */
+#define ATTEMPT_EXECS 500
 /* First-pass queue slots per worker. */
 #define QUEUE_PER_JOB 2
 #define PROGRESS_NS 250000000ull
@@ -43,6 +49,8 @@ struct worker {
     bool stale;                  /* the label's best moved on under us */
     unsigned timeouts;
     bool capped;                 /* hit TIMEOUT_CAP */
+    unsigned execs;              /* executions of this attempt */
+    bool yielded;                /* hit ATTEMPT_EXECS */
     struct cd_error err;
 };
 
@@ -467,6 +475,8 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         unlock(d);
         return false;
     }
+    if (++w->execs >= ATTEMPT_EXECS)
+        w->yielded = true;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
         fail(d, &w->err);
@@ -496,7 +506,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
 static bool reduce_stop(void *ctx)
 {
     struct worker *w = ctx;
-    if (w->stale || w->capped)
+    if (w->stale || w->capped || w->yielded)
         return true;
     lock(w->d);
     bool stop = should_stop(w->d);
@@ -529,8 +539,8 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         uint64_t start_serial = e->serial, changes = cd_table_changes(d->table);
         w->label = id;
         w->serial = start_serial;
-        w->stale = w->capped = false;
-        w->timeouts = 0;
+        w->stale = w->capped = w->yielded = false;
+        w->timeouts = w->execs = 0;
         unlock(d);
 
         uint8_t *out = NULL;
