@@ -43,6 +43,10 @@ struct cd_distill_opts {
     uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
     uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */
     unsigned jobs;            /* workers (0 counts as 1) */
+    /* Most executions one attempt at a label spends before another label is chosen (the label is
+     * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
+     * 0 for the default, 500. */
+    unsigned attempt_execs;
     volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
     /* Called at most a few times a second, and once at each phase change; may be NULL. */
     void (*progress)(void *ctx, const struct cd_distill_progress *p);

@@ -19,8 +19,8 @@
 /* Most timed-out executions one label's reduction may spend (each costs a full timeout); past
  * it the label is left as it is and marked finished. */
 #define TIMEOUT_CAP 16
-/* Most executions one attempt at a label may spend before the worker moves on to another random
- * label. The label is not finished then: a later attempt starts again from its current best, and
+/* Default of opts.attempt_execs: most executions one attempt at a label may spend before the
+ * worker moves on to another random label. The label is not finished then: a later attempt starts again from its current best, and
  * the seen-set answers the candidates already tried without running them, so it carries on where
  * this one stopped. Without it one large example (a sweep costs executions per byte) would take
  * the whole budget, and a run stopped early would leave every other label as it was found. */
@@ -50,7 +50,7 @@ struct worker {
     unsigned timeouts;
     bool capped;                 /* hit TIMEOUT_CAP */
     unsigned execs;              /* executions of this attempt */
-    bool yielded;                /* hit ATTEMPT_EXECS */
+    bool yielded;                /* hit attempt_execs */
     struct cd_error err;
 };
 
@@ -70,6 +70,7 @@ struct cd_distill {
     struct cd_result_stats stats;
     bool failed;
     struct cd_error fail_err;
+    unsigned attempt_execs;
     unsigned in_flight;          /* labels being reduced */
     bool reduce_done;            /* every label skippable with nothing in flight */
     uint64_t capped_labels;
@@ -252,6 +253,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     d->ops = ops;
     d->runner_ctx = runner_ctx;
     d->jobs = opts->jobs ? opts->jobs : 1;
+    d->attempt_execs = opts->attempt_execs ? opts->attempt_execs : ATTEMPT_EXECS;
     d->phase = "first pass";
     d->start_ns = d->last_progress_ns = cd_now_ns();
     uint64_t x = opts->seed;
@@ -475,7 +477,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         unlock(d);
         return false;
     }
-    if (++w->execs >= ATTEMPT_EXECS)
+    if (++w->execs >= d->attempt_execs)
         w->yielded = true;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");

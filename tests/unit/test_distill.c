@@ -401,6 +401,25 @@ static void test_distill_budgets_and_stop(void)
     cd_test_rmdir(dir);
 }
 
+/* Attempts cut after a few executions still reach the same minima: each later attempt carries on
+ * where the last stopped. */
+static void test_distill_short_attempts_complete(void)
+{
+    char *dir = write_inputs();
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        struct runner_ctx rc = {0};
+        struct cd_distill_opts opts = {.seed = 11, .jobs = jobs, .attempt_execs = 3};
+        struct cd_result res;
+        CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+        CU_ASSERT(res.stats.complete);
+        check_shape(&res);
+        check_covers_inputs(&res);
+        check_minimal(&res);
+        cd_result_release(&res);
+    }
+    cd_test_rmdir(dir);
+}
+
 static void test_distill_empty_input_set(void)
 {
     char *dir = cd_test_mkdtemp();
@@ -426,6 +445,7 @@ int main(void)
         {"test_distill_no_reduce", test_distill_no_reduce},
         {"test_distill_workers", test_distill_workers},
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
+        {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
         CU_TEST_INFO_NULL,
     };
