@@ -34,6 +34,7 @@ done
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" # afl-tmin writes its temporary input into the current directory
 
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
@@ -82,7 +83,7 @@ for n in "$@"; do
             mkdir -p "$clean/$(dirname "$rel")"
             cp "$f" "$clean/$rel"
         fi
-    done < <(find "$in" -type f -print0)
+    done < <(find "$in" -type f -print0) 2>/dev/null
 
     row "$n" "input (all)" - - "$(n_files "$in")" "$(n_bytes "$in")" \
         "$(n_labels "$in" "$target" "${args[@]}")" ""
