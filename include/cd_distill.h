@@ -45,7 +45,7 @@ struct cd_distill_opts {
     unsigned jobs;            /* workers (0 counts as 1) */
     /* Most executions one attempt at a label spends before another label is chosen (the label is
      * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
-     * 0 for the default, 500. */
+     * 0 for the default: 500, or two per byte of the label's best example when that is more. */
     unsigned attempt_execs;
     volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
     /* Called at most a few times a second, and once at each phase change; may be NULL. */

@@ -20,10 +20,11 @@
  * it the label is left as it is and marked finished. */
 #define TIMEOUT_CAP 16
 /* Default of opts.attempt_execs: most executions one attempt at a label may spend before the
- * worker moves on to another random label. The label is not finished then: a later attempt starts again from its current best, and
- * the seen-set answers the candidates already tried without running them, so it carries on where
- * this one stopped. Without it one large example (a sweep costs executions per byte) would take
- * the whole budget, and a run stopped early would leave every other label as it was found. */
+ * worker moves on to another random label (raised to two per byte of a large example). The label
+ * is not finished then: a later attempt starts again from its current best, and the seen-set
+ * answers the candidates already tried without running them, so it carries on where this one
+ * stopped. Without it one large example would take a large share of a budget while every other
+ * label waits as it was found. */
 #define ATTEMPT_EXECS 500
 /* First-pass queue slots per worker. */
 #define QUEUE_PER_JOB 2
@@ -50,6 +51,7 @@ struct worker {
     unsigned timeouts;
     bool capped;                 /* hit TIMEOUT_CAP */
     unsigned execs;              /* executions of this attempt */
+    uint64_t attempt_cap;        /* its limit */
     bool yielded;                /* hit attempt_execs */
     struct cd_error err;
 };
@@ -477,7 +479,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         unlock(d);
         return false;
     }
-    if (++w->execs >= d->attempt_execs)
+    if (++w->execs >= w->attempt_cap)
         w->yielded = true;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
@@ -541,6 +543,12 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         uint64_t start_serial = e->serial, changes = cd_table_changes(d->table);
         w->label = id;
         w->serial = start_serial;
+        /* A later attempt walks again, through the seen-set, every candidate this one tried:
+           by default an attempt may spend two executions per byte, so that the walks over a
+           large example stay few. */
+        w->attempt_cap = d->attempt_execs;
+        if (!d->opts.attempt_execs && 2 * (uint64_t)len > w->attempt_cap)
+            w->attempt_cap = 2 * (uint64_t)len;
         w->stale = w->capped = w->yielded = false;
         w->timeouts = w->execs = 0;
         unlock(d);
