@@ -49,6 +49,14 @@ struct cd_result {
     struct cd_result_stats stats;
 };
 
+/* Narrows r to a seed corpus that still shows every coverage label its seeds showed: examples are
+ * taken largest first, each only when it is the best example of a label no example taken so far
+ * shows (so every one taken is needed), then each label is held by the smallest taken example
+ * that shows it. Examples neither taken nor reproducers are dropped; `best` then lists the labels
+ * an example holds. Without this, every distinct best example is a seed. FAILED when out of
+ * memory, with r unchanged. */
+enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err);
+
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);
 

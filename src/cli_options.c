@@ -10,7 +10,8 @@
 
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
-    OPT_NO_REDUCE, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR, OPT_FORCE, OPT_QUIET,
+    OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR,
+    OPT_FORCE, OPT_QUIET,
     OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
@@ -34,8 +35,9 @@ static const struct cli_option options[] = {
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
     {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
-    {0, "no-reduce", NULL, "--no-reduce", "select only, do not shrink (like afl-cmin)",
-     OPT_NO_REDUCE},
+    {0, "no-reduce", NULL, "--no-reduce, --all-best",
+     "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
+    {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
     {0, "max-input-size", "BYTES", "--max-input-size BYTES",
      "skip larger inputs (k/M/G suffixes; default 1M)", OPT_MAX_SIZE},
     {0, "raw-archives", NULL, "--raw-archives", "an archive operand is one raw input",
@@ -189,6 +191,7 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
             goto bad;
         break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;
+    case OPT_ALL_BEST: o->all_best = true; break;
     case OPT_MAX_SIZE:
         if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
             goto bad;

@@ -361,6 +361,11 @@ static int distill(struct run_state *s)
         return CLI_EXIT_OUTPUT;
     }
     s->have_result = true;
+    if (!o->all_best && cd_result_select_seeds(&s->result, &err) != CD_OK) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return CLI_EXIT_OUTPUT;
+    }
     if (stop_flag && !s->result.stats.stopped_by) {
         s->result.stats.stopped_by = "signal";
         s->result.stats.complete = false;

@@ -104,3 +104,53 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
     }
     return any;
 }
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* Tries the spans a 32-bit length L at i would delimit: the length field and L bytes, the PNG
+ * layout (length, 4-byte type, L bytes, 4-byte checksum), and L bytes counting the field. */
+static bool try_chunk(struct cd_reduce_run *r, size_t i, uint32_t L)
+{
+    size_t spans[3] = {(size_t)L + 4, (size_t)L + 12, L};
+    for (unsigned k = 0; k < 3; k++)
+        if (spans[k] >= 4 && spans[k] <= r->len - i && try_delete(r, i, spans[k]))
+            return true;
+    return false;
+}
+
+/* Binary formats guard their parts with lengths and checksums, so a block that cuts a part in two
+ * breaks everything after it, and deleting a whole part is what works. A 32-bit big- or
+ * little-endian word whose value fits in what follows may be such a length: delete what it
+ * delimits. In text, words are far larger than the input, so the pass costs almost nothing
+ * there. A zero length counts once per run of zeros. */
+bool cd_reduce_chunks(struct cd_reduce_run *r)
+{
+    bool any = false;
+    size_t i = 0;
+    while (r->len >= 4 && i + 4 <= r->len && !r->stopped) {
+        const uint8_t *p = r->cur + i;
+        size_t room = r->len - i;
+        uint32_t b = be32(p), l = le32(p);
+        bool zero_start = b == 0 && (i == 0 || r->cur[i - 1] != 0);
+        if ((b && b < room) || zero_start) {
+            if (try_chunk(r, i, b)) {
+                any = true;
+                continue;
+            }
+        }
+        if (l != b && l && l < room && try_chunk(r, i, l)) {
+            any = true;
+            continue;
+        }
+        i++;
+    }
+    return any;
+}

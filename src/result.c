@@ -103,3 +103,144 @@ oom:
     cd_result_release(out);
     return cd_error_set(err, CD_FAILED, "out of memory building the result");
 }
+
+/* Seed selection (cd_result_select_seeds). */
+
+struct cover {
+    const struct cd_result *r;
+    size_t *order;      /* non-reproducer examples, largest first */
+    size_t n_order;
+    bool *taken;        /* per example */
+    bool *covered;      /* per label index */
+    size_t *holder;     /* per label index: new holder, or SIZE_MAX */
+};
+
+/* Largest first; equal sizes by index, and r->examples is sorted by SHA-1, so the choice is
+ * deterministic. */
+struct by_size {
+    size_t len, index;
+};
+
+static int larger_first(const void *a, const void *b)
+{
+    const struct by_size *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? 1 : -1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static size_t label_index(const struct cd_result *r, uint32_t id)
+{
+    size_t lo = 0, hi = r->n_labels;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->labels[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_labels && r->labels[lo].id == id ? lo : SIZE_MAX;
+}
+
+/* Takes, largest first, every example that is the best of a coverage label not yet shown by a
+ * taken one. A smaller example cannot show that label (it would be its best), so each taken
+ * example is needed, and the labels end up held by examples no larger than their best. */
+static void take_needed(struct cover *c)
+{
+    const struct cd_result *r = c->r;
+    for (size_t k = 0; k < c->n_order; k++) {
+        const struct cd_result_example *e = &r->examples[c->order[k]];
+        bool need = false;
+        for (size_t i = 0; i < e->best.n && !need; i++) {
+            size_t li = label_index(r, e->best.v[i]);
+            need = !cd_labels_is_outcome(e->best.v[i]) && li != SIZE_MAX && !c->covered[li];
+        }
+        if (!need)
+            continue;
+        c->taken[c->order[k]] = true;
+        for (size_t i = 0; i < e->labels.n; i++) {
+            size_t li = label_index(r, e->labels.v[i]);
+            if (li != SIZE_MAX)
+                c->covered[li] = true;
+        }
+    }
+    /* Holders: the smallest taken example showing the label, else its best as it was. */
+    for (size_t li = 0; li < r->n_labels; li++)
+        c->holder[li] = r->labels[li].example;
+    for (size_t k = 0; k < c->n_order; k++) {
+        size_t x = c->order[k];
+        if (!c->taken[x])
+            continue;
+        const struct cd_result_example *e = &r->examples[x];
+        for (size_t i = 0; i < e->labels.n; i++) {
+            size_t li = label_index(r, e->labels.v[i]);
+            if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
+                c->holder[li] = x;  /* later in the order is smaller */
+        }
+    }
+}
+
+enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err)
+{
+    enum cd_status st = CD_OK;
+    size_t n = r->n_examples, nl = r->n_labels;
+    struct cover c = {.r = r};
+    size_t *renum = calloc(n ? n : 1, sizeof *renum);
+    struct cd_labelset *best = calloc(n ? n : 1, sizeof *best);
+    c.order = calloc(n ? n : 1, sizeof *c.order);
+    c.taken = calloc(n ? n : 1, sizeof *c.taken);
+    c.covered = calloc(nl ? nl : 1, sizeof *c.covered);
+    c.holder = calloc(nl ? nl : 1, sizeof *c.holder);
+    if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder) {
+        st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+        goto out;
+    }
+    struct by_size *sizes = calloc(n ? n : 1, sizeof *sizes);
+    if (!sizes) {
+        st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!r->examples[i].reproducer)
+            sizes[c.n_order++] = (struct by_size){r->examples[i].len, i};
+    qsort(sizes, c.n_order, sizeof *sizes, larger_first);
+    for (size_t k = 0; k < c.n_order; k++)
+        c.order[k] = sizes[k].index;
+    free(sizes);
+    take_needed(&c);
+    /* New best sets first, so that running out of memory leaves r as it was. */
+    for (size_t li = 0; li < nl; li++)
+        if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
+            st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+            goto out;
+        }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct cd_result_example *e = &r->examples[i];
+        cd_labelset_release(&e->best);
+        e->best = best[i];
+        best[i] = (struct cd_labelset){0};
+        if (!c.taken[i] && !e->reproducer) {
+            free(e->data);
+            free(e->origin);
+            cd_labelset_release(&e->labels);
+            cd_labelset_release(&e->best);
+            continue;
+        }
+        renum[i] = kept;
+        r->examples[kept++] = *e;
+    }
+    r->n_examples = kept;
+    for (size_t li = 0; li < nl; li++)
+        r->labels[li].example = renum[c.holder[li]];
+out:
+    for (size_t i = 0; best && i < n; i++)
+        cd_labelset_release(&best[i]);
+    free(best);
+    free(renum);
+    free(c.order);
+    free(c.taken);
+    free(c.covered);
+    free(c.holder);
+    return st;
+}

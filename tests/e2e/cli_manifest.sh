@@ -39,7 +39,7 @@ def labels(path):
     out = set()
     for line in open(path):
         edge, count = line.split(":")
-        if int(count):
+        if int(count) and int(edge):  # index 0 is no edge: labels skip it
             out.add("%06d:%d" % (int(edge), cls(int(count))))
     return out
 

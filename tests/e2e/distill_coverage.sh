@@ -32,8 +32,9 @@ fail() {
 }
 ok() { echo "ok: $*"; }
 
+# Map index 0 is no edge (persistent loops and uninstrumented guards count there); labels skip it.
 classify() {
-    awk -F: '{ c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
+    awk -F: '$1 + 0 == 0 { next } { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
                if (k > 0) print $1 ":" k }'
 }
 

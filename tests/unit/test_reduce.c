@@ -206,6 +206,65 @@ static void test_reduce_single_passes(void)
     CU_ASSERT(p.descent_ok);
 }
 
+/* A PNG-like stream: chunks of (big-endian length, 4-byte type, data, 4-byte check byte run).
+ * Valid when the chunks tile the input exactly; the predicate wants a valid stream with "KEEP". */
+static bool chunks_valid_with_keep(const uint8_t *s, size_t n)
+{
+    bool keep = false;
+    size_t i = 0;
+    while (i < n) {
+        if (n - i < 12)
+            return false;
+        size_t len = (size_t)s[i] << 24 | (size_t)s[i + 1] << 16 | (size_t)s[i + 2] << 8 | s[i + 3];
+        if (len > n - i - 12)
+            return false;
+        keep |= !memcmp(s + i + 4, "KEEP", 4);
+        i += 12 + len;
+    }
+    return keep;
+}
+
+static size_t put_chunk(uint8_t *out, const char *type, size_t len)
+{
+    out[0] = out[1] = out[2] = 0;
+    out[3] = (uint8_t)len;
+    memcpy(out + 4, type, 4);
+    memset(out + 8, 'd', len + 4);
+    return 12 + len;
+}
+
+static void test_reduce_chunks_delete_whole_parts(void)
+{
+    struct pctx p = {.fn = chunks_valid_with_keep, .descent_ok = true};
+    struct cd_reduce_stats stats = {0};
+    uint8_t cur[256], cand[256];
+    size_t n = put_chunk(cur, "HEAD", 20);
+    n += put_chunk(cur + n, "DATA", 30);
+    n += put_chunk(cur + n, "KEEP", 5);
+    n += put_chunk(cur + n, "TAIL", 0);
+    memcpy(p.last, cur, n);
+    p.last_len = n;
+    CU_ASSERT(chunks_valid_with_keep(cur, n));
+    struct cd_reduce_target t = {pred, stop, &p};
+    struct cd_reduce_run r = {&t, cur, n, cand, n, &stats, false};
+    CU_ASSERT(cd_reduce_chunks(&r));
+    CU_ASSERT_EQUAL(r.len, 17); /* the KEEP chunk alone */
+    CU_ASSERT(!memcmp(r.cur + 4, "KEEP", 4));
+    CU_ASSERT(stats.execs < 40);
+    CU_ASSERT(p.descent_ok);
+    /* text: 32-bit words are far larger than the input, so nothing is tried */
+    struct pctx q = {.fn = has_x_and_y, .descent_ok = true};
+    const char *text = "some text with x and y in it";
+    struct cd_reduce_stats qs = {0};
+    memcpy(cur, text, strlen(text));
+    memcpy(q.last, text, strlen(text));
+    q.last_len = strlen(text);
+    struct cd_reduce_target qt = {pred, stop, &q};
+    struct cd_reduce_run qr = {&qt, cur, strlen(text), cand, strlen(text), &qs, false};
+    CU_ASSERT(!cd_reduce_chunks(&qr));
+    CU_ASSERT_EQUAL(qs.execs, 0);
+}
+
 static bool equal_pair(const uint8_t *s, size_t n)
 {
     return n == 2 && s[0] == s[1] && s[0] >= 'a';
@@ -276,6 +335,7 @@ int main(void)
         {"test_reduce_lowers_bytes", test_reduce_lowers_bytes},
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
+        {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
     };

@@ -1,0 +1,88 @@
+/* Unit tests for the result's seed selection: every needed best example is taken, no other, every
+ * coverage label stays held by the smallest taken example that shows it, reproducers stay. */
+#include "cd_hash.h"
+#include "cd_labels.h"
+#include "cd_result.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void set_labels(struct cd_labelset *s, const uint32_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cd_labelset_push(s, v[i]);
+}
+
+/* Example i: len bytes of 'a' + i, showing labels, best for best. */
+static void make_example(struct cd_result_example *e, unsigned i, size_t len, const uint32_t *labels,
+                         size_t nl, const uint32_t *best, size_t nb)
+{
+    e->data = malloc(len);
+    memset(e->data, 'a' + (int)i, len);
+    e->len = len;
+    e->origin = strdup("in");
+    set_labels(&e->labels, labels, nl);
+    set_labels(&e->best, best, nb);
+    for (size_t k = 0; k < nl; k++)
+        e->reproducer |= cd_labels_is_outcome(labels[k]);
+    cd_hash_sha1_hex(e->data, len, e->sha1);
+}
+
+static void test_result_select_takes_needed_seeds_only(void)
+{
+    uint32_t l1 = cd_labels_edge(1, 1), l2 = cd_labels_edge(2, 1), l3 = cd_labels_edge(3, 1),
+             l4 = cd_labels_edge(4, 1), crash;
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash));
+    struct cd_result r = {0};
+    r.examples = calloc(4, sizeof *r.examples);
+    r.n_examples = 4;
+    /* A, 10 bytes, needed for l1; B, 3 bytes, best for l2 that A shows too; C, 2 bytes, needed
+     * for l4 and smaller than A for l3; D, a crash reproducer. */
+    make_example(&r.examples[0], 0, 10, (uint32_t[]){l1, l2, l3}, 3, (uint32_t[]){l1}, 1);
+    make_example(&r.examples[1], 1, 3, (uint32_t[]){l2}, 1, (uint32_t[]){l2}, 1);
+    make_example(&r.examples[2], 2, 2, (uint32_t[]){l3, l4}, 2, (uint32_t[]){l3, l4}, 2);
+    make_example(&r.examples[3], 3, 4, (uint32_t[]){l1, crash}, 2, (uint32_t[]){crash}, 1);
+    uint32_t ids[] = {l1, l2, l3, l4, crash};
+    size_t holder[] = {0, 1, 2, 2, 3};
+    r.labels = calloc(5, sizeof *r.labels);
+    r.n_labels = 5;
+    for (size_t i = 0; i < 5; i++)
+        r.labels[i] = (struct cd_result_label){.id = ids[i], .example = holder[i]};
+
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(r.n_examples, 3); /* A, C and the reproducer D; B dropped */
+    CU_ASSERT_EQUAL(r.examples[0].len, 10);
+    CU_ASSERT_EQUAL(r.examples[1].len, 2);
+    CU_ASSERT(r.examples[2].reproducer);
+    size_t want[] = {0, 0, 1, 1, 2};
+    for (size_t i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(r.labels[i].example, want[i]);
+    /* best lists what each example holds now */
+    CU_ASSERT_EQUAL(r.examples[0].best.n, 2);
+    CU_ASSERT(cd_labelset_has(&r.examples[0].best, l2));
+    CU_ASSERT_EQUAL(r.examples[1].best.n, 2);
+    CU_ASSERT(cd_labelset_has(&r.examples[1].best, l3));
+    CU_ASSERT_EQUAL(r.examples[2].best.n, 1);
+    cd_result_release(&r);
+}
+
+static void test_result_select_empty(void)
+{
+    struct cd_result r = {0};
+    struct cd_error err;
+    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, &err), CD_OK);
+    CU_ASSERT_EQUAL(r.n_examples, 0);
+    cd_result_release(&r);
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_result_select_takes_needed_seeds_only", test_result_select_takes_needed_seeds_only},
+        {"test_result_select_empty", test_result_select_empty},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("result", tests);
+}
