@@ -32,7 +32,7 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
     static const char *const names[CD_REDUCE_NPASSES] = {
         [CD_REDUCE_LINES] = "lines",   [CD_REDUCE_BRACKETS] = "brackets",
         [CD_REDUCE_BLOCKS] = "blocks", [CD_REDUCE_DIGITS] = "digits",
-        [CD_REDUCE_CHUNKS] = "chunks",
+        [CD_REDUCE_CHUNKS] = "chunks", [CD_REDUCE_LENGTHS] = "lengths",
         [CD_REDUCE_BYTES] = "bytes",   [CD_REDUCE_PAIRS] = "pairs",
     };
     return (unsigned)pass < CD_REDUCE_NPASSES ? names[pass] : "?";
@@ -41,7 +41,7 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
     [CD_REDUCE_LINES] = cd_reduce_lines,   [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_BLOCKS] = cd_reduce_blocks, [CD_REDUCE_DIGITS] = cd_reduce_digits,
-    [CD_REDUCE_CHUNKS] = cd_reduce_chunks,
+    [CD_REDUCE_CHUNKS] = cd_reduce_chunks, [CD_REDUCE_LENGTHS] = cd_reduce_lengths,
     [CD_REDUCE_BYTES] = cd_reduce_bytes,   [CD_REDUCE_PAIRS] = cd_reduce_pairs,
 };
 
@@ -97,6 +97,8 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
         bool round = false;
         order_passes(red, order);
         for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped && !round; i++) {
+            if (order[i] >= CD_REDUCE_BYTES && r.len > CD_REDUCE_LOWER_MAX)
+                continue;
             r.stats = &red->stats[order[i]];
             round = pass_fn[order[i]](&r);
         }

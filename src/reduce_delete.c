@@ -154,3 +154,106 @@ bool cd_reduce_chunks(struct cd_reduce_run *r)
     }
     return any;
 }
+
+static int digit_value(uint8_t c, unsigned base)
+{
+    int v = c >= '0' && c <= '9' ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+    return v < (int)base ? v : -1;
+}
+
+/* Writes v in base (10 or 16, upper-case letters when upper) into out; returns its length. */
+static size_t format_number(uint64_t v, unsigned base, bool upper, uint8_t out[24])
+{
+    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    uint8_t tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (uint8_t)digits[v % base];
+        v /= base;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Tests cur with the number at [p, p+w) replaced by rep (m bytes, m <= w) and the cut bytes at q
+ * (q >= p+w, in cur's coordinates) deleted. */
+static bool try_length(struct cd_reduce_run *r, size_t p, size_t w, const uint8_t *rep, size_t m,
+                       size_t q, size_t cut)
+{
+    if (q > r->len || q < p + w || cut == 0 || cut > r->len - q)
+        return false;
+    size_t o = 0;
+    memcpy(r->cand, r->cur, p);
+    o += p;
+    memcpy(r->cand + o, rep, m);
+    o += m;
+    memcpy(r->cand + o, r->cur + p + w, q - p - w);
+    o += q - p - w;
+    memcpy(r->cand + o, r->cur + q + cut, r->len - q - cut);
+    o += r->len - q - cut;
+    return cd_reduce_try(r, o);
+}
+
+/* Halves the number at [p, p+w) read in base and deletes what it no longer counts: the tail of
+ * the span it delimits, which starts after one separator byte (bencode's "4:spam"), after its line
+ * (HTTP chunk sizes), or ends the input (Content-Length). */
+static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+{
+    uint64_t v = 0;
+    bool upper = false;
+    for (size_t i = 0; i < w; i++) {
+        int d = digit_value(r->cur[p + i], base);
+        if (d < 0 || v > (UINT64_MAX - 15) / 16)
+            return false;
+        upper |= r->cur[p + i] >= 'A' && r->cur[p + i] <= 'F';
+        v = v * base + (uint64_t)d;
+    }
+    if (v < 2 || v > r->len)
+        return false;
+    uint64_t half = v / 2, cut = v - half;
+    uint8_t rep[24];
+    size_t m = format_number(half, base, upper, rep);
+    if (m > w)
+        return false;
+    size_t end = p + w;
+    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
+    size_t starts[3] = {end + 1, nl ? (size_t)(nl - r->cur) + 1 : r->len, r->len};
+    for (unsigned k = 0; k < 3; k++) {
+        size_t q = k < 2 ? starts[k] + half : (r->len >= cut ? r->len - cut : 0);
+        if ((k < 2 && starts[k] > r->len) || (k == 1 && starts[1] == starts[0]))
+            continue;
+        if (try_length(r, p, w, rep, m, q, cut))
+            return true;
+    }
+    return false;
+}
+
+/* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
+ * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
+ * do. Each run of hex digits is halved with the span it counts, read in decimal first when it
+ * can be. */
+bool cd_reduce_lengths(struct cd_reduce_run *r)
+{
+    bool any = false;
+    size_t p = 0;
+    while (p < r->len && !r->stopped) {
+        if (digit_value(r->cur[p], 16) < 0 || (p > 0 && digit_value(r->cur[p - 1], 16) >= 0)) {
+            p++;
+            continue;
+        }
+        size_t w = 0, dec = 0;
+        while (p + w < r->len && digit_value(r->cur[p + w], 16) >= 0) {
+            dec += digit_value(r->cur[p + w], 10) >= 0;
+            w++;
+        }
+        if (w <= 16 && ((dec == w && try_halve(r, p, w, 10)) || try_halve(r, p, w, 16))) {
+            any = true;
+            continue; /* halve it again */
+        }
+        p += w;
+    }
+    return any;
+}

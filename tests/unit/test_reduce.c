@@ -265,6 +265,37 @@ static void test_reduce_chunks_delete_whole_parts(void)
     CU_ASSERT_EQUAL(qs.execs, 0);
 }
 
+/* Netstring-like "N:" followed by exactly N bytes of 'x', then "END"; the label wants N >= 3. */
+static bool counted_body(const uint8_t *s, size_t n)
+{
+    size_t v = 0, i = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        v = v * 10 + (size_t)(s[i++] - '0');
+    if (i == 0 || i >= n || s[i] != ':' || v < 3 || n - i - 1 != v + 3)
+        return false;
+    for (size_t k = 0; k < v; k++)
+        if (s[i + 1 + k] != 'x')
+            return false;
+    return !memcmp(s + i + 1 + v, "END", 3);
+}
+
+static void test_reduce_lengths_shrink_count_and_span(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    char text[64];
+    snprintf(text, sizeof text, "40:%.40sEND", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    CU_ASSERT(counted_body((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_lengths, text, counted_body, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 10); /* 40 -> 20 -> 10 -> 5 (halving to 2 would lose it) */
+    CU_ASSERT(!memcmp(p.last, "5:xxxxxEND", 10));
+    CU_ASSERT(st.execs < 30);
+    CU_ASSERT(p.descent_ok);
+    /* neither deletions nor digit shrinking alone keep this label */
+    CU_ASSERT(!one_pass(cd_reduce_blocks, "5:xxxxxEND", counted_body, &p, &st) ||
+              p.last_len == 10);
+}
+
 static bool equal_pair(const uint8_t *s, size_t n)
 {
     return n == 2 && s[0] == s[1] && s[0] >= 'a';
@@ -336,6 +367,7 @@ int main(void)
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
+        {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
     };
