@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The tool under valgrind's memcheck: a full run with two workers on a slice of the JSON sample
+# (archive input, reduction, crash reproducers, seeds, manifest) and an audit of its manifest leak
+# nothing and touch no invalid memory. The targets themselves are not traced.
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+
+mkdir in
+tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in
+# A dozen inputs, one of them crashing, packed again as an archive so that ingest is exercised.
+files=$(cd in && find . -type f | sort | head -n 11)
+tar -C in -czf slice.tar.gz $files bugs/issue_0412.json
+
+vg() {
+  valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+    --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$@"
+}
+vg "$bin" -q -j 2 -t 2000 --max-execs 4000 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
+rc=$?
+if [ $rc = 99 ] || grep -q "==[0-9]*==" vg.txt; then
+  echo "FAIL: valgrind reports errors in a run:"; head -40 vg.txt; fail=1
+elif [ $rc != 0 ] && [ $rc != 1 ]; then
+  echo "FAIL: the run exited $rc: $(head -5 vg.txt)"; fail=1
+fi
+[ -n "$(ls seeds 2>/dev/null)" ] || { echo "FAIL: no seeds written"; fail=1; }
+
+vg "$bin" audit seeds.manifest.json >/dev/null 2>vg2.txt
+rc=$?
+if [ $rc != 0 ] || grep -q "==[0-9]*==" vg2.txt; then
+  echo "FAIL: audit under valgrind exited $rc:"; head -40 vg2.txt; fail=1
+fi
+[ $fail = 0 ] && echo "ok: no leaks or memory errors in a run and an audit"
+exit $fail
