@@ -15,6 +15,8 @@ struct exec_runner {
     struct cd_exec_runner_ctx *ctx;
     unsigned worker;
     struct cd_exec *ex;
+    int cpu;       /* the target's CPU, or -1 */
+    bool pinned;   /* the worker's own thread was bound to cpu */
 };
 
 /* Whether the "Cpus_allowed_list:" value names exactly one CPU; stores it in *cpu. */
@@ -96,6 +98,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     }
     r->ctx = ctx;
     r->worker = worker;
+    r->cpu = opts.cpu;
     if (worker == 0)
         ctx->info = *cd_exec_info(r->ex);
     *state = r;
@@ -108,6 +111,18 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len,
 {
     struct exec_runner *r = vstate;
     struct cd_run run;
+    if (!r->pinned) {
+        /* The worker and its target take turns on the same CPU, as afl-fuzz binds itself and
+           its target: the hand-over then needs no wake-up of another CPU. Runs come from the
+           worker's own thread, which is what sched_setaffinity(0) binds. */
+        r->pinned = true;
+        if (r->cpu >= 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(r->cpu, &set);
+            (void)sched_setaffinity(0, sizeof set, &set);
+        }
+    }
     CD_FORWARD_IF_ERROR(cd_exec_run(r->ex, data, len, &run, err));
     *outcome = run.outcome;
     return cd_labels_from_run(&run, labels, err);

@@ -81,7 +81,33 @@ static size_t matching(const struct cd_reduce_run *r, size_t p, uint8_t open, ui
     return r->len;
 }
 
-/* For each balanced (), [], {}, <> span: delete it whole, else delete its contents. */
+static bool is_separator(uint8_t c)
+{
+    return c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* End of up to `count` sibling spans opened by `open` from p, each with the separators after it;
+ * *found gets how many there were. */
+static size_t siblings_end(const struct cd_reduce_run *r, size_t p, uint8_t open, uint8_t close,
+                           size_t count, size_t *found)
+{
+    size_t q = p;
+    *found = 0;
+    while (*found < count && q < r->len && r->cur[q] == open) {
+        size_t e = matching(r, q, open, close);
+        if (e == r->len)
+            break;
+        q = e + 1;
+        while (q < r->len && is_separator(r->cur[q]))
+            q++;
+        ++*found;
+    }
+    return q;
+}
+
+/* For each balanced (), [], {}, <> span: delete runs of it and its siblings (one, then twice as
+ * many after each success: arrays of records shrink in few steps), else the span alone, else its
+ * contents. */
 bool cd_reduce_brackets(struct cd_reduce_run *r)
 {
     static const char pairs[] = "()[]{}<>";
@@ -93,7 +119,22 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
             p++;
             continue;
         }
-        size_t q = matching(r, p, (uint8_t)o[0], (uint8_t)o[1]);
+        uint8_t open = (uint8_t)o[0], close = (uint8_t)o[1];
+        bool deleted = false;
+        for (size_t c = 1, found; !r->stopped;) {
+            size_t end = siblings_end(r, p, open, close, c, &found);
+            if (found && try_delete(r, p, end - p)) {
+                deleted = any = true;
+                c = found < c ? found : 2 * c;
+            } else if (c > 1) {
+                c /= 2;
+            } else {
+                break;
+            }
+        }
+        if (deleted)
+            continue;
+        size_t q = matching(r, p, open, close);
         if (q < r->len && try_delete(r, p, q - p + 1)) {
             any = true;
             continue;

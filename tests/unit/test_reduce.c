@@ -296,6 +296,25 @@ static void test_reduce_lengths_shrink_count_and_span(void)
               p.last_len == 10);
 }
 
+/* An array that still holds the record {KEEP}. */
+static bool array_with_keep(const uint8_t *s, size_t n)
+{
+    return n >= 2 && s[0] == '[' && s[n - 1] == ']' && has(s, n, "{KEEP}");
+}
+
+static void test_reduce_brackets_delete_sibling_runs(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    CU_ASSERT(one_pass(cd_reduce_brackets,
+                       "[{a}, {b}, {c}, {d}, {e}, {f}, {g}, {h}, {i}, {j}, {k}, {l}, {KEEP}]",
+                       array_with_keep, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 8);
+    CU_ASSERT(!memcmp(p.last, "[{KEEP}]", 8));
+    CU_ASSERT(st.execs < 20); /* runs of siblings double: far fewer than one try per record */
+    CU_ASSERT(p.descent_ok);
+}
+
 static bool equal_pair(const uint8_t *s, size_t n)
 {
     return n == 2 && s[0] == s[1] && s[0] >= 'a';
@@ -367,6 +386,7 @@ int main(void)
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
+        {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
