@@ -273,6 +273,47 @@ static enum cd_status write_all(int fd, const uint8_t *data, size_t len, const c
     return CD_OK;
 }
 
+/* Creates "PARENT/.BASE.tmp-XXXXXX", mode 0644, close-on-exec: *tmp is owned, *fd open. */
+static enum cd_status temp_open(const char *parent, const char *base, char **tmp, int *fd,
+                                struct cd_error *err)
+{
+    size_t n = strlen(parent) + strlen(base) + 16;
+    *tmp = malloc(n);
+    if (!*tmp)
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    snprintf(*tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
+    *fd = mkstemp(*tmp);
+    if (*fd < 0) {
+        enum cd_status st =
+            cd_error_set(err, CD_FAILED, "cannot create '%s': %s", *tmp, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return st;
+    }
+    (void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
+    if (fchmod(*fd, 0644) != 0)
+        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
+    return CD_OK;
+}
+
+/* Syncs and closes *fd, renames *tmp over whole and syncs parent: the file appears whole or not
+ * at all. On success *fd is -1 and *tmp freed and NULL; on failure the caller removes *tmp. */
+static enum cd_status temp_commit(int *fd, char **tmp, const char *whole, const char *parent,
+                                  struct cd_error *err)
+{
+    int failed = fsync(*fd) != 0;
+    failed |= close(*fd) != 0;
+    *fd = -1;
+    if (failed)
+        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
+    if (rename(*tmp, whole) != 0)
+        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
+    free(*tmp);
+    *tmp = NULL;
+    (void)fsync_path(parent);
+    return CD_OK;
+}
+
 enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
                                   struct cd_error *err)
 {
@@ -283,39 +324,11 @@ enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len
         st = cd_error_set(err, CD_FAILED, "out of memory");
         goto out;
     }
-    size_t n = strlen(parent) + strlen(base) + 16;
-    tmp = malloc(n);
-    if (!tmp) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
-        goto out;
-    }
-    snprintf(tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", tmp, strerror(errno));
-        goto out;
-    }
-    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-    if (fchmod(fd, 0644) != 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
-        goto out;
-    }
-    st = write_all(fd, data, len, tmp, err);
-    if (st != CD_OK)
-        goto out;
-    if (close(fd) != 0) {
-        fd = -1;
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, whole) != 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
-        goto out;
-    }
-    free(tmp);
-    tmp = NULL;
-    (void)fsync_path(parent);
+    st = temp_open(parent, base, &tmp, &fd, err);
+    if (st == CD_OK)
+        st = write_all(fd, data, len, tmp, err);
+    if (st == CD_OK)
+        st = temp_commit(&fd, &tmp, whole, parent, err);
 out:
     if (fd >= 0)
         close(fd);
@@ -628,22 +641,9 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
     st = mkdir_p(parent, err);
     if (st != CD_OK)
         goto out;
-    size_t n = strlen(parent) + strlen(base) + 16;
-    tmp = malloc(n);
-    if (!tmp) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+    st = temp_open(parent, base, &tmp, &fd, err);
+    if (st != CD_OK)
         goto out;
-    }
-    snprintf(tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
-        tmp = NULL;
-        goto out;
-    }
-    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-    (void)fchmod(fd, 0644);
     a = archive_write_new();
     if (!a || archive_write_set_format_pax_restricted(a) != ARCHIVE_OK
         || archive_write_add_filter_zstd(a) != ARCHIVE_OK
@@ -659,19 +659,7 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
         st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, archive_error_string(a));
         goto out;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        fd = -1;
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, strerror(errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, whole) != 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
-        goto out;
-    }
-    free(tmp);
-    tmp = NULL;
-    (void)fsync_path(parent);
+    st = temp_commit(&fd, &tmp, whole, parent, err);
 out:
     if (a)
         archive_write_free(a);
