@@ -142,40 +142,69 @@ static size_t label_index(const struct cd_result *r, uint32_t id)
     return lo < r->n_labels && r->labels[lo].id == id ? lo : SIZE_MAX;
 }
 
+/* Whether e shows a coverage label no taken example shows yet. */
+static bool shows_uncovered(const struct cover *c, const struct cd_result_example *e)
+{
+    for (size_t i = 0; i < e->labels.n; i++) {
+        size_t li = label_index(c->r, e->labels.v[i]);
+        if (!cd_labels_is_outcome(e->labels.v[i]) && li != SIZE_MAX && !c->covered[li])
+            return true;
+    }
+    return false;
+}
+
+static void take(struct cover *c, size_t x)
+{
+    const struct cd_result_example *e = &c->r->examples[x];
+    c->taken[x] = true;
+    for (size_t i = 0; i < e->labels.n; i++) {
+        size_t li = label_index(c->r, e->labels.v[i]);
+        if (li != SIZE_MAX)
+            c->covered[li] = true;
+    }
+}
+
 /* Takes, largest first, every example that is the best of a coverage label not yet shown by a
  * taken one. A smaller example cannot show that label (it would be its best), so each taken
- * example is needed, and the labels end up held by examples no larger than their best. */
+ * example is needed, and the labels end up held by examples no larger than their best.
+ * The empty example comes last: afl-fuzz and afl-showmap skip empty files, so a label it is best
+ * for goes to the smallest non-empty example showing it, and only labels no other example shows
+ * are left to it. */
 static void take_needed(struct cover *c)
 {
     const struct cd_result *r = c->r;
     for (size_t k = 0; k < c->n_order; k++) {
         const struct cd_result_example *e = &r->examples[c->order[k]];
         bool need = false;
-        for (size_t i = 0; i < e->best.n && !need; i++) {
+        for (size_t i = 0; i < e->best.n && !need && e->len; i++) {
             size_t li = label_index(r, e->best.v[i]);
             need = !cd_labels_is_outcome(e->best.v[i]) && li != SIZE_MAX && !c->covered[li];
         }
-        if (!need)
-            continue;
-        c->taken[c->order[k]] = true;
-        for (size_t i = 0; i < e->labels.n; i++) {
-            size_t li = label_index(r, e->labels.v[i]);
-            if (li != SIZE_MAX)
-                c->covered[li] = true;
-        }
+        if (need)
+            take(c, c->order[k]);
     }
-    /* Holders: the smallest taken example showing the label, else its best as it was. */
+    for (int empty = 0; empty < 2; empty++)
+        for (size_t k = c->n_order; k-- > 0;) { /* smallest first, the empty example last */
+            size_t x = c->order[k];
+            const struct cd_result_example *e = &r->examples[x];
+            if ((e->len == 0) == (empty == 1) && !c->taken[x] && shows_uncovered(c, e))
+                take(c, x);
+        }
+    /* Holders: the smallest taken non-empty example showing the label, else the empty one, else
+       its best as it was. */
     for (size_t li = 0; li < r->n_labels; li++)
         c->holder[li] = r->labels[li].example;
-    for (size_t k = 0; k < c->n_order; k++) {
-        size_t x = c->order[k];
-        if (!c->taken[x])
-            continue;
-        const struct cd_result_example *e = &r->examples[x];
-        for (size_t i = 0; i < e->labels.n; i++) {
-            size_t li = label_index(r, e->labels.v[i]);
-            if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
-                c->holder[li] = x;  /* later in the order is smaller */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < c->n_order; k++) {
+            size_t x = c->order[k];
+            const struct cd_result_example *e = &r->examples[x];
+            if (!c->taken[x] || (e->len == 0) != (pass == 0))
+                continue;
+            for (size_t i = 0; i < e->labels.n; i++) {
+                size_t li = label_index(r, e->labels.v[i]);
+                if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
+                    c->holder[li] = x;  /* later in the order is smaller */
+            }
         }
     }
 }

@@ -68,6 +68,35 @@ static void test_result_select_takes_needed_seeds_only(void)
     cd_result_release(&r);
 }
 
+/* afl-fuzz and afl-showmap skip empty files: a label the empty example is best for goes to the
+ * smallest non-empty example showing it; the empty one holds only what nothing else shows. */
+static void test_result_select_empty_example_last(void)
+{
+    uint32_t l1 = cd_labels_edge(1, 1), l2 = cd_labels_edge(2, 1), l3 = cd_labels_edge(3, 1);
+    struct cd_result r = {0};
+    r.examples = calloc(4, sizeof *r.examples);
+    r.n_examples = 4;
+    make_example(&r.examples[0], 0, 0, (uint32_t[]){l1, l2}, 2, (uint32_t[]){l1, l2}, 2);
+    make_example(&r.examples[1], 1, 5, (uint32_t[]){l1, l3}, 2, (uint32_t[]){l3}, 1);
+    make_example(&r.examples[2], 2, 3, (uint32_t[]){l1}, 1, NULL, 0);
+    make_example(&r.examples[3], 3, 9, (uint32_t[]){l1}, 1, NULL, 0);
+    r.labels = calloc(3, sizeof *r.labels);
+    r.n_labels = 3;
+    r.labels[0] = (struct cd_result_label){.id = l1, .example = 0};
+    r.labels[1] = (struct cd_result_label){.id = l2, .example = 0};
+    r.labels[2] = (struct cd_result_label){.id = l3, .example = 1};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, &err), CD_OK);
+    /* the 5-byte example (needed for l3) also holds l1; the empty one keeps only l2 */
+    CU_ASSERT_EQUAL_FATAL(r.n_examples, 2);
+    CU_ASSERT_EQUAL(r.examples[0].len, 0);
+    CU_ASSERT_EQUAL(r.examples[1].len, 5);
+    CU_ASSERT_EQUAL(r.labels[0].example, 1);
+    CU_ASSERT_EQUAL(r.labels[1].example, 0);
+    CU_ASSERT_EQUAL(r.labels[2].example, 1);
+    cd_result_release(&r);
+}
+
 static void test_result_select_empty(void)
 {
     struct cd_result r = {0};
@@ -82,6 +111,7 @@ int main(void)
     CU_TestInfo tests[] = {
         {"test_result_select_takes_needed_seeds_only", test_result_select_takes_needed_seeds_only},
         {"test_result_select_empty", test_result_select_empty},
+        {"test_result_select_empty_example_last", test_result_select_empty_example_last},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("result", tests);
