@@ -15,6 +15,7 @@ struct cd_reduce_target {
      * May be NULL. */
     bool (*stop)(void *ctx);
     void *ctx;
+    bool deletions_only;   /* skip the lowering passes (CD_REDUCE_BYTES on) */
 };
 
 /* The passes, in their default (cheapest first) order: deletions, then lowering (from

@@ -30,6 +30,8 @@ struct cd_table_label {
     struct cd_table_example *best;
     bool finished;                /* reducing its best changed nothing for it */
     bool busy;                    /* a worker is reducing it */
+    bool donor_pending;           /* cd_table_donor has an untried donor for it */
+    uint64_t donor_tried;         /* serial of the last donor taken for it, or 0 */
 };
 
 struct cd_table;
@@ -67,8 +69,18 @@ struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id);
 size_t cd_table_n_labels(const struct cd_table *t);
 struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i);
 
-/* Whether reduction may skip the label: finished, or its best example is finished. */
+/* Whether reduction may skip the label: finished, or its best example is finished, and no donor
+ * is pending for it. */
 bool cd_table_skippable(const struct cd_table_label *l);
+
+/* A donor for coverage label l: the shortest best example of a higher hit-count class of l's
+ * edge, when it is shorter than l's own best and was not taken for l before; NULL when there is
+ * none. Reducing it for l is how a long best of a lower class gets short: deletions lower counts.
+ * Offers mark the labels that get a donor pending (not skippable) until it is taken. */
+struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l);
+
+/* Records that donor (may be NULL) was taken for l, clearing its pending mark. */
+void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_example *donor);
 
 /* Bumped once for every label added or improved. */
 uint64_t cd_table_changes(const struct cd_table *t);

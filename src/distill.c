@@ -42,6 +42,8 @@ struct worker {
     void *state;                 /* runner state */
     struct cd_labelset labels;   /* labels of the last run */
     struct cd_reducer red;
+    struct cd_reducer donor_red; /* counters of donor starts, kept apart from red's */
+    uint64_t donor_tries, donor_wins; /* donor starts, and those that improved their label */
     pthread_t thread;
     /* the reduction in progress */
     uint32_t label;
@@ -519,15 +521,20 @@ static bool reduce_stop(void *ctx)
 }
 
 /* Reduces label id's best example until the reducer reaches a fixpoint on it, re-reading the
- * best when another worker moved it on. Marks the label finished when nothing was adopted for it,
- * and its example finished when nothing changed anywhere. Lock not held. */
+ * best when another worker moved it on. A donor (cd_table_donor) is reduced for the label first,
+ * by deletions only. Marks the label finished when nothing was adopted for it, and its example
+ * finished when nothing changed anywhere. Lock not held. */
 static enum cd_status reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
-    struct cd_reduce_target target = {reduce_pred, reduce_stop, w};
+    struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false};
     for (;;) {
         lock(d);
-        struct cd_table_example *e = cd_table_find(d->table, id)->best;
+        struct cd_table_label *dl = cd_table_find(d->table, id);
+        struct cd_table_example *e = dl->best, *donor = cd_table_donor(d->table, dl);
+        cd_table_donor_taken(dl, donor);
+        if (donor)
+            e = donor;
         uint8_t *copy = malloc(e->len ? e->len : 1);
         free(w->origin);
         w->origin = strdup(e->origin);
@@ -540,7 +547,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         }
         size_t len = e->len;
         memcpy(copy, e->data, len);
-        uint64_t start_serial = e->serial, changes = cd_table_changes(d->table);
+        uint64_t start_serial = dl->best->serial, changes = cd_table_changes(d->table);
         w->label = id;
         w->serial = start_serial;
         /* A later attempt walks again, through the seen-set, every candidate this one tried:
@@ -556,8 +563,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         uint8_t *out = NULL;
         size_t out_len;
         bool changed = false;
-        enum cd_status st = cd_reducer_run(&w->red, &target, copy, len, &out, &out_len, &changed,
-                                           &w->err);
+        target.deletions_only = donor != NULL;
+        enum cd_status st = cd_reducer_run(donor ? &w->donor_red : &w->red, &target, copy, len,
+                                           &out, &out_len, &changed, &w->err);
         free(copy);
         free(out);
         lock(d);
@@ -567,11 +575,23 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             unlock(d);
             return CD_FAILED;
         }
+        struct cd_table_label *l = cd_table_find(d->table, id);
+        if (donor) {
+            /* Next, the label's own best: the new one the donor gave, or the old one unless
+               that was reduced already. */
+            bool won = l->best->serial != start_serial;
+            w->donor_tries++;
+            w->donor_wins += won;
+            bool go_on = !should_stop(d) && (won || !cd_table_skippable(l));
+            unlock(d);
+            if (!go_on)
+                return CD_OK;
+            continue;
+        }
         if (w->stale && !should_stop(d)) {
             unlock(d);
             continue;
         }
-        struct cd_table_label *l = cd_table_find(d->table, id);
         bool done = st == CD_OK || (w->capped && !should_stop(d));
         d->capped_labels += w->capped;
         if (done && !changed && l->best->serial == start_serial) {
@@ -703,7 +723,7 @@ char *cd_distill_pass_report(const struct cd_distill *d)
             sum[p].successes += d->workers[i].red.stats[p].successes;
             sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
         }
-    size_t cap = 128 * (CD_REDUCE_NPASSES + 1), used = 0;
+    size_t cap = 128 * (CD_REDUCE_NPASSES + 2), used = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -718,6 +738,19 @@ char *cd_distill_pass_report(const struct cd_distill *d)
         if (used >= cap)
             return s;
     }
+    uint64_t tries = 0, wins = 0, execs = 0;
+    for (unsigned i = 0; i < d->jobs; i++) {
+        tries += d->workers[i].donor_tries;
+        wins += d->workers[i].donor_wins;
+        for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++)
+            execs += d->workers[i].donor_red.stats[p].execs;
+    }
+    used += (size_t)snprintf(s + used, cap - used,
+                             "donors   %10llu candidates %8llu started %10llu improved their label\n",
+                             (unsigned long long)execs, (unsigned long long)tries,
+                             (unsigned long long)wins);
+    if (used >= cap)
+        return s;
     snprintf(s + used, cap - used, "labels left at the timeout cap (%d timed-out runs): %llu\n",
              TIMEOUT_CAP, (unsigned long long)d->capped_labels);
     return s;

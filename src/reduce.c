@@ -45,11 +45,12 @@ static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
     [CD_REDUCE_BYTES] = cd_reduce_bytes,   [CD_REDUCE_PAIRS] = cd_reduce_pairs,
 };
 
-/* Successes per execution with one success and one execution of prior, so that untried passes
- * start equal and keep the default order. */
-static double yield_of(const struct cd_reduce_stats *s)
+/* Bytes removed per execution for deleting passes, successes per execution for lowering ones,
+ * each with one of prior, so that untried passes start equal and keep the default order. Many
+ * small successes (a digit at a time) must not put a pass ahead of one that removes lines. */
+static double yield_of(const struct cd_reduce_stats *s, bool lowering)
 {
-    return (double)(s->successes + 1) / (double)(s->execs + 1);
+    return (double)((lowering ? s->successes : s->bytes_removed) + 1) / (double)(s->execs + 1);
 }
 
 /* Deleting passes come before lowering ones whatever their yields: a lowering success keeps the
@@ -59,7 +60,7 @@ static bool before(const struct cd_reducer *red, unsigned a, unsigned b)
     bool la = a >= CD_REDUCE_BYTES, lb = b >= CD_REDUCE_BYTES;
     if (la != lb)
         return lb;
-    return yield_of(&red->stats[a]) > yield_of(&red->stats[b]);
+    return yield_of(&red->stats[a], la) > yield_of(&red->stats[b], lb);
 }
 
 /* Orders the passes: deletions first, then by yield, stable over the default order. */
@@ -97,7 +98,8 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
         bool round = false;
         order_passes(red, order);
         for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped && !round; i++) {
-            if (order[i] >= CD_REDUCE_BYTES && r.len > CD_REDUCE_LOWER_MAX)
+            if (order[i] >= CD_REDUCE_BYTES &&
+                (target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))
                 continue;
             r.stats = &red->stats[order[i]];
             round = pass_fn[order[i]](&r);

@@ -16,11 +16,13 @@ static bool try_delete(struct cd_reduce_run *r, size_t i, size_t n)
 }
 
 /* Chunks of len/2, len/4 ... 1. At each position a success doubles the chunk (so long deletable
- * regions go in few steps) and a failure halves it back to the round's size before moving on. */
+ * regions go in few steps) and a failure halves it back to the round's size before moving on.
+ * It returns after the first size that deleted anything: finer sizes cost a candidate per k bytes,
+ * and the cheaper passes that run before it again may shorten the example first. */
 bool cd_reduce_blocks(struct cd_reduce_run *r)
 {
     bool any = false;
-    for (size_t k = r->len > 1 ? r->len / 2 : 1; k >= 1 && r->len && !r->stopped; k /= 2) {
+    for (size_t k = r->len > 1 ? r->len / 2 : 1; k >= 1 && r->len && !r->stopped && !any; k /= 2) {
         size_t i = 0, c = k;
         while (i < r->len && !r->stopped) {
             size_t n = c < r->len - i ? c : r->len - i;

@@ -182,6 +182,43 @@ static bool better_for(const struct cd_table_label *l, const uint8_t *data, size
     return !l || cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
 }
 
+struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l)
+{
+    if (cd_labels_is_outcome(l->id))
+        return NULL;
+    struct cd_table_example *donor = NULL;
+    for (uint32_t id = l->id + 1; id <= (l->id | 7u); id++) {
+        const struct cd_table_label *s = lookup(t, id);
+        if (s && s->best->len < l->best->len && (!donor || s->best->len < donor->len))
+            donor = s->best;
+    }
+    return donor && donor->serial != l->donor_tried ? donor : NULL;
+}
+
+void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_example *donor)
+{
+    l->donor_pending = false;
+    if (donor)
+        l->donor_tried = donor->serial;
+}
+
+/* Marks the labels that now have a donor, among the classes of the edges e just became best for,
+ * up to e's own: the label itself (e may be long beside a higher class) and the lower ones (e may
+ * be short beside them). */
+static void mark_donees(struct cd_table *t, const struct cd_table_example *e)
+{
+    for (size_t i = 0; i < e->labels.n; i++) {
+        uint32_t id = e->labels.v[i];
+        if (cd_labels_is_outcome(id) || lookup(t, id)->best != e)
+            continue;
+        for (uint32_t sib = id & ~7u; sib <= id; sib++) {
+            struct cd_table_label *s = lookup(t, sib);
+            if (s && !s->donor_pending && cd_table_donor(t, s))
+                s->donor_pending = true;
+        }
+    }
+}
+
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
                               const struct cd_labelset *labels, const char *origin,
                               size_t *improved, struct cd_table_example **stored,
@@ -230,6 +267,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
         t->changes++;
     }
     assert(e->refs == wins);
+    mark_donees(t, e);
     if (improved)
         *improved = wins;
     if (stored)
@@ -265,7 +303,7 @@ struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i)
 
 bool cd_table_skippable(const struct cd_table_label *l)
 {
-    return l->finished || l->best->finished;
+    return !l->donor_pending && (l->finished || l->best->finished);
 }
 
 uint64_t cd_table_changes(const struct cd_table *t)

@@ -247,7 +247,7 @@ static void test_distill_complete_and_minimal(void)
     /* re-running the reducer on any label's best finds nothing */
     struct has_label h = {0};
     struct cd_reducer red = {0};
-    struct cd_reduce_target t = {pred_has, NULL, &h};
+    struct cd_reduce_target t = {pred_has, NULL, &h, false};
     for (size_t k = 0; k < res.n_labels; k++) {
         const struct cd_result_example *e = &res.examples[res.labels[k].example];
         uint8_t *out;
@@ -263,6 +263,7 @@ static void test_distill_complete_and_minimal(void)
     cd_labelset_release(&h.set);
     CU_ASSERT_PTR_NOT_NULL(report);
     CU_ASSERT_PTR_NOT_NULL(report ? strstr(report, "blocks") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(report ? strstr(report, "donors") : NULL);
     free(report);
     cd_result_release(&res);
     CU_ASSERT_EQUAL(res.n_examples, 0);

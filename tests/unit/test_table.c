@@ -101,6 +101,57 @@ static void test_table_finished_marks(void)
     cd_table_free(t);
 }
 
+/* Donors: the shortest best of a higher class of the same edge, shorter than the label's own,
+ * untried; a label with one pending is not skippable until it is taken. */
+static void test_table_donors(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t one[] = {cd_labels_edge(5, 1)}, three[] = {cd_labels_edge(5, 3)},
+             many[] = {cd_labels_edge(5, 200)}, other[] = {cd_labels_edge(6, 200)};
+    CU_ASSERT_EQUAL(offer(t, "xxxxxxxx", one, 1, NULL), CD_OK);
+    struct cd_table_label *l1 = cd_table_find(t, one[0]);
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, l1));
+    l1->finished = true;
+    CU_ASSERT(cd_table_skippable(l1));
+    CU_ASSERT_EQUAL(offer(t, "ooo", other, 1, NULL), CD_OK); /* another edge gives nothing */
+    l1 = cd_table_find(t, one[0]);
+    CU_ASSERT(cd_table_skippable(l1));
+    CU_ASSERT_EQUAL(offer(t, "yyyyy", many, 1, NULL), CD_OK);
+    l1 = cd_table_find(t, one[0]);
+    struct cd_table_example *d = cd_table_donor(t, l1);
+    CU_ASSERT_FATAL(d != NULL);
+    CU_ASSERT(d->len == 5 && !memcmp(d->data, "yyyyy", 5));
+    CU_ASSERT(l1->donor_pending);
+    CU_ASSERT(!cd_table_skippable(l1));
+    CU_ASSERT_EQUAL(offer(t, "zzzzzz", three, 1, NULL), CD_OK); /* longer than 5:8's best */
+    l1 = cd_table_find(t, one[0]);
+    struct cd_table_label *l3 = cd_table_find(t, three[0]), *l8 = cd_table_find(t, many[0]);
+    CU_ASSERT(l3->donor_pending);
+    CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l3), l8->best);
+    CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l1), l8->best); /* the shortest */
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, l8));            /* no higher class */
+    cd_table_donor_taken(l1, cd_table_donor(t, l1));
+    CU_ASSERT(!l1->donor_pending);
+    CU_ASSERT(cd_table_skippable(l1));
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, l1)); /* tried */
+    CU_ASSERT_EQUAL(offer(t, "www", three, 1, NULL), CD_OK);
+    l1 = cd_table_find(t, one[0]);
+    l3 = cd_table_find(t, three[0]);
+    CU_ASSERT(l1->donor_pending); /* a new, shorter donor */
+    CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l1), l3->best);
+    cd_table_donor_taken(l3, cd_table_donor(t, l3));
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, l3)); /* 5:8's best is no longer shorter */
+    CU_ASSERT(!l3->donor_pending);
+    uint32_t crash;
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash));
+    uint32_t crash_set[] = {crash};
+    CU_ASSERT_EQUAL(offer(t, "cccccccccc", crash_set, 1, NULL), CD_OK);
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, cd_table_find(t, crash)));
+    cd_table_free(t);
+}
+
 static void test_table_many_labels(void)
 {
     struct cd_table *t = NULL;
@@ -143,6 +194,7 @@ int main(void)
         {"test_table_shortlex_order", test_table_shortlex_order},
         {"test_table_offer_keeps_best", test_table_offer_keeps_best},
         {"test_table_finished_marks", test_table_finished_marks},
+        {"test_table_donors", test_table_donors},
         {"test_table_many_labels", test_table_many_labels},
         {"test_table_seen_set", test_table_seen_set},
         CU_TEST_INFO_NULL,
