@@ -26,8 +26,11 @@
  * stopped. Without it one large example would take a large share of a budget while every other
  * label waits as it was found. */
 #define ATTEMPT_EXECS 500
-/* First-pass queue slots per worker. */
-#define QUEUE_PER_JOB 2
+/* First-pass queue: slots per worker, and most bytes queued (one input of any size always fits).
+ * Deep enough that a worker finishing a run finds its next input waiting instead of sleeping
+ * until the reading thread wakes it. */
+#define QUEUE_PER_JOB 16
+#define QUEUE_BYTES (16u << 20)
 #define PROGRESS_NS 250000000ull
 
 struct item {
@@ -80,8 +83,9 @@ struct cd_distill {
     uint64_t capped_labels;
     /* first-pass queue */
     struct item *queue;
-    size_t q_head, q_n, q_cap;
+    size_t q_head, q_n, q_cap, q_bytes;
     bool q_closed;
+    pthread_cond_t q_items, q_space; /* an input was queued; a slot was freed */
 };
 
 /* xoshiro256** seeded through splitmix64: label choice only. */
@@ -138,6 +142,8 @@ static void fail(struct cd_distill *d, const struct cd_error *err)
         d->fail_err = *err;
     d->failed = true;
     pthread_cond_broadcast(&d->cv);
+    pthread_cond_broadcast(&d->q_items);
+    pthread_cond_broadcast(&d->q_space);
 }
 
 /* Whether the run must end: a failure, the stop flag, a budget. Sets stopped_by. Lock held. */
@@ -265,6 +271,8 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
         d->rng[i] = splitmix64(&x);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
+    pthread_cond_init(&d->q_items, NULL);
+    pthread_cond_init(&d->q_space, NULL);
     d->workers = calloc(d->jobs, sizeof *d->workers);
     if (!d->workers) {
         cd_error_set(err, CD_FAILED, "out of memory creating %u workers", d->jobs);
@@ -309,6 +317,8 @@ void cd_distill_free(struct cd_distill *d)
     cd_table_free(d->table);
     pthread_mutex_destroy(&d->mu);
     pthread_cond_destroy(&d->cv);
+    pthread_cond_destroy(&d->q_items);
+    pthread_cond_destroy(&d->q_space);
     free(d);
 }
 
@@ -320,13 +330,14 @@ static void *first_pass_worker(void *arg)
     lock(d);
     for (;;) {
         while (!d->q_n && !d->q_closed)
-            pthread_cond_wait(&d->cv, &d->mu);
+            pthread_cond_wait(&d->q_items, &d->mu);
         if (!d->q_n)
             break;
         struct item it = d->queue[d->q_head];
         d->q_head = (d->q_head + 1) % d->q_cap;
         d->q_n--;
-        pthread_cond_broadcast(&d->cv);
+        d->q_bytes -= it.len;
+        pthread_cond_signal(&d->q_space);
         unlock(d);
         first_run(w, it.data, it.len, it.name);
         free(it.data);
@@ -337,33 +348,44 @@ static void *first_pass_worker(void *arg)
     return NULL;
 }
 
-/* Hands a copy of in to the first-pass workers, waiting for a free slot. Lock held. */
-static bool enqueue(struct cd_distill *d, const struct cd_input *in, struct cd_error *err)
+/* Queues it (owned from here on) for the first-pass workers, waiting for room. Lock held. */
+static bool enqueue(struct cd_distill *d, struct item it)
 {
-    while (d->q_n == d->q_cap && !d->failed)
-        pthread_cond_wait(&d->cv, &d->mu);
-    if (d->failed)
-        return false;
-    struct item it = {malloc(in->size ? in->size : 1), in->size, strdup(in->name)};
-    if (!it.data || !it.name) {
+    while ((d->q_n == d->q_cap || (d->q_n && d->q_bytes + it.len > QUEUE_BYTES)) && !d->failed)
+        pthread_cond_wait(&d->q_space, &d->mu);
+    if (d->failed) {
         free(it.data);
         free(it.name);
-        cd_error_set(err, CD_FAILED, "out of memory queueing '%s'", in->name);
-        fail(d, err);
         return false;
     }
-    if (in->size)
-        memcpy(it.data, in->data, in->size);
     d->queue[(d->q_head + d->q_n) % d->q_cap] = it;
     d->q_n++;
-    pthread_cond_broadcast(&d->cv);
+    d->q_bytes += it.len;
+    pthread_cond_signal(&d->q_items);
     return true;
 }
 
-/* Takes in into the first pass: counted, de-duplicated, then run here or queued. */
+/* Takes in into the first pass: counted, de-duplicated, then run here or queued. The hash and,
+ * with workers, the queue's copy are made before the lock is taken. */
 static bool take_input(struct cd_distill *d, const struct cd_input *in, struct cd_error *err)
 {
     struct cd_hash h = cd_hash_bytes(in->data, in->size);
+    struct item it = {NULL, in->size, NULL};
+    if (d->jobs > 1) {
+        it.data = malloc(in->size ? in->size : 1);
+        it.name = strdup(in->name);
+        if (!it.data || !it.name) {
+            free(it.data);
+            free(it.name);
+            cd_error_set(err, CD_FAILED, "out of memory queueing '%s'", in->name);
+            lock(d);
+            fail(d, err);
+            unlock(d);
+            return false;
+        }
+        if (in->size)
+            memcpy(it.data, in->data, in->size);
+    }
     lock(d);
     d->stats.inputs++;
     d->stats.input_bytes += in->size;
@@ -374,10 +396,15 @@ static bool take_input(struct cd_distill *d, const struct cd_input *in, struct c
         fail(d, err);
     }
     bool ok = fresh >= 0;
-    if (fresh > 0 && d->jobs > 1)
-        ok = enqueue(d, in, err);
+    if (fresh > 0 && d->jobs > 1) {
+        ok = enqueue(d, it);
+        it.data = NULL;
+        it.name = NULL;
+    }
     progress(d, false);
     unlock(d);
+    free(it.data);
+    free(it.name);
     if (fresh > 0 && d->jobs == 1)
         first_run(&d->workers[0], in->data, in->size, in->name);
     return ok;
@@ -446,7 +473,7 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     }
     lock(d);
     d->q_closed = true;
-    pthread_cond_broadcast(&d->cv);
+    pthread_cond_broadcast(&d->q_items);
     unlock(d);
     join_threads(d, started);
     lock(d);

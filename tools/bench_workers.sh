@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Worker scaling: corpus-distill at -j 1 and -j 2 on the same inputs and target, with the same
-# execution budget (--max-execs), then three small inputs run to completion (at most 300 s). Reports wall
-# time, executions and executions per second from each run's manifest.
+# Worker scaling: corpus-distill at each -j level on the same inputs and target, in one run.
+#  1. first pass: --no-reduce over many distinct inputs (each input under 4 KiB that neither
+#     crashes nor hangs when run once, written VARIANTS times with 0, 1, 2 ... spaces appended).
+#     Every level runs exactly the same executions, so executions per second compare directly:
+#     this is the execution-bound run. Median of ROUNDS runs per level.
+#  2. budget: the whole corpus with the same execution budget (--max-execs). Which candidates a
+#     reduction runs, and so what each execution costs, differs between levels.
+#  3. complete: three small inputs run to completion (at most 300 s).
+# Reports wall time, executions and executions per second from each run's manifest.
 #
 # usage: tools/bench_workers.sh [CORPUS]   (json, png or http; default json)
-# env:   CD_BUILD (build dir, default ./build), EXECS (budget, default 20000), JOBS ("1 2")
+# env:   CD_BUILD (build dir, default ./build), EXECS (budget, default 20000), JOBS ("1 2"),
+#        VARIANTS (copies of each input in the first-pass set, default 100), ROUNDS (default 3)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +19,8 @@ BUILD=${CD_BUILD:-$SRC/build}
 BIN=$BUILD/corpus-distill
 EXECS=${EXECS:-20000}
 JOBS=${JOBS:-1 2}
+VARIANTS=${VARIANTS:-100}
+ROUNDS=${ROUNDS:-3}
 n=${1:-json}
 target=$BUILD/targets/sample_$n
 args=()
@@ -29,6 +38,26 @@ find "$WORK/all" -type f -size +23c -printf '%s %p\n' | sort -n | sed -n 1,3p | 
     cp "$f" "$WORK/small/$(basename "$f")"
 done
 
+# The first-pass set, as one tar.
+mkdir -p "$WORK/many"
+while IFS= read -r -d '' f; do
+    rc=0
+    (timeout 1 "$target" "$f") >/dev/null 2>&1 || rc=$?
+    [ "$rc" -lt 124 ] && [ -s "$f" ] && cp "$f" "$WORK/many/$(echo "${f#"$WORK/all/"}" | tr / _)"
+done < <(find "$WORK/all" -type f -size -4096c -print0) 2>/dev/null
+python3 - "$WORK/many" "$WORK/many.tar" "$VARIANTS" <<'PY'
+import io, os, sys, tarfile
+src, dst, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = sorted(os.listdir(src))
+with tarfile.open(dst, "w") as t:
+    for v in range(k):
+        for name in names:
+            data = open(os.path.join(src, name), "rb").read() + b" " * v
+            info = tarfile.TarInfo("%03d/%s" % (v, name))
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+PY
+
 now() { date +%s.%N; }
 run_field() {
     python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["run"][sys.argv[2]]))' "$1" "$2"
@@ -36,6 +65,19 @@ run_field() {
 row() { printf '%-10s %-26s %4s %8s %10s %9s %s\n' "$@"; }
 
 row corpus run jobs wall_s execs execs/s note
+for j in $JOBS; do
+    rates=""
+    for r in $(seq "$ROUNDS"); do
+        out=$WORK/out-first-$j-$r
+        "$BIN" -q -j "$j" --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
+        rates="$rates $(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; print("%.3f %d" % (r["wall_time_s"], r["executions"]))' "$out.manifest.json")"
+        rm -rf "$out" "$out.manifest.json" "$out.crashes"
+    done
+    set -- $rates
+    med=$(for ((i = 1; i < $#; i += 2)); do j1=$((i + 1)); echo "${!i} ${!j1}"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
+    row "$n" "first pass, median of $ROUNDS" "$j" "${med% *}" "${med#* }" \
+        "$(echo "$med" | awk '{ printf "%.0f", $2 / $1 }')" "walls:$(for ((i = 1; i < $#; i += 2)); do printf ' %s' "${!i}"; done)"
+done
 for what in budget complete; do
     for j in $JOBS; do
         out=$WORK/out-$what-$j
