@@ -165,7 +165,31 @@ struct run_state {
     unsigned jobs;
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
+    char error[1024];               /* the message of a failing exit, for --json-summary */
 };
+
+/* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
+static int run_fail(struct run_state *s, int code, const char *msg, const char *hint)
+{
+    cli_progress_clear(s->progress);
+    snprintf(s->error, sizeof s->error, "%s", msg);
+    size_t n = strlen(s->error);
+    snprintf(s->error + n, sizeof s->error - n, "%s", hint);
+    fprintf(stderr, "corpus-distill: %s\n", s->error);
+    return code;
+}
+
+/* --json-summary for an exit that wrote nothing (3, 4, 5): the code and the message. */
+static void print_failure_json(const struct run_state *s, int code)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "exit_code", json_object_new_int(code));
+    json_object_object_add(j, "complete", json_object_new_boolean(false));
+    json_object_object_add(j, "error", json_object_new_string(s->error));
+    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    fflush(stdout);
+    json_object_put(j);
+}
 
 static void print_summary(struct run_state *s, int code)
 {
@@ -278,9 +302,7 @@ static int write_output(struct run_state *s)
         goto fail;
     return CLI_EXIT_OK;
 fail:
-    cli_progress_clear(s->progress);
-    fprintf(stderr, "corpus-distill: %s\n", err.msg);
-    return CLI_EXIT_OUTPUT;
+    return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
 }
 
 static void fill_exec_opts(struct run_state *s)
@@ -313,59 +335,41 @@ static int distill(struct run_state *s)
     struct cd_ingest_opts io = {.operands = o->inputs, .n_operands = o->n_inputs,
                                 .max_input_size = o->max_input_size,
                                 .archives_as_raw = o->raw_archives, .skip_empty = true};
-    if (cd_ingest_new(&s->ing, &io, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_INPUT;
-    }
+    if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
+        return run_fail(s, CLI_EXIT_INPUT, err.msg, "");
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
-    if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK) {
-        cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_TARGET;
-    }
+    if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
+        return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
     enum cd_status st = cd_distill_ingest(s->d, s->ing, &err);
-    if (st >= CD_FAILED && !stop_flag) {
-        cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_TARGET;
-    }
+    if (st >= CD_FAILED && !stop_flag)
+        return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
     for (int k = 0; k < CD_SKIP_COUNT; k++)
         if (is->skipped[k])
             s->skips[s->n_skips++] = (struct cd_manifest_skip){
                 (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
     if (is->inputs == 0) {
-        char skip[256];
-        cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: no inputs in '%s'%s%s%s\n", o->inputs[0],
-                o->n_inputs > 1 ? " and the other operands" : "",
-                is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] + is->skipped[4]
-                    ? ": " : "",
-                skipped_text(is, o->max_input_size, skip, sizeof skip));
-        return CLI_EXIT_INPUT;
+        char skip[256], msg[768];
+        snprintf(msg, sizeof msg, "no inputs in '%s'%s%s%s", o->inputs[0],
+                 o->n_inputs > 1 ? " and the other operands" : "",
+                 is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] + is->skipped[4]
+                     ? ": " : "",
+                 skipped_text(is, o->max_input_size, skip, sizeof skip));
+        return run_fail(s, CLI_EXIT_INPUT, msg, "");
     }
     if (!o->no_reduce && !stop_flag) {
         st = cd_distill_reduce(s->d, &err);
-        if (st >= CD_FAILED && !stop_flag) {
-            cli_progress_clear(s->progress);
-            fprintf(stderr, "corpus-distill: %s\n", err.msg);
-            return CLI_EXIT_TARGET;
-        }
+        if (st >= CD_FAILED && !stop_flag)
+            return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
     }
-    if (cd_distill_result(s->d, &s->result, &err) != CD_OK) {
-        cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_OUTPUT;
-    }
+    if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
+        return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
     s->have_result = true;
-    if (!o->all_best && cd_result_select_seeds(&s->result, &err) != CD_OK) {
-        cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_OUTPUT;
-    }
+    if (!o->all_best && cd_result_select_seeds(&s->result, &err) != CD_OK)
+        return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
     if (stop_flag && !s->result.stats.stopped_by) {
         s->result.stats.stopped_by = "signal";
         s->result.stats.complete = false;
@@ -390,8 +394,7 @@ int cli_run(const struct cli_opts *o)
     s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
     free(stem);
     if (!s.out || !s.crashes || !s.manifest) {
-        fputs("corpus-distill: out of memory\n", stderr);
-        code = CLI_EXIT_OUTPUT;
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "out of memory", "");
         goto out;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -399,9 +402,8 @@ int cli_run(const struct cli_opts *o)
     /* Refuse a foreign output directory before spending any time on the run. */
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar};
     if (cd_emit_check(&eo, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s%s\n", err.msg,
-                strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
-        code = CLI_EXIT_OUTPUT;
+        code = run_fail(&s, CLI_EXIT_OUTPUT, err.msg,
+                        strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
         goto out;
     }
     install_signals(o->verbosity < 0);
@@ -424,6 +426,8 @@ int cli_run(const struct cli_opts *o)
     code = s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
     print_summary(&s, code);
 out:
+    if (code >= CLI_EXIT_TARGET && o->json_summary)
+        print_failure_json(&s, code);
     cli_progress_free(s.progress);
     if (s.have_result)
         cd_result_release(&s.result);

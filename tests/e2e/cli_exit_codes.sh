@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Exit codes and quiet modes: usage errors 2 (one line and the --help hint), a missing or
 # uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
-# rerun on the same data changes nothing; --json-summary is JSON; audit answers about seeds, labels
-# and differences; --tar writes the same seeds as one archive.
+# rerun on the same data changes nothing; --json-summary is JSON, on failing exits too; audit
+# answers about seeds, labels and differences; --tar writes the same seeds as one archive.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -38,6 +38,14 @@ expect 3 -q in -o s -- ./no-such-target @@
 grep -q "no-such-target" err.txt || err "missing target message does not name it"
 expect 3 -q in -o s -- /bin/true @@
 expect 4 -q empty -o s -- "$target" @@
+# --json-summary also speaks on a failing exit: its code and the one-line message
+for c in "3 in -o s -- /bin/true @@" "4 empty -o s -- $target @@"; do
+  set -- $c
+  want=$1; shift
+  expect "$want" -q --json-summary "$@"
+  python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(d["exit_code"] != int(sys.argv[1]) or d["complete"] or not d["error"])' "$want" ||
+    err "--json-summary on exit $want: $(cat out.txt)"
+done
 grep -q "no inputs in 'empty'" err.txt || err "no-input message: $(cat err.txt)"
 expect 4 -q no-such-dir -o s -- "$target" @@
 [ ! -e s ] || err "an output dir was created by a failed run"
