@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,13 +25,40 @@
 
 extern char **environ;
 
+/* Set in every target's environment to this process's pid, and inherited by whatever the target
+ * starts: a process that left the target's session (setsid) is still known as the target's. */
+#define MARK_VAR "CORPUS_DISTILL_PID"
+
 #define FORKSRV_FD 198
 
 /* Variables we set for the target; inherited copies are dropped. */
 static const char *const own_vars[] = {
     "__AFL_SHM_ID", "__AFL_SHM_FUZZ_ID", "AFL_MAP_SIZE", "__AFL_PERSISTENT",
-    "__AFL_DEFER_FORKSRV", "LD_BIND_NOW", "AFL_OLD_FORKSERVER", "AFL_NO_IJON",
+    "__AFL_DEFER_FORKSRV", "LD_BIND_NOW", "AFL_OLD_FORKSERVER", "AFL_NO_IJON", MARK_VAR,
 };
+
+/* Live fork servers of this process, every executor's: a stray carrying the mark is killed only
+ * when it is none of them. Spawning holds the lock from fork until the pid is recorded. */
+static pthread_mutex_t servers_mu = PTHREAD_MUTEX_INITIALIZER;
+static pid_t servers[256];
+static size_t n_servers;
+
+static void servers_drop(pid_t pid)
+{
+    for (size_t i = 0; i < n_servers; i++)
+        if (servers[i] == pid) {
+            servers[i] = servers[--n_servers];
+            return;
+        }
+}
+
+static bool servers_have(pid_t pid)
+{
+    for (size_t i = 0; i < n_servers; i++)
+        if (servers[i] == pid)
+            return true;
+    return false;
+}
 
 /* afl-fuzz's sanitizer defaults, used only when the user set no *SAN_OPTIONS at all. */
 #define SAN_HANDLERS "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0"
@@ -241,7 +269,8 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
     ok = ok && push_env(ex->envp, &n, "__AFL_SHM_ID=%d", ex->shm_id) &&
          push_env(ex->envp, &n, "__AFL_SHM_FUZZ_ID=%d", ex->fuzz_id) &&
          push_env(ex->envp, &n, "AFL_MAP_SIZE=%zu", map_env) &&
-         push_env(ex->envp, &n, "LD_BIND_NOW=1") && push_env(ex->envp, &n, "AFL_NO_IJON=1");
+         push_env(ex->envp, &n, "LD_BIND_NOW=1") && push_env(ex->envp, &n, "AFL_NO_IJON=1") &&
+         push_env(ex->envp, &n, MARK_VAR "=%d", (int)getpid());
     if (ok && ex->bin.persistent)
         ok = push_env(ex->envp, &n, "__AFL_PERSISTENT=1");
     if (ok && ex->bin.deferred)
@@ -322,13 +351,22 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
     }
     if (ep[0] >= 0)
         fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    pthread_mutex_lock(&servers_mu);
+    if (n_servers == sizeof servers / sizeof servers[0]) {
+        pthread_mutex_unlock(&servers_mu);
+        cd_error_set(err, CD_FAILED, "too many fork servers");
+        goto out;
+    }
     pid_t pid = fork();
+    if (pid == 0)
+        child_exec(ex, ctl[0], st[1], ep[1]);
+    if (pid > 0)
+        servers[n_servers++] = pid;
+    pthread_mutex_unlock(&servers_mu);
     if (pid < 0) {
         cd_error_set(err, CD_FAILED, "cannot fork: %s", strerror(errno));
         goto out;
     }
-    if (pid == 0)
-        child_exec(ex, ctl[0], st[1], ep[1]);
     ex->fsrv_pid = pid;
     ex->child_pid = 0;
     ex->was_killed = 0;
@@ -349,16 +387,40 @@ out:
     return status;
 }
 
-/* Kills and reaps our children that belong to the target's session or process group: orphans
- * the target left behind. With all set, also the fork server's own exited children. */
+/* Whether pid's environment holds the mark with our pid: a process some target started. */
+static bool marked(pid_t pid)
+{
+    char path[64], want[64], env[16384];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+    int len = snprintf(want, sizeof want, MARK_VAR "=%d", (int)getpid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, env, sizeof env - 1);
+    close(fd);
+    if (n < 0)
+        return false;
+    env[n] = '\0';
+    for (ssize_t i = 0; i + len <= n; i++)
+        if ((i == 0 || env[i - 1] == '\0') && memcmp(env + i, want, (size_t)len + 1) == 0)
+            return true;
+    return false;
+}
+
+/* Kills and reaps our children that belong to the target's session or process group, or carry
+ * the mark and are no fork server of ours (a target's descendant that called setsid): orphans the
+ * target left behind. */
 void exec_child_reap_orphans(struct cd_exec *ex)
 {
     if (ex->children_fd < 0 || ex->fsrv_pid <= 0)
         return;
     char buf[4096];
+    pthread_mutex_lock(&servers_mu);
     ssize_t n = pread(ex->children_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
+    if (n <= 0) {
+        pthread_mutex_unlock(&servers_mu);
         return;
+    }
     buf[n] = '\0';
     char *p = buf;
     while (*p) {
@@ -370,11 +432,13 @@ void exec_child_reap_orphans(struct cd_exec *ex)
         pid_t pid = (pid_t)v;
         if (pid <= 0 || pid == ex->fsrv_pid)
             continue;
-        if (getpgid(pid) == ex->fsrv_pid || getsid(pid) == ex->fsrv_pid) {
+        if (getpgid(pid) == ex->fsrv_pid || getsid(pid) == ex->fsrv_pid ||
+            (!servers_have(pid) && marked(pid))) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
     }
+    pthread_mutex_unlock(&servers_mu);
 }
 
 void exec_child_stop(struct cd_exec *ex)
@@ -394,6 +458,9 @@ void exec_child_stop(struct cd_exec *ex)
     kill(-group, SIGKILL);
     kill(group, SIGKILL);
     waitpid(group, NULL, 0);
+    pthread_mutex_lock(&servers_mu);
+    servers_drop(group);
+    pthread_mutex_unlock(&servers_mu);
     /* Members of the group die asynchronously and are reparented to us: reap until none is left. */
     for (int i = 0; i < 2000; i++) {
         exec_child_reap_orphans(ex);

@@ -4,6 +4,7 @@
  *   hang          never returns                  exit:N      exits with status N
  *   count:N       runs one branch N times (hit-count classes)
  *   fork:PATH     forks a grandchild that writes its pid to PATH, then outlives this process
+ *   setsid:PATH   the same, the grandchild in a session of its own
  *   floodout      writes 8 MiB to stdout         flooderr    writes 2 MiB to stderr, then "END"
  *   die           kills its parent, the fork server
  *   sleep:MS      sleeps MS milliseconds, then exits 0
@@ -25,7 +26,7 @@ static void spin(volatile unsigned n)
             buf[sizeof buf - 1] ^= 1;
 }
 
-static void grandchild(const char *path)
+static void grandchild(const char *path, int own_session)
 {
     int p[2];
     if (pipe(p) != 0)
@@ -33,6 +34,8 @@ static void grandchild(const char *path)
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
+        if (own_session)
+            setsid();
         FILE *f = fopen(path, "w");
         if (f) {
             fprintf(f, "%d\n", (int)getpid());
@@ -73,7 +76,10 @@ int main(int argc, char **argv)
         spin((unsigned)atoi(buf + 6) * 2);
     } else if (strncmp(buf, "fork:", 5) == 0) {
         buf[strcspn(buf, "\n")] = '\0';
-        grandchild(buf + 5);
+        grandchild(buf + 5, 0);
+    } else if (strncmp(buf, "setsid:", 7) == 0) {
+        buf[strcspn(buf, "\n")] = '\0';
+        grandchild(buf + 7, 1);
     } else if (strncmp(buf, "floodout", 8) == 0) {
         static char block[1 << 16];
         memset(block, 'o', sizeof block);

@@ -285,26 +285,36 @@ static void test_exec_timeout_and_calibration(void)
     CU_ASSERT_EQUAL(count_children(), 0);
 }
 
+/* A grandchild outliving the target, in the target's session or in one of its own (setsid), is
+ * killed and reaped by the time the run returns; a second executor's fork server is left alone. */
 static void test_exec_grandchild_is_killed(void)
 {
     struct cd_error err;
     struct cd_exec *ex = start("exec_basic", 2000, "@@", NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
-    char input[4200], pidfile[4096];
-    snprintf(pidfile, sizeof pidfile, "%s/grandchild.pid", tmp_dir);
-    snprintf(input, sizeof input, "fork:%s", pidfile);
+    struct cd_exec *other = start("exec_basic", 2000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(other);
     struct cd_run run;
-    CU_ASSERT_EQUAL_FATAL(run_str(ex, input, &run), CD_OK);
-    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
-    FILE *f = fopen(pidfile, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    int pid = 0;
-    CU_ASSERT_EQUAL(fscanf(f, "%d", &pid), 1);
-    fclose(f);
-    CU_ASSERT(pid > 0);
-    /* Killed and reaped by the time the run returned. */
-    CU_ASSERT(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+    CU_ASSERT_EQUAL(run_str(other, "abc", &run), CD_OK);
+    const char *const kinds[] = {"fork", "setsid"};
+    for (size_t k = 0; k < 2; k++) {
+        char input[4200], pidfile[4096];
+        snprintf(pidfile, sizeof pidfile, "%s/grandchild-%s.pid", tmp_dir, kinds[k]);
+        snprintf(input, sizeof input, "%s:%s", kinds[k], pidfile);
+        CU_ASSERT_EQUAL_FATAL(run_str(ex, input, &run), CD_OK);
+        CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+        FILE *f = fopen(pidfile, "r");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        int pid = 0;
+        CU_ASSERT_EQUAL(fscanf(f, "%d", &pid), 1);
+        fclose(f);
+        CU_ASSERT(pid > 0);
+        CU_ASSERT(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+    }
     CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
+    CU_ASSERT_EQUAL(run_str(other, "abd", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    cd_exec_free(other);
     cd_exec_free(ex);
     CU_ASSERT_EQUAL(count_children(), 0);
 }
