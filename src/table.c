@@ -202,20 +202,18 @@ void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_exampl
         l->donor_tried = donor->serial;
 }
 
-/* Marks the labels that now have a donor, among the classes of the edges e just became best for,
- * up to e's own: the label itself (e may be long beside a higher class) and the lower ones (e may
- * be short beside them). */
-static void mark_donees(struct cd_table *t, const struct cd_table_example *e)
+/* Label id just got a new best: marks the classes of its edge that now have a donor, up to id's
+ * own: the label itself (its best may be long beside a higher class) and the lower ones (it may
+ * be short beside them). A run shows one class per edge, so no other class of the edge changes in
+ * the same offer. */
+static void mark_donees(struct cd_table *t, uint32_t id)
 {
-    for (size_t i = 0; i < e->labels.n; i++) {
-        uint32_t id = e->labels.v[i];
-        if (cd_labels_is_outcome(id) || lookup(t, id)->best != e)
-            continue;
-        for (uint32_t sib = id & ~7u; sib <= id; sib++) {
-            struct cd_table_label *s = lookup(t, sib);
-            if (s && !s->donor_pending && cd_table_donor(t, s))
-                s->donor_pending = true;
-        }
+    if (cd_labels_is_outcome(id))
+        return;
+    for (uint32_t sib = id & ~7u; sib <= id; sib++) {
+        struct cd_table_label *s = lookup(t, sib);
+        if (s && !s->donor_pending && cd_table_donor(t, s))
+            s->donor_pending = true;
     }
 }
 
@@ -265,9 +263,9 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
         l->finished = false;
         e->refs++;
         t->changes++;
+        mark_donees(t, id);
     }
     assert(e->refs == wins);
-    mark_donees(t, e);
     if (improved)
         *improved = wins;
     if (stored)
