@@ -40,16 +40,21 @@ static const char *const own_vars[] = {
 /* Live fork servers of this process, every executor's: a stray carrying the mark is killed only
  * when it is none of them. Spawning holds the lock from fork until the pid is recorded. */
 static pthread_mutex_t servers_mu = PTHREAD_MUTEX_INITIALIZER;
-static pid_t servers[256];
-static size_t n_servers;
+static pid_t *servers;
+static size_t n_servers, cap_servers;
 
 static void servers_drop(pid_t pid)
 {
     for (size_t i = 0; i < n_servers; i++)
         if (servers[i] == pid) {
             servers[i] = servers[--n_servers];
-            return;
+            break;
         }
+    if (!n_servers) {
+        free(servers);
+        servers = NULL;
+        cap_servers = 0;
+    }
 }
 
 static bool servers_have(pid_t pid)
@@ -352,10 +357,16 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
     if (ep[0] >= 0)
         fcntl(ep[0], F_SETFL, O_NONBLOCK);
     pthread_mutex_lock(&servers_mu);
-    if (n_servers == sizeof servers / sizeof servers[0]) {
-        pthread_mutex_unlock(&servers_mu);
-        cd_error_set(err, CD_FAILED, "too many fork servers");
-        goto out;
+    if (n_servers == cap_servers) {
+        size_t cap = cap_servers ? 2 * cap_servers : 16;
+        pid_t *v = realloc(servers, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&servers_mu);
+            cd_error_set(err, CD_FAILED, "out of memory");
+            goto out;
+        }
+        servers = v;
+        cap_servers = cap;
     }
     pid_t pid = fork();
     if (pid == 0)
@@ -415,12 +426,9 @@ void exec_child_reap_orphans(struct cd_exec *ex)
     if (ex->children_fd < 0 || ex->fsrv_pid <= 0)
         return;
     char buf[4096];
-    pthread_mutex_lock(&servers_mu);
     ssize_t n = pread(ex->children_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0) {
-        pthread_mutex_unlock(&servers_mu);
+    if (n <= 0)
         return;
-    }
     buf[n] = '\0';
     char *p = buf;
     while (*p) {
@@ -432,13 +440,18 @@ void exec_child_reap_orphans(struct cd_exec *ex)
         pid_t pid = (pid_t)v;
         if (pid <= 0 || pid == ex->fsrv_pid)
             continue;
-        if (getpgid(pid) == ex->fsrv_pid || getsid(pid) == ex->fsrv_pid ||
-            (!servers_have(pid) && marked(pid))) {
+        bool stray = getpgid(pid) == ex->fsrv_pid || getsid(pid) == ex->fsrv_pid;
+        if (!stray) {
+            /* A fork server listed here was recorded before its spawner let go of the lock. */
+            pthread_mutex_lock(&servers_mu);
+            stray = !servers_have(pid) && marked(pid);
+            pthread_mutex_unlock(&servers_mu);
+        }
+        if (stray) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
     }
-    pthread_mutex_unlock(&servers_mu);
 }
 
 void exec_child_stop(struct cd_exec *ex)
