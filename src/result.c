@@ -142,12 +142,12 @@ static size_t label_index(const struct cd_result *r, uint32_t id)
     return lo < r->n_labels && r->labels[lo].id == id ? lo : SIZE_MAX;
 }
 
-/* Whether e shows a coverage label no taken example shows yet. */
-static bool shows_uncovered(const struct cover *c, const struct cd_result_example *e)
+/* Whether set holds a coverage label no taken example shows yet. */
+static bool any_uncovered(const struct cover *c, const struct cd_labelset *set)
 {
-    for (size_t i = 0; i < e->labels.n; i++) {
-        size_t li = label_index(c->r, e->labels.v[i]);
-        if (!cd_labels_is_outcome(e->labels.v[i]) && li != SIZE_MAX && !c->covered[li])
+    for (size_t i = 0; i < set->n; i++) {
+        size_t li = label_index(c->r, set->v[i]);
+        if (!cd_labels_is_outcome(set->v[i]) && li != SIZE_MAX && !c->covered[li])
             return true;
     }
     return false;
@@ -175,19 +175,14 @@ static void take_needed(struct cover *c)
     const struct cd_result *r = c->r;
     for (size_t k = 0; k < c->n_order; k++) {
         const struct cd_result_example *e = &r->examples[c->order[k]];
-        bool need = false;
-        for (size_t i = 0; i < e->best.n && !need && e->len; i++) {
-            size_t li = label_index(r, e->best.v[i]);
-            need = !cd_labels_is_outcome(e->best.v[i]) && li != SIZE_MAX && !c->covered[li];
-        }
-        if (need)
+        if (e->len && any_uncovered(c, &e->best))
             take(c, c->order[k]);
     }
     for (int empty = 0; empty < 2; empty++)
         for (size_t k = c->n_order; k-- > 0;) { /* smallest first, the empty example last */
             size_t x = c->order[k];
             const struct cd_result_example *e = &r->examples[x];
-            if ((e->len == 0) == (empty == 1) && !c->taken[x] && shows_uncovered(c, e))
+            if ((e->len == 0) == (empty == 1) && !c->taken[x] && any_uncovered(c, &e->labels))
                 take(c, x);
         }
     /* Holders: the smallest taken non-empty example showing the label, else the empty one, else
@@ -220,12 +215,9 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err)
     c.taken = calloc(n ? n : 1, sizeof *c.taken);
     c.covered = calloc(nl ? nl : 1, sizeof *c.covered);
     c.holder = calloc(nl ? nl : 1, sizeof *c.holder);
-    if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder) {
-        st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
-        goto out;
-    }
     struct by_size *sizes = calloc(n ? n : 1, sizeof *sizes);
-    if (!sizes) {
+    if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder || !sizes) {
+        free(sizes);
         st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
         goto out;
     }
