@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,14 +170,25 @@ struct run_state {
 };
 
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
-static int run_fail(struct run_state *s, int code, const char *msg, const char *hint)
+static int run_fail(struct run_state *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int run_fail(struct run_state *s, int code, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    va_end(ap);
     cli_progress_clear(s->progress);
-    snprintf(s->error, sizeof s->error, "%s", msg);
-    size_t n = strlen(s->error);
-    snprintf(s->error + n, sizeof s->error - n, "%s", hint);
     fprintf(stderr, "corpus-distill: %s\n", s->error);
     return code;
+}
+
+/* Prints j as one line on stdout, then frees it. */
+static void put_json(json_object *j)
+{
+    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    fflush(stdout);
+    json_object_put(j);
 }
 
 /* --json-summary for an exit that wrote nothing (3, 4, 5): the code and the message. */
@@ -186,9 +198,7 @@ static void print_failure_json(const struct run_state *s, int code)
     json_object_object_add(j, "exit_code", json_object_new_int(code));
     json_object_object_add(j, "complete", json_object_new_boolean(false));
     json_object_object_add(j, "error", json_object_new_string(s->error));
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-    fflush(stdout);
-    json_object_put(j);
+    put_json(j);
 }
 
 static void print_summary(struct run_state *s, int code)
@@ -246,9 +256,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "seed_dir", json_object_new_string(s->out));
     json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
     json_object_object_add(j, "manifest", json_object_new_string(s->manifest));
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-    fflush(stdout);
-    json_object_put(j);
+    put_json(j);
 }
 
 static void print_details(struct run_state *s, char *report)
@@ -302,7 +310,7 @@ static int write_output(struct run_state *s)
         goto fail;
     return CLI_EXIT_OK;
 fail:
-    return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
+    return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
 }
 
 static void fill_exec_opts(struct run_state *s)
@@ -336,40 +344,39 @@ static int distill(struct run_state *s)
                                 .max_input_size = o->max_input_size,
                                 .archives_as_raw = o->raw_archives, .skip_empty = true};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_INPUT, err.msg, "");
+        return run_fail(s, CLI_EXIT_INPUT, "%s", err.msg);
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
+        return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
     enum cd_status st = cd_distill_ingest(s->d, s->ing, &err);
     if (st >= CD_FAILED && !stop_flag)
-        return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
+        return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
     for (int k = 0; k < CD_SKIP_COUNT; k++)
         if (is->skipped[k])
             s->skips[s->n_skips++] = (struct cd_manifest_skip){
                 (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
     if (is->inputs == 0) {
-        char skip[256], msg[768];
-        snprintf(msg, sizeof msg, "no inputs in '%s'%s%s%s", o->inputs[0],
-                 o->n_inputs > 1 ? " and the other operands" : "",
-                 is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] + is->skipped[4]
-                     ? ": " : "",
-                 skipped_text(is, o->max_input_size, skip, sizeof skip));
-        return run_fail(s, CLI_EXIT_INPUT, msg, "");
+        char skip[256];
+        return run_fail(s, CLI_EXIT_INPUT, "no inputs in '%s'%s%s%s", o->inputs[0],
+                        o->n_inputs > 1 ? " and the other operands" : "",
+                        is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] +
+                                is->skipped[4] ? ": " : "",
+                        skipped_text(is, o->max_input_size, skip, sizeof skip));
     }
     if (!o->no_reduce && !stop_flag) {
         st = cd_distill_reduce(s->d, &err);
         if (st >= CD_FAILED && !stop_flag)
-            return run_fail(s, CLI_EXIT_TARGET, err.msg, "");
+            return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
     }
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     s->have_result = true;
     if (!o->all_best && cd_result_select_seeds(&s->result, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_OUTPUT, err.msg, "");
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     if (stop_flag && !s->result.stats.stopped_by) {
         s->result.stats.stopped_by = "signal";
         s->result.stats.complete = false;
@@ -394,7 +401,7 @@ int cli_run(const struct cli_opts *o)
     s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
     free(stem);
     if (!s.out || !s.crashes || !s.manifest) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "out of memory", "");
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "out of memory");
         goto out;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -402,7 +409,7 @@ int cli_run(const struct cli_opts *o)
     /* Refuse a foreign output directory before spending any time on the run. */
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar};
     if (cd_emit_check(&eo, &err) != CD_OK) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, err.msg,
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s%s", err.msg,
                         strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
         goto out;
     }
