@@ -66,17 +66,17 @@ row() { printf '%-10s %-26s %4s %8s %10s %9s %s\n' "$@"; }
 
 row corpus run jobs wall_s execs execs/s note
 for j in $JOBS; do
-    rates=""
+    runs="" # one "wall executions" line per round
     for r in $(seq "$ROUNDS"); do
         out=$WORK/out-first-$j-$r
         "$BIN" -q -j "$j" --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
-        rates="$rates $(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; print("%.3f %d" % (r["wall_time_s"], r["executions"]))' "$out.manifest.json")"
+        runs+="$(run_field "$out.manifest.json" wall_time_s) $(run_field "$out.manifest.json" executions)"$'\n'
         rm -rf "$out" "$out.manifest.json" "$out.crashes"
     done
-    set -- $rates
-    med=$(for ((i = 1; i < $#; i += 2)); do j1=$((i + 1)); echo "${!i} ${!j1}"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
-    row "$n" "first pass, median of $ROUNDS" "$j" "${med% *}" "${med#* }" \
-        "$(echo "$med" | awk '{ printf "%.0f", $2 / $1 }')" "walls:$(for ((i = 1; i < $#; i += 2)); do printf ' %s' "${!i}"; done)"
+    read -r wall execs < <(printf '%s' "$runs" | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.3f %d\n", $1, $2 }')
+    row "$n" "first pass, median of $ROUNDS" "$j" "$wall" "$execs" \
+        "$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')" \
+        "walls:$(printf '%s' "$runs" | awk '{ printf " %.3f", $1 }')"
 done
 for what in budget complete; do
     for j in $JOBS; do
