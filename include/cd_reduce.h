@@ -75,8 +75,8 @@ bool cd_reduce_pairs(struct cd_reduce_run *r);
 const char *cd_reduce_pass_name(enum cd_reduce_pass pass);
 
 /* A reducer: counters per pass, which also order the passes: deleting passes before lowering
- * ones, and within each group most successes per execution first (the default order breaks
- * ties). Zero-initialise, then use; nothing to release. */
+ * ones, deleting passes by bytes removed per execution and lowering ones by successes per
+ * execution (the default order breaks ties). Zero-initialise, then use; nothing to release. */
 struct cd_reducer {
     struct cd_reduce_stats stats[CD_REDUCE_NPASSES];
 };

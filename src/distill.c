@@ -47,6 +47,7 @@ struct worker {
     struct cd_reducer red;
     struct cd_reducer donor_red; /* counters of donor starts, kept apart from red's */
     uint64_t donor_tries, donor_wins; /* donor starts, and those that improved their label */
+    uint64_t changes;            /* table changes made by this worker's own offers */
     pthread_t thread;
     /* the reduction in progress */
     uint32_t label;
@@ -224,6 +225,7 @@ static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_out
         fail(d, &w->err);
         return false;
     }
+    w->changes += improved;
     if (improved)
         pthread_cond_broadcast(&d->cv);
     progress(d, false);
@@ -550,7 +552,9 @@ static bool reduce_stop(void *ctx)
 /* Reduces label id's best example until the reducer reaches a fixpoint on it, re-reading the
  * best when another worker moved it on. A donor (cd_table_donor) is reduced for the label first,
  * by deletions only. Marks the label finished when nothing was adopted for it, and its example
- * finished when nothing changed anywhere. Lock not held. */
+ * finished when this worker's own runs changed nothing in the table: what other workers change
+ * meanwhile says nothing about this example, and counting it would keep examples unfinished
+ * whenever more than one worker runs. Lock not held. */
 static enum cd_status reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
@@ -574,7 +578,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         }
         size_t len = e->len;
         memcpy(copy, e->data, len);
-        uint64_t start_serial = dl->best->serial, changes = cd_table_changes(d->table);
+        uint64_t start_serial = dl->best->serial, changes = w->changes;
         w->label = id;
         w->serial = start_serial;
         /* A later attempt walks again, through the seen-set, every candidate this one tried:
@@ -623,7 +627,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         d->capped_labels += w->capped;
         if (done && !changed && l->best->serial == start_serial) {
             l->finished = true;
-            if (cd_table_changes(d->table) == changes)
+            if (w->changes == changes)
                 l->best->finished = true;
         }
         unlock(d);
