@@ -61,7 +61,7 @@ manifest_field() { # manifest_field FILE KEY: a number from the manifest's "run"
     python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["run"][sys.argv[2]]))' "$1" "$2"
 }
 
-row() { printf '%-8s %-22s %8s %10s %7s %10s %7s %s\n' "$@"; }
+row() { printf '%-8s %-30s %8s %10s %7s %10s %7s %s\n' "$@"; }
 
 row corpus method wall_s execs files bytes labels note
 for n in "$@"; do
@@ -90,16 +90,23 @@ for n in "$@"; do
     row "$n" "input (no crash/hang)" - - "$(n_files "$clean")" "$(n_bytes "$clean")" \
         "$(n_labels "$clean" "$target" "${args[@]}")" "$dropped dropped"
 
-    for mode in full no-reduce; do
+    # no-reduce-clean: the inputs afl-cmin gets, so that the first pass's speed compares with
+    # afl-cmin's on the same inputs (a hang costs us a 1 s confirmation run, as in afl-fuzz, and
+    # afl-cmin is not given the hangs).
+    for mode in full no-reduce no-reduce-clean; do
         out=$WORK/$n/cd-$mode
+        src=$in
         extra=(--max-time "$BUDGET")
-        [ "$mode" = no-reduce ] && extra=(--no-reduce)
+        [ "$mode" = full ] || extra=(--no-reduce)
+        [ "$mode" = no-reduce-clean ] && src=$clean
         t0=$(now)
         rc=0
-        "$BIN" -q -j "$JOBS" --seed 1 "${extra[@]}" "$in" -o "$out" -- "$target" "${args[@]}" || rc=$?
+        "$BIN" -q -j "$JOBS" --seed 1 "${extra[@]}" "$src" -o "$out" -- "$target" "${args[@]}" || rc=$?
         wall=$(since "$t0")
         note="exit $rc, complete=$(manifest_field "$out.manifest.json" complete)"
-        note="$note, $(n_files "$out.crashes" 2>/dev/null || echo 0) reproducers apart"
+        reps=0
+        [ -d "$out.crashes" ] && reps=$(n_files "$out.crashes")
+        note="$note, $reps reproducers apart"
         row "$n" "corpus-distill $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
             "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
     done
