@@ -636,18 +636,25 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
 }
 
 /* Picks a label uniformly at random among the unskippable ones nobody is reducing; coverage
- * labels before outcome labels, so that costly crash and timeout reproducers come last. Lock
- * held. Returns NULL when there is none. */
+ * labels before outcome labels, so that costly crash and timeout reproducers come last. Outcome
+ * labels wait while a coverage label is still being reduced: that work may add coverage labels,
+ * and a timeout reproducer costs a confirmation run of a second per candidate that still hangs,
+ * which with several workers took a worker away early in every run. Lock held. Returns NULL
+ * when there is none. */
 static struct cd_table_label *choose_label(struct cd_distill *d)
 {
-    size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0};
+    size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0}, busy_coverage = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
-        if (!l->busy && !cd_table_skippable(l))
-            counts[cd_labels_is_outcome(l->id)]++;
+        if (!cd_table_skippable(l)) {
+            if (!l->busy)
+                counts[cd_labels_is_outcome(l->id)]++;
+            else if (!cd_labels_is_outcome(l->id))
+                busy_coverage++;
+        }
     }
     int kind = counts[0] ? 0 : 1;
-    if (!counts[kind])
+    if (!counts[kind] || (kind == 1 && busy_coverage))
         return NULL;
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
