@@ -361,11 +361,10 @@ static int distill(struct run_state *s)
                 (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
     if (is->inputs == 0) {
         char skip[256];
+        skipped_text(is, o->max_input_size, skip, sizeof skip);
         return run_fail(s, CLI_EXIT_INPUT, "no inputs in '%s'%s%s%s", o->inputs[0],
-                        o->n_inputs > 1 ? " and the other operands" : "",
-                        is->skipped[0] + is->skipped[1] + is->skipped[2] + is->skipped[3] +
-                                is->skipped[4] ? ": " : "",
-                        skipped_text(is, o->max_input_size, skip, sizeof skip));
+                        o->n_inputs > 1 ? " and the other operands" : "", skip[0] ? ": " : "",
+                        skip);
     }
     if (!o->no_reduce && !stop_flag) {
         st = cd_distill_reduce(s->d, &err);
