@@ -8,7 +8,10 @@ most one hanging input per corpus (listed in tests/targets/README.md). Determini
 seeds, tar entries with fixed metadata in sorted order, compressed with `zstd -19`; running it
 twice gives byte-identical archives. Python standard library plus the zstd command only.
 
-usage: gen_corpora.py [-o OUTDIR] [--list]
+With --scale K (K > 1) it writes <name>-xK.tar.zst instead: K copies of each pile, each from its
+own random seed under its own top directory, for measuring runs on corpora of a few thousand files.
+
+usage: gen_corpora.py [-o OUTDIR] [--list] [--scale K] [--only NAME]
 """
 import argparse
 import io
@@ -227,8 +230,8 @@ JSON_SYNTAX_ERRORS = [
 ]
 
 
-def json_corpus():
-    rng = random.Random(0x15011)
+def json_corpus(salt=0):
+    rng = random.Random(0x15011 + salt)
     files = {}
 
     # valid/: single records, the bulk of the pile, mostly the same paths.
@@ -533,8 +536,8 @@ def png_errors(rng):
     return out
 
 
-def png_corpus():
-    rng = random.Random(0x9E6)
+def png_corpus(salt=0):
+    rng = random.Random(0x9E6 + salt)
     files = {}
     # photos/: the bulk, small images of every colour type with the common chunks.
     for i in range(190):
@@ -713,8 +716,8 @@ HTTP_ERRORS = [
 ]
 
 
-def http_corpus():
-    rng = random.Random(0x4777)
+def http_corpus(salt=0):
+    rng = random.Random(0x4777 + salt)
     files = {}
     # logs/: captured requests, the bulk, mostly ordinary GETs.
     for i in range(200):
@@ -787,18 +790,31 @@ def main():
     ap.add_argument("-o", "--outdir", default=os.path.join(here, "..", "sample_corpora"),
                     help="output directory (default: sample_corpora/ in the source tree)")
     ap.add_argument("--list", action="store_true", help="print file counts and sizes")
+    ap.add_argument("--scale", type=int, default=1, metavar="K",
+                    help="write <name>-xK.tar.zst: K differently seeded copies of each pile")
+    ap.add_argument("--only", choices=sorted(CORPORA), help="write only this corpus")
     args = ap.parse_args()
+    if args.scale < 1:
+        ap.error("--scale must be at least 1")
     os.makedirs(args.outdir, exist_ok=True)
     for name, gen in CORPORA.items():
-        files = gen()
+        if args.only and name != args.only:
+            continue
+        if args.scale == 1:
+            files = gen()
+        else:
+            # Salt 0 is the sample pile itself; the other copies differ in every random choice.
+            files = {"part%02d/%s" % (k, path): data
+                     for k in range(args.scale) for path, data in gen(k * 7919).items()}
         raw = tar_bytes(files)
-        out = os.path.join(args.outdir, name + ".tar.zst")
+        base = name if args.scale == 1 else "%s-x%d" % (name, args.scale)
+        out = os.path.join(args.outdir, base + ".tar.zst")
         with open(out + ".tmp", "wb") as f:
             subprocess.run(["zstd", "-19", "-q", "-c"], input=raw, stdout=f, check=True)
         os.replace(out + ".tmp", out)
         if args.list:
             print("%s: %d files, %d bytes uncompressed, %d bytes compressed" %
-                  (name, len(files), sum(len(d) for d in files.values()), os.path.getsize(out)))
+                  (base, len(files), sum(len(d) for d in files.values()), os.path.getsize(out)))
     return 0
 
 
