@@ -102,7 +102,7 @@ char *cd_distill_pass_report(const struct cd_distill *d);
 void cd_distill_free(struct cd_distill *d);
 
 /* The runner over the real executor: each worker gets its own cd_exec (own fork server and map)
- * from exec_opts, and labels from cd_labels_from_run. With bind_cpus each worker's target is bound
+ * from exec_opts, and labels from cd_labels_from_run (with edges_only). With bind_cpus each worker's target is bound
  * to a CPU of its own: first_cpu + worker when cpu_fixed is set, else the first allowed CPU that no
  * process is bound to alone (as afl-fuzz picks one; the targets of earlier workers count, so
  * workers get different CPUs); when none is free the target runs unbound. Without bind_cpus
@@ -113,6 +113,7 @@ struct cd_exec_runner_ctx {
     bool bind_cpus;
     bool cpu_fixed;           /* with bind_cpus: bind worker i to first_cpu + i, busy or not */
     unsigned first_cpu;
+    bool edges_only;          /* labels are edges, hit counts ignored (afl-cmin -e) */
     /* filled by the runner: the first worker's executor info after open, refreshed when it
        closes (execs, restarts), for the manifest */
     struct cd_exec_info info;

@@ -29,10 +29,11 @@ unsigned cd_labels_class(uint8_t count);
 /* Returns the coverage label id of edge with raw count (count must be non-zero). */
 uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 
-/* Replaces set's contents with the labels of run: every non-zero map slot but index 0, plus the
- * outcome labels. FAILED only when out of memory. */
-enum cd_status cd_labels_from_run(const struct cd_run *run, struct cd_labelset *set,
-                                  struct cd_error *err);
+/* Replaces set's contents with the labels of run: every non-zero map slot but index 0 (each in
+ * class 1 when edges_only, as afl-cmin -e counts), plus the outcome labels. FAILED only when out
+ * of memory. */
+enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
+                                  struct cd_labelset *set, struct cd_error *err);
 
 /* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
 bool cd_labels_is_outcome(uint32_t id);

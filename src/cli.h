@@ -36,6 +36,7 @@ struct cli_opts {
     uint64_t max_time_s;
     uint64_t max_execs;
     bool no_reduce;
+    bool edges_only;             /* -e: edge labels, hit counts ignored */
     bool all_best;               /* every distinct best example is a seed, no cover selection */
     size_t max_input_size;
     bool raw_archives;

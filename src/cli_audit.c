@@ -185,6 +185,11 @@ static int audit_diff(const struct cd_manifest *now, const char *old_path, bool 
         fprintf(stderr, "corpus-distill: %s\n", err.msg);
         return CLI_EXIT_INPUT;
     }
+    if (old.info.edges_only != now->info.edges_only)
+        fprintf(stderr, "corpus-distill: warning: %s counts %s, the manifest %s: most labels "
+                "differ in kind, not in coverage\n", old_path,
+                old.info.edges_only ? "edges only (-e)" : "hit counts",
+                now->info.edges_only ? "edges only (-e)" : "hit counts");
     json_object *gained = json_object_new_array(), *lost = json_object_new_array();
     char t[64];
     /* Both label tables are sorted by id: one merge walk. */

@@ -10,7 +10,7 @@
 
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
-    OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR,
+    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR,
     OPT_FORCE, OPT_QUIET,
     OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
@@ -35,6 +35,8 @@ static const struct cli_option options[] = {
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
     {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
+    {'e', "edges-only", NULL, "-e, --edges-only", "labels are edges, hit counts ignored (afl-cmin -e)",
+     OPT_EDGES},
     {0, "no-reduce", NULL, "--no-reduce, --all-best",
      "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
     {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
@@ -45,9 +47,9 @@ static const struct cli_option options[] = {
     {0, "crashes", "DIR", "--crashes DIR", "reproducers (default: DIR.crashes)", OPT_CRASHES},
     {0, "manifest", "FILE", "--manifest FILE", "label manifest (default: DIR.manifest.json)",
      OPT_MANIFEST},
-    {0, "tar", NULL, "--tar", "write the seeds as DIR.tar.zst instead of a directory", OPT_TAR},
-    {0, "force", NULL, "--force", "replace a non-empty DIR not written by corpus-distill",
-     OPT_FORCE},
+    {0, "tar", NULL, "--tar, --force",
+     "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
+    {0, "force", NULL, NULL, NULL, OPT_FORCE},
     {'q', "quiet", NULL, "-q, --quiet", "print errors only", OPT_QUIET},
     {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
      OPT_VERBOSE},
@@ -190,6 +192,7 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, false, UINT64_MAX, &o->max_execs) || o->max_execs == 0)
             goto bad;
         break;
+    case OPT_EDGES: o->edges_only = true; break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;
     case OPT_ALL_BEST: o->all_best = true; break;
     case OPT_MAX_SIZE:

@@ -303,7 +303,7 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
+        .edges_only = o->edges_only, .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
     if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
@@ -333,6 +333,7 @@ static void fill_exec_opts(struct run_state *s)
     s->exec_opts.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
     s->runner.exec_opts = &s->exec_opts;
     s->runner.bind_cpus = !o->no_bind;
+    s->runner.edges_only = o->edges_only;
 }
 
 /* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */

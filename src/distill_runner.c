@@ -125,7 +125,7 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len,
     }
     CD_FORWARD_IF_ERROR(cd_exec_run(r->ex, data, len, &run, err));
     *outcome = run.outcome;
-    return cd_labels_from_run(&run, labels, err);
+    return cd_labels_from_run(&run, r->ctx->edges_only, labels, err);
 }
 
 static void runner_close(void *vstate)

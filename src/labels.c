@@ -136,10 +136,13 @@ void cd_labelset_release(struct cd_labelset *set)
     set->n = set->cap = 0;
 }
 
-/* Appends the coverage labels of map. Edges come out in ascending order, so the ids do too. The
- * scan reads 8 bytes at a time and skips zero words: most of a map is zero. */
-static bool push_coverage(const uint8_t *map, size_t size, struct cd_labelset *set)
+/* Appends the coverage labels of map, every count as 1 when edges_only. Edges come out in
+ * ascending order, so the ids do too. The scan reads 8 bytes at a time and skips zero words: most
+ * of a map is zero. */
+static bool push_coverage(const uint8_t *map, size_t size, bool edges_only,
+                          struct cd_labelset *set)
 {
+    uint8_t cap = edges_only ? 1 : 255; /* counts above it count as it */
     size_t words = size / 8;
     for (size_t w = 0; w < words; w++) {
         uint64_t v;
@@ -148,23 +151,23 @@ static bool push_coverage(const uint8_t *map, size_t size, struct cd_labelset *s
             continue;
         for (size_t i = w * 8; i < w * 8 + 8; i++) {
             if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
-                !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i])))
+                !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i] < cap ? map[i] : cap)))
                 return false;
         }
     }
     for (size_t i = words * 8; i < size; i++) {
         if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
-            !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i])))
+            !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i] < cap ? map[i] : cap)))
             return false;
     }
     return true;
 }
 
-enum cd_status cd_labels_from_run(const struct cd_run *run, struct cd_labelset *set,
-                                  struct cd_error *err)
+enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
+                                  struct cd_labelset *set, struct cd_error *err)
 {
     set->n = 0;
-    if (run->map && !push_coverage(run->map, run->map_size, set))
+    if (run->map && !push_coverage(run->map, run->map_size, edges_only, set))
         goto oom;
     size_t coverage = set->n;
     if (run->outcome == CD_OUTCOME_TIMEOUT) {

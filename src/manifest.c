@@ -6,7 +6,7 @@
  *   schema_version  1
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
- *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce}
+ *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only}
  *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers}
  *   run             {executions, first_pass_executions, crashes, timeouts, wall_time_s,
@@ -137,6 +137,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "max_execs", json_object_new_uint64(info->max_execs));
     put(o, "max_input_size", json_object_new_uint64(info->max_input_size));
     put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
+    put(o, "edges_only", json_object_new_boolean(info->edges_only));
     put(root, "settings", o);
 
     o = json_object_new_object();
@@ -420,6 +421,10 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     info->max_input_size = get_u64(rd, s, "max_input_size");
     json_object *nr = get(rd, s, "no_reduce", json_type_boolean);
     info->no_reduce = nr && json_object_get_boolean(nr);
+    /* Optional: manifests from before -e existed lack it, and counted hits. */
+    json_object *eo = NULL;
+    info->edges_only = s && json_object_object_get_ex(s, "edges_only", &eo) &&
+                       json_object_get_boolean(eo);
     json_object *in = get(rd, root, "input", json_type_object);
     info->operands = get_strv(rd, in, "operands");
     m->stats.inputs = get_u64(rd, in, "inputs");

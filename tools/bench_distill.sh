@@ -11,9 +11,16 @@
 # corpus-distill gets every input and writes crashes apart; its labels are counted on the seed
 # directory only, so every column counts what a fuzzer would be given.
 #
+# With -e (edge coverage only, hit counts ignored) the same again in edge mode: corpus-distill -e
+# against afl-cmin -e and afl-cmin -e + afl-tmin -e, labels counted as edges.
+#
+# A corpus NAME-xK (json-x6, say) is generated with tools/gen_corpora.py --scale K: K differently
+# seeded copies of the NAME sample pile, for runs on a few thousand files.
+#
 # usage: tools/bench_distill.sh [CORPUS...]   (json png http; default all three)
 # env:   CD_BUILD (build dir, default ./build), BUDGET (seconds for the full run, default 60),
-#        JOBS (workers for corpus-distill, default 1), TMIN_LIMIT (seconds per afl-tmin, 60)
+#        JOBS (workers for corpus-distill, default 1), TMIN_LIMIT (seconds per afl-tmin, 60),
+#        MODES (hits, edges or both; default both)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +30,7 @@ TARGETS=$BUILD/targets
 BUDGET=${BUDGET:-60}
 JOBS=${JOBS:-1}
 TMIN_LIMIT=${TMIN_LIMIT:-60}
+MODES=${MODES:-both}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
 
@@ -44,13 +52,18 @@ classify() {
                if (k > 0) print $1 ":" k }'
 }
 
-# n_labels DIR TARGET [ARGS...]: the number of distinct labels over the files of DIR.
+# n_labels DIR TARGET [ARGS...]: the number of distinct labels over the files of DIR; with
+# EDGES=1 the number of distinct edges.
 n_labels() {
     local dir=$1 maps
     shift
     maps=$(mktemp -d "$WORK/maps.XXXXXX")
     afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
-    cat "$maps"/* 2>/dev/null | classify | sort -u | wc -l
+    if [ "${EDGES:-0}" = 1 ]; then
+        cat "$maps"/* 2>/dev/null | awk -F: '$2 + 0 > 0 { print $1 }' | sort -u | wc -l
+    else
+        cat "$maps"/* 2>/dev/null | classify | sort -u | wc -l
+    fi
     rm -rf "$maps"
 }
 
@@ -63,15 +76,87 @@ manifest_field() { # manifest_field FILE KEY: a number from the manifest's "run"
 
 row() { printf '%-8s %-30s %8s %10s %7s %10s %7s %s\n' "$@"; }
 
+# compare hits|edges: corpus-distill (full, --no-reduce on every input, --no-reduce on afl-cmin's
+# inputs), afl-cmin, and afl-cmin + afl-tmin on corpus $n, counting labels (hits) or edges (-e).
+compare() {
+    local emode=() tag="" out src extra t0 t1 rc wall note reps cmin tmin execs cut f done_execs
+    EDGES=0
+    if [ "$1" = edges ]; then
+        emode=(-e) EDGES=1 tag=" -e"
+        row "$n" "input (all), edges" - - - - "$(n_labels "$in" "$target" "${args[@]}")" ""
+        row "$n" "input (no crash/hang), edges" - - - - \
+            "$(n_labels "$clean" "$target" "${args[@]}")" ""
+    fi
+    # no-reduce-clean: the inputs afl-cmin gets, so that the first pass's speed compares with
+    # afl-cmin's on the same inputs (a hang costs us a 1 s confirmation run, as in afl-fuzz, and
+    # afl-cmin is not given the hangs).
+    for mode in full no-reduce no-reduce-clean; do
+        out=$WORK/$n/cd-$1-$mode
+        src=$in
+        extra=(--max-time "$BUDGET")
+        [ "$mode" = full ] || extra=(--no-reduce)
+        [ "$mode" = no-reduce-clean ] && src=$clean
+        t0=$(now)
+        rc=0
+        "$BIN" -q -j "$JOBS" --seed 1 "${emode[@]}" "${extra[@]}" "$src" -o "$out" -- \
+            "$target" "${args[@]}" || rc=$?
+        wall=$(since "$t0")
+        note="exit $rc, complete=$(manifest_field "$out.manifest.json" complete)"
+        reps=0
+        [ -d "$out.crashes" ] && reps=$(n_files "$out.crashes")
+        note="$note, $reps reproducers apart"
+        row "$n" "corpus-distill$tag $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
+            "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
+    done
+
+    cmin=$WORK/$n/cmin-$1
+    t0=$(now)
+    rc=0
+    afl-cmin "${emode[@]}" -i "$clean" -o "$cmin" -- "$target" "${args[@]}" >"$WORK/$n/cmin.log" 2>&1 ||
+        rc=$?
+    wall=$(since "$t0")
+    row "$n" "afl-cmin$tag" "$wall" "$(n_files "$clean")" "$(n_files "$cmin")" "$(n_bytes "$cmin")" \
+        "$(n_labels "$cmin" "$target" "${args[@]}")" "exit $rc; execs = one showmap run per input"
+
+    tmin=$WORK/$n/tmin-$1
+    mkdir -p "$tmin"
+    execs=$(n_files "$clean")
+    cut=0
+    t1=$(now)
+    for f in "$cmin"/*; do
+        [ -f "$f" ] || continue
+        rc=0
+        timeout "$TMIN_LIMIT" afl-tmin "${emode[@]}" -i "$f" -o "$tmin/$(basename "$f")" -- \
+            "$target" "${args[@]}" >"$WORK/$n/tmin.log" 2>&1 || rc=$?
+        if [ ! -s "$tmin/$(basename "$f")" ]; then
+            cp "$f" "$tmin/$(basename "$f")" # afl-tmin gave up: keep the file as afl-cmin chose it
+            cut=$((cut + 1))
+        fi
+        done_execs=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/$n/tmin.log" |
+            awk -F: '/Number of execs done/ { gsub(/ /, "", $2); print $2 }' | tail -1)
+        execs=$((execs + ${done_execs:-0}))
+    done
+    wall=$(awk -v a="$wall" -v b="$(since "$t1")" 'BEGIN { printf "%.1f", a + b }')
+    row "$n" "afl-cmin$tag + afl-tmin$tag" "$wall" "$execs" "$(n_files "$tmin")" "$(n_bytes "$tmin")" \
+        "$(n_labels "$tmin" "$target" "${args[@]}")" "$cut files kept unminimised (limit ${TMIN_LIMIT}s)"
+}
+
 row corpus method wall_s execs files bytes labels note
 for n in "$@"; do
-    target=$TARGETS/sample_$n
+    EDGES=0
+    base=${n%%-x*}
+    target=$TARGETS/sample_$base
     args=()
-    [ "$n" = http ] || args=(@@)
+    [ "$base" = http ] || args=(@@)
     in=$WORK/$n/in
     clean=$WORK/$n/clean
     mkdir -p "$in" "$clean"
-    tar --zstd -xf "$SRC/sample_corpora/$n.tar.zst" -C "$in"
+    archive=$SRC/sample_corpora/$n.tar.zst
+    if [ "$n" != "$base" ]; then
+        python3 "$SRC/tools/gen_corpora.py" -o "$WORK" --only "$base" --scale "${n#*-x}"
+        archive=$WORK/$n.tar.zst
+    fi
+    tar --zstd -xf "$archive" -C "$in"
     dropped=0
     while IFS= read -r -d '' f; do
         rel=${f#"$in"/}
@@ -90,53 +175,8 @@ for n in "$@"; do
     row "$n" "input (no crash/hang)" - - "$(n_files "$clean")" "$(n_bytes "$clean")" \
         "$(n_labels "$clean" "$target" "${args[@]}")" "$dropped dropped"
 
-    # no-reduce-clean: the inputs afl-cmin gets, so that the first pass's speed compares with
-    # afl-cmin's on the same inputs (a hang costs us a 1 s confirmation run, as in afl-fuzz, and
-    # afl-cmin is not given the hangs).
-    for mode in full no-reduce no-reduce-clean; do
-        out=$WORK/$n/cd-$mode
-        src=$in
-        extra=(--max-time "$BUDGET")
-        [ "$mode" = full ] || extra=(--no-reduce)
-        [ "$mode" = no-reduce-clean ] && src=$clean
-        t0=$(now)
-        rc=0
-        "$BIN" -q -j "$JOBS" --seed 1 "${extra[@]}" "$src" -o "$out" -- "$target" "${args[@]}" || rc=$?
-        wall=$(since "$t0")
-        note="exit $rc, complete=$(manifest_field "$out.manifest.json" complete)"
-        reps=0
-        [ -d "$out.crashes" ] && reps=$(n_files "$out.crashes")
-        note="$note, $reps reproducers apart"
-        row "$n" "corpus-distill $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
-            "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
+    for labels_mode in hits edges; do
+        [ "$MODES" = both ] || [ "$MODES" = "$labels_mode" ] || continue
+        compare "$labels_mode"
     done
-
-    cmin=$WORK/$n/cmin
-    t0=$(now)
-    rc=0
-    afl-cmin -i "$clean" -o "$cmin" -- "$target" "${args[@]}" >"$WORK/$n/cmin.log" 2>&1 || rc=$?
-    wall=$(since "$t0")
-    row "$n" "afl-cmin" "$wall" "$(n_files "$clean")" "$(n_files "$cmin")" "$(n_bytes "$cmin")" \
-        "$(n_labels "$cmin" "$target" "${args[@]}")" "exit $rc; execs = one showmap run per input"
-
-    tmin=$WORK/$n/tmin
-    mkdir -p "$tmin"
-    execs=$(n_files "$clean")
-    cut=0
-    t1=$(now)
-    for f in "$cmin"/*; do
-        [ -f "$f" ] || continue
-        rc=0
-        timeout "$TMIN_LIMIT" afl-tmin -i "$f" -o "$tmin/$(basename "$f")" -- "$target" "${args[@]}" \
-            >"$WORK/$n/tmin.log" 2>&1 || rc=$?
-        if [ ! -s "$tmin/$(basename "$f")" ]; then
-            cp "$f" "$tmin/$(basename "$f")" # afl-tmin gave up: keep the file as afl-cmin chose it
-            cut=$((cut + 1))
-        fi
-        e=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/$n/tmin.log" | awk -F: '/Number of execs done/ { gsub(/ /, "", $2); print $2 }' | tail -1)
-        execs=$((execs + ${e:-0}))
-    done
-    wall=$(awk -v a="$wall" -v b="$(since "$t1")" 'BEGIN { printf "%.1f", a + b }')
-    row "$n" "afl-cmin + afl-tmin" "$wall" "$execs" "$(n_files "$tmin")" "$(n_bytes "$tmin")" \
-        "$(n_labels "$tmin" "$target" "${args[@]}")" "$cut files kept unminimised (limit ${TMIN_LIMIT}s)"
 done

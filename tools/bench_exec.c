@@ -124,7 +124,7 @@ int main(int argc, char **argv)
             timeouts += run.outcome == CD_OUTCOME_TIMEOUT;
             if (list_hangs && run.outcome == CD_OUTCOME_TIMEOUT)
                 printf("%s\n", in[k].name);
-            if (cd_labels_from_run(&run, &set, &err) != CD_OK) {
+            if (cd_labels_from_run(&run, false, &set, &err) != CD_OK) {
                 fprintf(stderr, "bench_exec: %s\n", err.msg);
                 return 1;
             }

@@ -3,7 +3,8 @@
 # PNG and HTTP samples reach completion, the output (seeds and reproducers) covers every label the
 # input set covered, no output file is larger than the largest input, a planted crash comes out as
 # a small reproducer and never as a seed, a complete run is reproducible with the same seed,
-# --no-reduce keeps every label, and SIGINT mid-run still leaves a valid output. Labels are
+# with -e the JSON sample reaches completion and keeps every input edge, --no-reduce keeps every
+# label, and SIGINT mid-run still leaves a valid output. Labels are
 # afl-showmap -r raw counts classified by the intended ranges (1, 2, 3, 4-7, 8-15, 16-31, 32-127,
 # 128+), never by afl-showmap's own classes: Debian's 4.04c drops counts such as 5 or 12.
 set -euo pipefail
@@ -152,6 +153,42 @@ for n in json png http; do
         ok "$n: largest output file $(largest "$out") bytes <= largest input $(largest "$in")"
     fi
 done
+
+# --- -e: edge labels; the JSON sample to completion with 4 workers -------------------------------
+# Every edge an input showed is shown by the output, and the manifest counts edges, not hits.
+if [ -d "$WORK/in/json" ]; then
+    rc=0
+    "$CD_BIN" -q -j 4 --seed 1 -e --max-time "$COMPLETE_BUDGET" "$WORK/in/json" -o "$WORK/edges" -- \
+        "$CD_TARGETS/sample_json" @@ || rc=$?
+    if [ "$rc" != 0 ]; then
+        fail "-e: corpus-distill exited $rc, expected 0 (complete)"
+    else
+        ok "-e: -j 4 reached completion on the JSON sample"
+        mkdir -p "$WORK/all.edges"
+        cp "$WORK/edges"/* "$WORK/edges.crashes"/* "$WORK/all.edges"/ 2>/dev/null || true
+        labels "$WORK/in/json" "$CD_TARGETS/sample_json" @@ | cut -d: -f1 | sort -u >"$WORK/in.edges"
+        labels "$WORK/all.edges" "$CD_TARGETS/sample_json" @@ | cut -d: -f1 | sort -u >"$WORK/out.edges"
+        missing=$(comm -23 "$WORK/in.edges" "$WORK/out.edges" | wc -l)
+        n_in=$(wc -l <"$WORK/in.edges")
+        if [ "$n_in" -lt 50 ] || [ "$missing" != 0 ]; then
+            fail "-e: $missing of $n_in input edges missing from the output"
+        else
+            ok "-e: all $n_in input edges covered ($(wc -l <"$WORK/out.edges") in the output)"
+        fi
+        if python3 - "$WORK/edges.manifest.json" "$(wc -l <"$WORK/out.edges")" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+cov = [l for l in m["labels"] if l[:1].isdigit()]
+ok = m["settings"]["edges_only"] and cov and all(l.endswith(":1") for l in cov)
+sys.exit(0 if ok and len(cov) == int(sys.argv[2]) else 1)
+PY
+        then
+            ok "-e: the manifest lists the output's edges, each as one class-1 label"
+        else
+            fail "-e: the manifest's coverage labels are not the output's edges, each class 1"
+        fi
+    fi
+fi
 
 # --- --no-reduce: a selection that keeps every label -------------------------------------------
 if [ -d "$WORK/in/json" ]; then

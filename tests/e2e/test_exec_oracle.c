@@ -169,7 +169,7 @@ static void check_corpus(const char *src, const char *targets, const char *name,
             continue;
         }
         crashed += run.outcome == CD_OUTCOME_CRASH;
-        CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &ours, &err), CD_OK);
+        CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &ours, &err), CD_OK);
         while (ours.n > 0 && cd_labels_is_outcome(ours.v[ours.n - 1]))
             ours.n--; /* outcome ids sort last */
         bool have = read_showmap(opath, &theirs);

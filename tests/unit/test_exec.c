@@ -107,7 +107,7 @@ static int count_children(void)
 static void labels_of(const struct cd_run *run, struct cd_labelset *set)
 {
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_labels_from_run(run, set, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_labels_from_run(run, false, set, &err), CD_OK);
 }
 
 static bool same_coverage(const struct cd_labelset *a, const struct cd_labelset *b)

@@ -32,7 +32,7 @@ static void test_labels_from_run_ignores_index_0(void)
                          .map_size = sizeof map};
     struct cd_labelset set = {0};
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &set, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(set.n, 4);
     CU_ASSERT_EQUAL(set.v[0], cd_labels_edge(5, 1));
     CU_ASSERT_EQUAL(set.v[1], cd_labels_edge(8, 9));
@@ -46,18 +46,40 @@ static void test_labels_from_run_ignores_index_0(void)
     /* A second call replaces the contents. */
     memset(map, 0, sizeof map);
     map[1] = 4;
-    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &set, &err), CD_OK);
     CU_ASSERT_EQUAL(set.n, 1);
     cd_labelset_release(&set);
     CU_ASSERT_EQUAL(set.n, 0);
     CU_ASSERT_PTR_NULL(set.v);
 }
 
+/* -e: every hit edge is one class-1 label, whatever its count; outcomes are unchanged. */
+static void test_labels_edges_only_ignores_counts(void)
+{
+    uint8_t map[24] = {0};
+    map[3] = 1;
+    map[9] = 200;
+    map[17] = 5;
+    struct cd_run run = {.outcome = CD_OUTCOME_CRASH, .signal = 11, .map = map,
+                         .map_size = sizeof map};
+    struct cd_labelset set = {0};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, true, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(set.n, 4);
+    CU_ASSERT_EQUAL(set.v[0], cd_labels_edge(3, 1));
+    CU_ASSERT_EQUAL(set.v[1], cd_labels_edge(9, 1));
+    CU_ASSERT_EQUAL(set.v[2], cd_labels_edge(17, 1));
+    CU_ASSERT(cd_labels_is_outcome(set.v[3]));
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL(set.v[1], cd_labels_edge(9, 200));
+    cd_labelset_release(&set);
+}
+
 static void expect_labels(const struct cd_run *run, const char *const *want, size_t n)
 {
     struct cd_labelset set = {0};
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(run, &set, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(run, false, &set, &err), CD_OK);
     CU_ASSERT_EQUAL(set.n, n);
     for (size_t i = 0; i < n && i < set.n; i++) {
         char buf[64];
@@ -110,7 +132,7 @@ static void test_labels_ids_are_stable(void)
     struct cd_run run = {.outcome = CD_OUTCOME_OK, .san_tool = "asan",
                          .san_kind = "heap-buffer-overflow"};
     struct cd_labelset set = {0};
-    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, &set, NULL), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &set, NULL), CD_OK);
     CU_ASSERT_EQUAL_FATAL(set.n, 1);
     CU_ASSERT_EQUAL(set.v[0], a);
     CU_ASSERT(cd_labels_is_outcome(a));
@@ -171,6 +193,7 @@ int main(void)
     CU_TestInfo tests[] = {
         {"test_labels_class_boundaries", test_labels_class_boundaries},
         {"test_labels_from_run_ignores_index_0", test_labels_from_run_ignores_index_0},
+        {"test_labels_edges_only_ignores_counts", test_labels_edges_only_ignores_counts},
         {"test_labels_outcome_labels", test_labels_outcome_labels},
         {"test_labels_ids_are_stable", test_labels_ids_are_stable},
         {"test_labels_format_parse_round_trip", test_labels_format_parse_round_trip},
