@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,14 +75,28 @@ void cli_print_help(FILE *f)
           f);
 }
 
+/* Set when argv asks for --json-summary, even after the error: a script reading stdout then gets
+ * the usage error as JSON too. */
+static bool usage_json;
+
 int cli_usage_error(const char *fmt, ...)
 {
+    char msg[512];
     va_list ap;
-    fputs("corpus-distill: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs("\ntry 'corpus-distill --help'\n", stderr);
+    fprintf(stderr, "corpus-distill: %s\ntry 'corpus-distill --help'\n", msg);
+    if (usage_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "exit_code", json_object_new_int(CLI_EXIT_USAGE));
+        json_object_object_add(j, "complete", json_object_new_boolean(false));
+        json_object_object_add(j, "error", json_object_new_string(msg));
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+        fflush(stdout);
+        json_object_put(j);
+    }
     return CLI_EXIT_USAGE;
 }
 
@@ -323,6 +338,9 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     o->max_input_size = 1u << 20;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
+    usage_json = false;
+    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+        usage_json |= strcmp(argv[k], "--json-summary") == 0;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs) {
         fputs("corpus-distill: out of memory\n", stderr);

@@ -39,7 +39,7 @@ grep -q "no-such-target" err.txt || err "missing target message does not name it
 expect 3 -q in -o s -- /bin/true @@
 expect 4 -q empty -o s -- "$target" @@
 # --json-summary also speaks on a failing exit: its code and the one-line message
-for c in "3 in -o s -- /bin/true @@" "4 empty -o s -- $target @@"; do
+for c in "2 in -- $target @@" "2 in -o s --jobs 2 -- $target @@" "3 in -o s -- /bin/true @@" "4 empty -o s -- $target @@"; do
   set -- $c
   want=$1; shift
   expect "$want" -q --json-summary "$@"
