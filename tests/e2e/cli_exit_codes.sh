@@ -2,7 +2,8 @@
 # Exit codes and quiet modes: usage errors 2 (one line and the --help hint), a missing or
 # uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
 # rerun on the same data changes nothing; --json-summary is JSON, on failing exits too; audit
-# answers about seeds, labels and differences; --tar writes the same seeds as one archive.
+# answers about seeds, labels and differences (warning when only one side counted edges only, -e);
+# --tar writes the same seeds as one archive.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -79,6 +80,12 @@ expect 1 audit seeds.manifest.json --label 999999:8
 expect 0 audit seeds.manifest.json --diff seeds3.manifest.json --json
 python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(bool(not d["gained"] or d["lost"]))' ||
   err "reduction gained no labels over --no-reduce, or lost some: $(head -c 300 out.txt)"
+expect 0 -q -j 1 -e --no-reduce in -o seeds4 -- "$target" @@
+python3 -c 'import json,sys; d=json.load(open("seeds4.manifest.json")); sys.exit(not d["settings"]["edges_only"] or any(l[0].isdigit() and not l.endswith(":1") for l in d["labels"]))' ||
+  err "-e: the manifest does not say edges_only or has a label of class above 1"
+expect 0 audit seeds4.manifest.json --diff seeds3.manifest.json
+grep -q "warning: .*counts hit counts, the manifest edges only" err.txt ||
+  err "audit --diff across -e and hit counts does not warn: $(cat err.txt)"
 expect 4 audit no-such.json
 
 # --tar: the same seeds in one archive, the same bytes on a rerun, usable as the next input
