@@ -7,6 +7,8 @@
 #  2. budget: the whole corpus with the same execution budget (--max-execs). Which candidates a
 #     reduction runs, and so what each execution costs, differs between levels.
 #  3. complete: three small inputs run to completion (at most 300 s).
+#  4. edges: the whole corpus with -e (edge labels) run to completion (at most 300 s): a complete
+#     run on a whole corpus that takes seconds, not the minutes of the hit-count labels.
 # Reports wall time, executions and executions per second from each run's manifest.
 #
 # usage: tools/bench_workers.sh [CORPUS]   (json, png or http; default json)
@@ -78,17 +80,21 @@ for j in $JOBS; do
         "$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')" \
         "walls:$(printf '%s' "$runs" | awk '{ printf " %.3f", $1 }')"
 done
-for what in budget complete; do
+for what in budget complete edges; do
     for j in $JOBS; do
         out=$WORK/out-$what-$j
         if [ "$what" = budget ]; then
             input=$SRC/sample_corpora/$n.tar.zst
             extra=(--max-execs "$EXECS")
             label="all inputs, $EXECS execs"
-        else
+        elif [ "$what" = complete ]; then
             input=$WORK/small
             extra=(--max-time 300)
             label="3 small inputs, to end"
+        else
+            input=$SRC/sample_corpora/$n.tar.zst
+            extra=(-e --max-time 300)
+            label="all inputs, -e, to end"
         fi
         t0=$(now)
         rc=0
