@@ -102,12 +102,12 @@ char *cd_distill_pass_report(const struct cd_distill *d);
 void cd_distill_free(struct cd_distill *d);
 
 /* The runner over the real executor: each worker gets its own cd_exec (own fork server and map)
- * from exec_opts, and labels from cd_labels_from_run (with edges_only). With bind_cpus each worker's target is bound
- * to a CPU of its own: first_cpu + worker when cpu_fixed is set, else the first allowed CPU that no
- * process is bound to alone (as afl-fuzz picks one; the targets of earlier workers count, so
- * workers get different CPUs); when none is free the target runs unbound. Without bind_cpus
- * exec_opts->cpu is used as it is for worker 0 and -1 for the others. The context is borrowed for the engine's lifetime and not thread-safe: one
- * engine per context. */
+ * from exec_opts, and labels from cd_labels_from_run (with edges_only). With bind_cpus each
+ * worker's target is bound to a CPU of its own: first_cpu + worker when cpu_fixed is set, else the
+ * first allowed CPU that no process is bound to alone (as afl-fuzz picks one; the targets of
+ * earlier workers count, so workers get different CPUs); when none is free the target runs
+ * unbound. Without bind_cpus exec_opts->cpu is used as it is for worker 0 and -1 for the others.
+ * The context is borrowed for the engine's lifetime and not thread-safe: one engine per context. */
 struct cd_exec_runner_ctx {
     const struct cd_exec_opts *exec_opts;
     bool bind_cpus;

@@ -11,9 +11,8 @@
 
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
-    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST, OPT_TAR,
-    OPT_FORCE, OPT_QUIET,
-    OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST,
+    OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
 struct cli_option {
@@ -36,8 +35,8 @@ static const struct cli_option options[] = {
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
     {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
-    {'e', "edges-only", NULL, "-e, --edges-only", "labels are edges, hit counts ignored (afl-cmin -e)",
-     OPT_EDGES},
+    {'e', "edges-only", NULL, "-e, --edges-only",
+     "labels are edges, hit counts ignored (afl-cmin -e)", OPT_EDGES},
     {0, "no-reduce", NULL, "--no-reduce, --all-best",
      "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
     {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},

@@ -303,7 +303,8 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only, .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
+        .edges_only = o->edges_only, .operands = (char **)o->inputs, .skipped = s->skips,
+        .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
     if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
