@@ -156,17 +156,24 @@ for n in "$@"; do
         python3 "$SRC/tools/gen_corpora.py" -o "$WORK" --only "$base" --scale "${n#*-x}"
         archive=$WORK/$n.tar.zst
     fi
-    tar --zstd -xf "$archive" -C "$in"
+    # Flattened, each file named by its path: afl-showmap -i names its traces by base name, so
+    # equal names in different directories (every part of a NAME-xK pile) would overwrite each
+    # other's traces, in afl-cmin too, and silently lose their labels.
+    mkdir -p "$WORK/$n/tree"
+    tar --zstd -xf "$archive" -C "$WORK/$n/tree"
+    while IFS= read -r -d '' f; do
+        rel=${f#"$WORK/$n/tree"/}
+        mv "$f" "$in/${rel//\//_}"
+    done < <(find "$WORK/$n/tree" -type f -print0)
+    rm -rf "$WORK/$n/tree"
     dropped=0
     while IFS= read -r -d '' f; do
-        rel=${f#"$in"/}
         rc=0
         (timeout 1 "$target" "$f") >/dev/null 2>&1 || rc=$?
         if [ "$rc" -ge 124 ] || [ ! -s "$f" ]; then
             dropped=$((dropped + 1))
         else
-            mkdir -p "$clean/$(dirname "$rel")"
-            cp "$f" "$clean/$rel"
+            cp "$f" "$clean/"
         fi
     done < <(find "$in" -type f -print0) 2>/dev/null
 
