@@ -240,32 +240,19 @@ static bool try_length(struct cd_reduce_run *r, size_t p, size_t w, const uint8_
     return cd_reduce_try(r, o);
 }
 
-/* Halves the number at [p, p+w) read in base and deletes what it no longer counts: the tail of
- * the span it delimits, which starts after one separator byte (bencode's "4:spam"), after its line
- * (HTTP chunk sizes), or ends the input (Content-Length). */
-static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+/* Tests the number at [p, p+w) (value v) replaced by the m bytes of rep (value nv < v), with the
+ * v - nv bytes it no longer counts deleted from the span it delimits, which starts after one
+ * separator byte (bencode's "4:spam"), after its line (HTTP chunk sizes), or ends the input
+ * (Content-Length). */
+static bool try_count(struct cd_reduce_run *r, size_t p, size_t w, uint64_t v, const uint8_t *rep,
+                      size_t m, uint64_t nv)
 {
-    uint64_t v = 0;
-    bool upper = false;
-    for (size_t i = 0; i < w; i++) {
-        int d = digit_value(r->cur[p + i], base);
-        if (d < 0 || v > (UINT64_MAX - 15) / 16)
-            return false;
-        upper |= r->cur[p + i] >= 'A' && r->cur[p + i] <= 'F';
-        v = v * base + (uint64_t)d;
-    }
-    if (v < 2 || v > r->len)
-        return false;
-    uint64_t half = v / 2, cut = v - half;
-    uint8_t rep[24];
-    size_t m = format_number(half, base, upper, rep);
-    if (m > w)
-        return false;
+    uint64_t cut = v - nv;
     size_t end = p + w;
     const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
     size_t starts[3] = {end + 1, nl ? (size_t)(nl - r->cur) + 1 : r->len, r->len};
     for (unsigned k = 0; k < 3; k++) {
-        size_t q = k < 2 ? starts[k] + half : (r->len >= cut ? r->len - cut : 0);
+        size_t q = k < 2 ? starts[k] + nv : (r->len >= cut ? r->len - cut : 0);
         if ((k < 2 && starts[k] > r->len) || (k == 1 && starts[1] == starts[0]))
             continue;
         if (try_length(r, p, w, rep, m, q, cut))
@@ -274,10 +261,44 @@ static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base
     return false;
 }
 
+/* Shrinks the number at [p, p+w) read in base with the span it counts. A hex number with letters
+ * first goes to the least number of as many digits and letters (zeros, then as many a's: "de" to
+ * "aa", "a7" and "13c" to "0a" and "00a"): a parser counts the kinds of characters it reads, and
+ * halving drops the letters that such a label needs ("a7" to "53"), so the HTTP sample's
+ * chunk-size labels stayed in examples of several KB. Then to half its value. */
+static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+{
+    uint64_t v = 0, least = 0;
+    size_t letters = 0;
+    bool upper = false;
+    uint8_t rep[24];
+    for (size_t i = 0; i < w; i++) {
+        int d = digit_value(r->cur[p + i], base);
+        if (d < 0 || v > (UINT64_MAX - 15) / 16)
+            return false;
+        upper |= r->cur[p + i] >= 'A' && r->cur[p + i] <= 'F';
+        v = v * base + (uint64_t)d;
+        if (d >= 10)
+            rep[w - 1 - letters++] = r->cur[p + i] >= 'a' ? 'a' : 'A';
+    }
+    if (v < 2 || v > r->len)
+        return false;
+    for (size_t i = 0; i < w; i++) {
+        if (i < w - letters)
+            rep[i] = '0';
+        least = least * base + (i < w - letters ? 0 : 10);
+    }
+    if (letters && least < v && try_count(r, p, w, v, rep, w, least))
+        return true;
+    uint64_t half = v / 2;
+    size_t m = format_number(half, base, upper, rep);
+    return m <= w && try_count(r, p, w, v, rep, m, half);
+}
+
 /* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
  * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
- * do. Each run of hex digits is halved with the span it counts, read in decimal first when it
- * can be. */
+ * do. Each run of hex digits is shrunk with the span it counts (try_halve), read in decimal first
+ * when it can be. */
 bool cd_reduce_lengths(struct cd_reduce_run *r)
 {
     bool any = false;

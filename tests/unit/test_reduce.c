@@ -4,6 +4,7 @@
 #include "cd_table.h"
 #include "harness.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,6 +310,40 @@ static void test_reduce_lengths_shrink_count_and_span(void)
               p.last_len == 10);
 }
 
+/* A chunk-size line: a hex size with at least one letter, a newline, exactly that many 'x', then
+ * "END", as an HTTP parser with a label for hex letters in chunk sizes needs it. */
+static bool hex_counted_body(const uint8_t *s, size_t n)
+{
+    size_t v = 0, i = 0, letters = 0;
+    for (; i < n && isxdigit(s[i]); i++) {
+        letters += !isdigit(s[i]);
+        v = v * 16 + (size_t)(isdigit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+    }
+    if (i == 0 || letters == 0 || i >= n || s[i] != '\n' || n - i - 1 != v + 3)
+        return false;
+    for (size_t k = 0; k < v; k++)
+        if (s[i + 1 + k] != 'x')
+            return false;
+    return !memcmp(s + i + 1 + v, "END", 3);
+}
+
+/* Halving a7 (167) gives 53, without a letter: the pass goes to 0a (10) instead. */
+static void test_reduce_lengths_keep_hex_letters(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    char text[256];
+    int n = snprintf(text, sizeof text, "a7\n");
+    memset(text + n, 'x', 167);
+    memcpy(text + n + 167, "END", 4);
+    CU_ASSERT_FATAL(hex_counted_body((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_lengths, text, hex_counted_body, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 16);
+    CU_ASSERT(!memcmp(p.last, "0a\nxxxxxxxxxxEND", 16));
+    CU_ASSERT(st.execs < 20); /* one success, then the failing tries on 0a, E and D */
+    CU_ASSERT(p.descent_ok);
+}
+
 /* An array that still holds the record {KEEP}. */
 static bool array_with_keep(const uint8_t *s, size_t n)
 {
@@ -401,6 +436,7 @@ int main(void)
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
+        {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
     };
