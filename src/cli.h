@@ -67,6 +67,10 @@ void cli_print_help(FILE *f);
 /* Prints "corpus-distill: MSG" and the --help hint; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --json-summary for an exit that wrote nothing (2 to 5): {exit_code, complete: false, error} as
+ * one line on stdout. */
+void cli_failure_json(int code, const char *msg);
+
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 int cli_audit(const struct cli_opts *o);

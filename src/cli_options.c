@@ -4,7 +4,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,16 +85,8 @@ int cli_usage_error(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     fprintf(stderr, "corpus-distill: %s\ntry 'corpus-distill --help'\n", msg);
-    if (usage_json) {
-        json_object *j = json_object_new_object();
-        json_object_object_add(j, "exit_code", json_object_new_int(CLI_EXIT_USAGE));
-        json_object_object_add(j, "complete", json_object_new_boolean(false));
-        json_object_object_add(j, "error", json_object_new_string(msg));
-        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
-        fflush(stdout);
-        json_object_put(j);
-    }
+    if (usage_json)
+        cli_failure_json(CLI_EXIT_USAGE, msg);
     return CLI_EXIT_USAGE;
 }
 

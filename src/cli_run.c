@@ -191,13 +191,12 @@ static void put_json(json_object *j)
     json_object_put(j);
 }
 
-/* --json-summary for an exit that wrote nothing (3, 4, 5): the code and the message. */
-static void print_failure_json(const struct run_state *s, int code)
+void cli_failure_json(int code, const char *msg)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "exit_code", json_object_new_int(code));
     json_object_object_add(j, "complete", json_object_new_boolean(false));
-    json_object_object_add(j, "error", json_object_new_string(s->error));
+    json_object_object_add(j, "error", json_object_new_string(msg));
     put_json(j);
 }
 
@@ -435,7 +434,7 @@ int cli_run(const struct cli_opts *o)
     print_summary(&s, code);
 out:
     if (code >= CLI_EXIT_TARGET && o->json_summary)
-        print_failure_json(&s, code);
+        cli_failure_json(code, s.error);
     cli_progress_free(s.progress);
     if (s.have_result)
         cd_result_release(&s.result);
