@@ -142,7 +142,6 @@ void cd_labelset_release(struct cd_labelset *set)
 static bool push_coverage(const uint8_t *map, size_t size, bool edges_only,
                           struct cd_labelset *set)
 {
-    uint8_t cap = edges_only ? 1 : 255; /* counts above it count as it */
     size_t words = size / 8;
     for (size_t w = 0; w < words; w++) {
         uint64_t v;
@@ -151,13 +150,13 @@ static bool push_coverage(const uint8_t *map, size_t size, bool edges_only,
             continue;
         for (size_t i = w * 8; i < w * 8 + 8; i++) {
             if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
-                !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i] < cap ? map[i] : cap)))
+                !cd_labelset_push(set, cd_labels_edge((uint32_t)i, edges_only ? 1 : map[i])))
                 return false;
         }
     }
     for (size_t i = words * 8; i < size; i++) {
         if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
-            !cd_labelset_push(set, cd_labels_edge((uint32_t)i, map[i] < cap ? map[i] : cap)))
+            !cd_labelset_push(set, cd_labels_edge((uint32_t)i, edges_only ? 1 : map[i])))
             return false;
     }
     return true;

@@ -266,7 +266,7 @@ static bool try_count(struct cd_reduce_run *r, size_t p, size_t w, uint64_t v, c
  * "aa", "a7" and "13c" to "0a" and "00a"): a parser counts the kinds of characters it reads, and
  * halving drops the letters that such a label needs ("a7" to "53"), so the HTTP sample's
  * chunk-size labels stayed in examples of several KB. Then to half its value. */
-static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
 {
     uint64_t v = 0, least = 0;
     size_t letters = 0;
@@ -297,8 +297,8 @@ static bool try_halve(struct cd_reduce_run *r, size_t p, size_t w, unsigned base
 
 /* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
  * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
- * do. Each run of hex digits is shrunk with the span it counts (try_halve), read in decimal first
- * when it can be. */
+ * do. Each run of hex digits is shrunk with the span it counts (shrink_count), read in decimal
+ * first when it can be. */
 bool cd_reduce_lengths(struct cd_reduce_run *r)
 {
     bool any = false;
@@ -313,9 +313,9 @@ bool cd_reduce_lengths(struct cd_reduce_run *r)
             dec += digit_value(r->cur[p + w], 10) >= 0;
             w++;
         }
-        if (w <= 16 && ((dec == w && try_halve(r, p, w, 10)) || try_halve(r, p, w, 16))) {
+        if (w <= 16 && ((dec == w && shrink_count(r, p, w, 10)) || shrink_count(r, p, w, 16))) {
             any = true;
-            continue; /* halve it again */
+            continue; /* shrink it again */
         }
         p += w;
     }
