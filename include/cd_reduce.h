@@ -39,6 +39,12 @@ enum cd_reduce_pass {
  * 652k executions, 17.6 KB of seeds, 1,210 labels; at 256, 558k, 16.3 KB, 1,197. */
 #define CD_REDUCE_LOWER_MAX 256
 
+/* The blocks pass's finest block is len/CD_REDUCE_BLOCK_STEPS bytes (at least 1), so that one
+ * sweep of a long example costs about twice this many candidates, not two per byte. A label whose
+ * example must stay long (a buffer that grows past 32 KiB, 128 records of a list) took one
+ * candidate per byte to confirm, each an execution, with a byte or two at most to gain. */
+#define CD_REDUCE_BLOCK_STEPS 1024
+
 /* Counters of one pass. */
 struct cd_reduce_stats {
     uint64_t execs;        /* candidates tested */

@@ -15,14 +15,17 @@ static bool try_delete(struct cd_reduce_run *r, size_t i, size_t n)
     return cd_reduce_try(r, r->len - n);
 }
 
-/* Chunks of len/2, len/4 ... 1. At each position a success doubles the chunk (so long deletable
- * regions go in few steps) and a failure halves it back to the round's size before moving on.
- * It returns after the first size that deleted anything: finer sizes cost a candidate per k bytes,
- * and the cheaper passes that run before it again may shorten the example first. */
+/* Chunks of len/2, len/4 ... down to len/CD_REDUCE_BLOCK_STEPS or 1. At each position a success
+ * doubles the chunk (so long deletable regions go in few steps) and a failure halves it back to
+ * the round's size before moving on. It returns after the first size that deleted anything: finer
+ * sizes cost a candidate per k bytes, and the cheaper passes that run before it again may shorten
+ * the example first. */
 bool cd_reduce_blocks(struct cd_reduce_run *r)
 {
     bool any = false;
-    for (size_t k = r->len > 1 ? r->len / 2 : 1; k >= 1 && r->len && !r->stopped && !any; k /= 2) {
+    size_t finest = r->len / CD_REDUCE_BLOCK_STEPS ? r->len / CD_REDUCE_BLOCK_STEPS : 1;
+    for (size_t k = r->len > 1 ? r->len / 2 : 1; k >= finest && r->len && !r->stopped && !any;
+         k /= 2) {
         size_t i = 0, c = k;
         while (i < r->len && !r->stopped) {
             size_t n = c < r->len - i ? c : r->len - i;

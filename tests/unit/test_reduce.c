@@ -385,6 +385,38 @@ static void test_reduce_pairs_lower_together(void)
     free(s);
 }
 
+static bool nothing(const uint8_t *s, size_t n)
+{
+    (void)s;
+    (void)n;
+    return false;
+}
+
+/* A sweep of the blocks pass that finds nothing costs about 2 * CD_REDUCE_BLOCK_STEPS candidates
+ * on a long example, not two per byte, and still goes down to single bytes on a short one. */
+static void test_reduce_blocks_sweep_is_bounded(void)
+{
+    size_t sizes[2] = {100, 40000};
+    for (int k = 0; k < 2; k++) {
+        size_t n = sizes[k];
+        uint8_t *cur = malloc(n), *cand = malloc(n);
+        for (size_t i = 0; i < n; i++)
+            cur[i] = (uint8_t)('a' + i % 26);
+        struct pctx p = {.fn = nothing, .descent_ok = true};
+        struct cd_reduce_stats st = {0};
+        struct cd_reduce_target t = {pred, stop, &p, false};
+        struct cd_reduce_run r = {&t, cur, n, cand, n, &st, false};
+        CU_ASSERT(!cd_reduce_blocks(&r));
+        if (n < CD_REDUCE_BLOCK_STEPS) {
+            CU_ASSERT(st.execs >= n); /* every single byte was tried */
+        } else {
+            CU_ASSERT(st.execs <= 3 * CD_REDUCE_BLOCK_STEPS);
+        }
+        free(cur);
+        free(cand);
+    }
+}
+
 static bool anything(const uint8_t *s, size_t n)
 {
     (void)s;
@@ -437,6 +469,7 @@ int main(void)
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
+        {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
     };
