@@ -24,6 +24,7 @@ enum cd_reduce_pass {
     CD_REDUCE_LINES = 0,   /* delete lines and runs of lines */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_CHUNKS,      /* delete length-prefixed chunks (binary TLV formats) whole */
+    CD_REDUCE_CHECKED,     /* reduce inside CRC-checked chunks (PNG family), repairing them */
     CD_REDUCE_LENGTHS,     /* halve a textual length and the span it counts together */
     CD_REDUCE_DIGITS,      /* shrink runs of decimal digits */
     CD_REDUCE_BLOCKS,      /* adaptive block deletion, large blocks down to single bytes */
@@ -74,6 +75,7 @@ bool cd_reduce_brackets(struct cd_reduce_run *r);
 bool cd_reduce_blocks(struct cd_reduce_run *r);
 bool cd_reduce_digits(struct cd_reduce_run *r);
 bool cd_reduce_chunks(struct cd_reduce_run *r);
+bool cd_reduce_checked(struct cd_reduce_run *r);
 bool cd_reduce_lengths(struct cd_reduce_run *r);
 bool cd_reduce_bytes(struct cd_reduce_run *r);
 bool cd_reduce_pairs(struct cd_reduce_run *r);

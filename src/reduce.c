@@ -1,4 +1,4 @@
-/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c) over one example until
+/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c, reduce_checked.c) over one example until
  * none adopts anything, ordering them by what they earned so far (successes per execution), cheap
  * passes first on ties, and starting again from the first after any success. It sees the caller only through the predicate and the stop check. */
 #include "cd_reduce.h"
@@ -32,7 +32,8 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
     static const char *const names[CD_REDUCE_NPASSES] = {
         [CD_REDUCE_LINES] = "lines",   [CD_REDUCE_BRACKETS] = "brackets",
         [CD_REDUCE_BLOCKS] = "blocks", [CD_REDUCE_DIGITS] = "digits",
-        [CD_REDUCE_CHUNKS] = "chunks", [CD_REDUCE_LENGTHS] = "lengths",
+        [CD_REDUCE_CHUNKS] = "chunks", [CD_REDUCE_CHECKED] = "checked",
+        [CD_REDUCE_LENGTHS] = "lengths",
         [CD_REDUCE_BYTES] = "bytes",   [CD_REDUCE_PAIRS] = "pairs",
     };
     return (unsigned)pass < CD_REDUCE_NPASSES ? names[pass] : "?";
@@ -41,7 +42,8 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
     [CD_REDUCE_LINES] = cd_reduce_lines,   [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_BLOCKS] = cd_reduce_blocks, [CD_REDUCE_DIGITS] = cd_reduce_digits,
-    [CD_REDUCE_CHUNKS] = cd_reduce_chunks, [CD_REDUCE_LENGTHS] = cd_reduce_lengths,
+    [CD_REDUCE_CHUNKS] = cd_reduce_chunks, [CD_REDUCE_CHECKED] = cd_reduce_checked,
+    [CD_REDUCE_LENGTHS] = cd_reduce_lengths,
     [CD_REDUCE_BYTES] = cd_reduce_bytes,   [CD_REDUCE_PAIRS] = cd_reduce_pairs,
 };
 

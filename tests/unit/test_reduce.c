@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 struct pctx {
     bool (*fn)(const uint8_t *s, size_t n);
@@ -385,6 +386,80 @@ static void test_reduce_pairs_lower_together(void)
     free(s);
 }
 
+/* PNG's layout: (big-endian length, type, data, CRC-32 of type and data). Valid when such chunks
+ * tile the input with every CRC right; wanted: an IHDR whose data starts with 'm' or above and a
+ * tEXt whose data holds an 'x'. */
+static uint32_t chunk_crc(const uint8_t *type_and_data, size_t len)
+{
+    return (uint32_t)crc32(0L, type_and_data, (uInt)(4 + len));
+}
+
+static bool checked_chunks_wanted(const uint8_t *s, size_t n)
+{
+    bool head = false, text = false;
+    size_t i = 0;
+    while (i < n) {
+        if (n - i < 12)
+            return false;
+        size_t len = (size_t)s[i] << 24 | (size_t)s[i + 1] << 16 | (size_t)s[i + 2] << 8 | s[i + 3];
+        if (len > n - i - 12)
+            return false;
+        const uint8_t *c = s + i + 8 + len;
+        if (chunk_crc(s + i + 4, len) != ((uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+                                          (uint32_t)c[2] << 8 | c[3]))
+            return false;
+        head |= !memcmp(s + i + 4, "IHDR", 4) && len && s[i + 8] >= 'm';
+        text |= !memcmp(s + i + 4, "tEXt", 4) && memchr(s + i + 8, 'x', len);
+        i += 12 + len;
+    }
+    return head && text;
+}
+
+static size_t put_checked_chunk(uint8_t *out, const char *type, const char *data)
+{
+    size_t len = strlen(data);
+    out[0] = out[1] = out[2] = 0;
+    out[3] = (uint8_t)len;
+    memcpy(out + 4, type, 4);
+    memcpy(out + 8, data, len);
+    uint32_t c = chunk_crc(out + 4, len);
+    for (int k = 0; k < 4; k++)
+        out[8 + len + k] = (uint8_t)(c >> (24 - 8 * k));
+    return 12 + len;
+}
+
+static void test_reduce_checked_repairs_chunks(void)
+{
+    uint8_t in[256], want[64];
+    size_t n = put_checked_chunk(in, "IHDR", "zzzz and more header");
+    n += put_checked_chunk(in + n, "gAMA", "1234");
+    n += put_checked_chunk(in + n, "tEXt", "a comment, with x somewhere in it");
+    n += put_checked_chunk(in + n, "IEND", "");
+    CU_ASSERT(checked_chunks_wanted(in, n));
+    size_t m = put_checked_chunk(want, "IHDR", "m");
+    m += put_checked_chunk(want + m, "tEXt", "x");
+    /* the whole reducer: whole chunks go, and what is inside the two kept ones is reduced with
+       lengths and CRCs repaired, which no other pass can do */
+    struct pctx p = {.fn = checked_chunks_wanted, .descent_ok = true};
+    memcpy(p.last, in, n);
+    p.last_len = n;
+    struct cd_reduce_target t = {pred, stop, &p, false};
+    struct cd_reducer red = {0};
+    uint8_t *out = NULL;
+    size_t len = 0;
+    bool changed;
+    struct cd_error err;
+    CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, in, n, &out, &len, &changed, &err), CD_OK);
+    CU_ASSERT(changed && p.descent_ok);
+    CU_ASSERT(len == m && !memcmp(out, want, m));
+    CU_ASSERT(red.stats[CD_REDUCE_CHECKED].successes > 0);
+    free(out);
+    /* the pass alone on text finds no chunk and tries nothing */
+    struct cd_reduce_stats st;
+    CU_ASSERT(!one_pass(cd_reduce_checked, "some text with x and y in it", has_x_and_y, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+}
+
 static bool nothing(const uint8_t *s, size_t n)
 {
     (void)s;
@@ -469,6 +544,7 @@ int main(void)
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
+        {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
         CU_TEST_INFO_NULL,
