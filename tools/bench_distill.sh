@@ -15,9 +15,12 @@
 # against afl-cmin -e and afl-cmin -e + afl-tmin -e, labels counted as edges.
 #
 # A corpus NAME-xK (json-x6, say) is generated with tools/gen_corpora.py --scale K: K differently
-# seeded copies of the NAME sample pile, for runs on a few thousand files.
+# seeded copies of the NAME sample pile, for runs on a few thousand files. The corpus json-debian
+# is real JSON written by others: the .json files of at most 1 MiB in Debian's python3-botocore
+# package (AWS service models and their examples), fetched with apt-get download.
 #
-# usage: tools/bench_distill.sh [CORPUS...]   (json png http; default all three)
+# usage: tools/bench_distill.sh [CORPUS...]   (json png http json-x6 json-debian; default the
+#        first three)
 # env:   CD_BUILD (build dir, default ./build), BUDGET (seconds for the full run, default 60),
 #        JOBS (workers for corpus-distill, default 1), TMIN_LIMIT (seconds per afl-tmin, 60),
 #        MODES (hits, edges or both; default both)
@@ -141,10 +144,22 @@ compare() {
         "$(n_labels "$tmin" "$target" "${args[@]}")" "$cut files kept unminimised (limit ${TMIN_LIMIT}s)"
 }
 
+# debian_json OUT: the .json files of at most 1 MiB in python3-botocore, as a tar.zst.
+debian_json() {
+    local d=$WORK/debian
+    mkdir -p "$d/x"
+    (cd "$d" && apt-get download python3-botocore >/dev/null 2>&1) ||
+        { echo "bench_distill: apt-get download python3-botocore failed" >&2; exit 2; }
+    dpkg-deb -x "$d"/python3-botocore_*.deb "$d/x"
+    (cd "$d/x" && find . -name '*.json' -size -1025k -print0 | sort -z | tar --null -T - -cf -) |
+        zstd -q -o "$1"
+    rm -rf "$d"
+}
+
 row corpus method wall_s execs files bytes labels note
 for n in "$@"; do
     EDGES=0
-    base=${n%%-x*}
+    base=${n%%-*}
     target=$TARGETS/sample_$base
     args=()
     [ "$base" = http ] || args=(@@)
@@ -152,10 +167,14 @@ for n in "$@"; do
     clean=$WORK/$n/clean
     mkdir -p "$in" "$clean"
     archive=$SRC/sample_corpora/$n.tar.zst
-    if [ "$n" != "$base" ]; then
+    case $n in
+    *-x[0-9]*)
         python3 "$SRC/tools/gen_corpora.py" -o "$WORK" --only "$base" --scale "${n#*-x}"
-        archive=$WORK/$n.tar.zst
-    fi
+        archive=$WORK/$n.tar.zst ;;
+    json-debian)
+        debian_json "$WORK/$n.tar.zst"
+        archive=$WORK/$n.tar.zst ;;
+    esac
     # Flattened, each file named by its path: afl-showmap -i names its traces by base name, so
     # equal names in different directories (every part of a NAME-xK pile) would overwrite each
     # other's traces, in afl-cmin too, and silently lose their labels.
