@@ -221,22 +221,51 @@ static void test_reduce_single_passes(void)
     CU_ASSERT(p.descent_ok);
 }
 
-/* A PNG-like stream: chunks of (big-endian length, 4-byte type, data, 4-byte check byte run).
- * Valid when the chunks tile the input exactly; the predicate wants a valid stream with "KEEP". */
-static bool chunks_valid_with_keep(const uint8_t *s, size_t n)
+static uint32_t be32_at(const uint8_t *p)
 {
-    bool keep = false;
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t chunk_crc(const uint8_t *type_and_data, size_t len)
+{
+    return (uint32_t)crc32(0L, type_and_data, (uInt)(4 + len));
+}
+
+/* A PNG-like stream: chunks of (big-endian length, 4-byte type, data, 4-byte check) that tile the
+ * input exactly, the check a right CRC-32 of type and data when crc is set. Calls each on every
+ * chunk; false when the stream is not valid. */
+static bool walk_chunks(const uint8_t *s, size_t n, bool crc,
+                        void (*each)(const uint8_t *type, const uint8_t *data, size_t len,
+                                     bool found[2]),
+                        bool found[2])
+{
     size_t i = 0;
     while (i < n) {
         if (n - i < 12)
             return false;
-        size_t len = (size_t)s[i] << 24 | (size_t)s[i + 1] << 16 | (size_t)s[i + 2] << 8 | s[i + 3];
+        size_t len = be32_at(s + i);
         if (len > n - i - 12)
             return false;
-        keep |= !memcmp(s + i + 4, "KEEP", 4);
+        if (crc && chunk_crc(s + i + 4, len) != be32_at(s + i + 8 + len))
+            return false;
+        each(s + i + 4, s + i + 8, len, found);
         i += 12 + len;
     }
-    return keep;
+    return true;
+}
+
+static void find_keep(const uint8_t *type, const uint8_t *data, size_t len, bool found[2])
+{
+    (void)data;
+    (void)len;
+    found[0] |= !memcmp(type, "KEEP", 4);
+}
+
+/* The predicate wants a valid stream (any check bytes) with a "KEEP" chunk. */
+static bool chunks_valid_with_keep(const uint8_t *s, size_t n)
+{
+    bool found[2] = {false, false};
+    return walk_chunks(s, n, false, find_keep, found) && found[0];
 }
 
 static size_t put_chunk(uint8_t *out, const char *type, size_t len)
@@ -386,33 +415,19 @@ static void test_reduce_pairs_lower_together(void)
     free(s);
 }
 
-/* PNG's layout: (big-endian length, type, data, CRC-32 of type and data). Valid when such chunks
- * tile the input with every CRC right; wanted: an IHDR whose data starts with 'm' or above and a
- * tEXt whose data holds an 'x'. */
-static uint32_t chunk_crc(const uint8_t *type_and_data, size_t len)
+static void find_head_and_text(const uint8_t *type, const uint8_t *data, size_t len,
+                               bool found[2])
 {
-    return (uint32_t)crc32(0L, type_and_data, (uInt)(4 + len));
+    found[0] |= !memcmp(type, "IHDR", 4) && len && data[0] >= 'm';
+    found[1] |= !memcmp(type, "tEXt", 4) && memchr(data, 'x', len);
 }
 
+/* PNG's layout with every CRC right; wanted: an IHDR whose data starts with 'm' or above and a
+ * tEXt whose data holds an 'x'. */
 static bool checked_chunks_wanted(const uint8_t *s, size_t n)
 {
-    bool head = false, text = false;
-    size_t i = 0;
-    while (i < n) {
-        if (n - i < 12)
-            return false;
-        size_t len = (size_t)s[i] << 24 | (size_t)s[i + 1] << 16 | (size_t)s[i + 2] << 8 | s[i + 3];
-        if (len > n - i - 12)
-            return false;
-        const uint8_t *c = s + i + 8 + len;
-        if (chunk_crc(s + i + 4, len) != ((uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
-                                          (uint32_t)c[2] << 8 | c[3]))
-            return false;
-        head |= !memcmp(s + i + 4, "IHDR", 4) && len && s[i + 8] >= 'm';
-        text |= !memcmp(s + i + 4, "tEXt", 4) && memchr(s + i + 8, 'x', len);
-        i += 12 + len;
-    }
-    return head && text;
+    bool found[2] = {false, false};
+    return walk_chunks(s, n, true, find_head_and_text, found) && found[0] && found[1];
 }
 
 static size_t put_checked_chunk(uint8_t *out, const char *type, const char *data)
