@@ -27,7 +27,7 @@ enum cd_reduce_pass {
     CD_REDUCE_CHECKED,     /* reduce inside CRC-checked chunks (PNG family), repairing them */
     CD_REDUCE_LENGTHS,     /* halve a textual length and the span it counts together */
     CD_REDUCE_DIGITS,      /* shrink runs of decimal digits */
-    CD_REDUCE_BLOCKS,      /* adaptive block deletion, large blocks down to single bytes */
+    CD_REDUCE_BLOCKS,      /* adaptive block deletion, large blocks down to small ones */
     CD_REDUCE_BYTES,       /* lower single bytes toward 0 (0 first, then binary search) */
     CD_REDUCE_PAIRS,       /* lower every copy of a repeated byte value together */
     CD_REDUCE_NPASSES

@@ -1,6 +1,7 @@
-/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c, reduce_checked.c) over one example until
- * none adopts anything, ordering them by what they earned so far (successes per execution), cheap
- * passes first on ties, and starting again from the first after any success. It sees the caller only through the predicate and the stop check. */
+/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c, reduce_checked.c) over
+ * one example until none adopts anything, ordering them by what they earned so far (successes per
+ * execution), cheap passes first on ties, and starting again from the first after any success.
+ * It sees the caller only through the predicate and the stop check. */
 #include "cd_reduce.h"
 
 #include <stdlib.h>
