@@ -64,6 +64,12 @@ struct cd_reduce_run {
     bool stopped;          /* the stop check fired */
 };
 
+/* The big-endian 32-bit word at p (binary formats' lengths). */
+static inline uint32_t cd_reduce_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Tests cand[0..len) (len <= r->len; strictly shortlex-smaller than cur); on acceptance it becomes
  * cur. Returns whether it was adopted; false without testing once stopped. */
 bool cd_reduce_try(struct cd_reduce_run *r, size_t len);

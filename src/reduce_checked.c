@@ -17,11 +17,6 @@ struct chunk {
     size_t len;      /* its data length there */
 };
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void put_be32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24);
@@ -73,11 +68,11 @@ static bool find_chunk(const struct cd_reduce_run *r, size_t from, size_t *at, s
 {
     const uint8_t *p = r->cur;
     for (size_t i = from; r->len >= 12 && i <= r->len - 12; i++) {
-        uint32_t n = be32(p + i);
+        uint32_t n = cd_reduce_be32(p + i);
         if (n > r->len - 12 - i || !is_letter(p[i + 4]) || !is_letter(p[i + 5]) ||
             !is_letter(p[i + 6]) || !is_letter(p[i + 7]))
             continue;
-        if (crc_of(p + i + 4, p + i + 8, n) == be32(p + i + 8 + n)) {
+        if (crc_of(p + i + 4, p + i + 8, n) == cd_reduce_be32(p + i + 8 + n)) {
             *at = i;
             *len = n;
             return true;
@@ -95,12 +90,11 @@ bool cd_reduce_checked(struct cd_reduce_run *r)
     while (!r->stopped && find_chunk(r, from, &at, &len)) {
         struct chunk c = {r, at, len};
         struct cd_reduce_target t = {chunk_pred, chunk_stop, &c, r->target->deletions_only};
-        struct cd_reducer red;
+        struct cd_reducer red = {0};
         uint8_t *out;
         size_t out_len;
         bool changed;
         struct cd_error err;
-        memset(&red, 0, sizeof red);
         /* reducer_run copies the data before the first candidate replaces r->cur */
         enum cd_status st =
             cd_reducer_run(&red, &t, r->cur + at + 8, len, &out, &out_len, &changed, &err);

@@ -151,11 +151,6 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
     return any;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
@@ -184,7 +179,7 @@ bool cd_reduce_chunks(struct cd_reduce_run *r)
     while (r->len >= 4 && i + 4 <= r->len && !r->stopped) {
         const uint8_t *p = r->cur + i;
         size_t room = r->len - i;
-        uint32_t b = be32(p), l = le32(p);
+        uint32_t b = cd_reduce_be32(p), l = le32(p);
         bool zero_start = b == 0 && (i == 0 || r->cur[i - 1] != 0);
         if ((b && b < room) || zero_start) {
             if (try_chunk(r, i, b)) {

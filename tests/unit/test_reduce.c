@@ -221,11 +221,6 @@ static void test_reduce_single_passes(void)
     CU_ASSERT(p.descent_ok);
 }
 
-static uint32_t be32_at(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static uint32_t chunk_crc(const uint8_t *type_and_data, size_t len)
 {
     return (uint32_t)crc32(0L, type_and_data, (uInt)(4 + len));
@@ -243,10 +238,10 @@ static bool walk_chunks(const uint8_t *s, size_t n, bool crc,
     while (i < n) {
         if (n - i < 12)
             return false;
-        size_t len = be32_at(s + i);
+        size_t len = cd_reduce_be32(s + i);
         if (len > n - i - 12)
             return false;
-        if (crc && chunk_crc(s + i + 4, len) != be32_at(s + i + 8 + len))
+        if (crc && chunk_crc(s + i + 4, len) != cd_reduce_be32(s + i + 8 + len))
             return false;
         each(s + i + 4, s + i + 8, len, found);
         i += 12 + len;
