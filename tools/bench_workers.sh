@@ -3,7 +3,11 @@
 #  1. first pass: --no-reduce over many distinct inputs (each input under 4 KiB that neither
 #     crashes nor hangs when run once, written VARIANTS times with 0, 1, 2 ... spaces appended).
 #     Every level runs exactly the same executions, so executions per second compare directly:
-#     this is the execution-bound run. Median of ROUNDS runs per level.
+#     this is the execution-bound run. Median of ROUNDS runs per level; the levels take turns
+#     within each round, so a machine that slows down for a while slows every level alike.
+#     The machine's own ceiling comes beside it: N independent -j 1 runs at once, each held to
+#     its own CPU with taskset. What N processes of this kind gain together on this machine is
+#     the most N workers of one run could gain.
 #  2. budget: the whole corpus with the same execution budget (--max-execs). Which candidates a
 #     reduction runs, and so what each execution costs, differs between levels.
 #  3. complete: three small inputs run to completion (at most 300 s).
@@ -67,18 +71,52 @@ run_field() {
 row() { printf '%-10s %-26s %4s %8s %10s %9s %s\n' "$@"; }
 
 row corpus run jobs wall_s execs execs/s note
-for j in $JOBS; do
-    runs="" # one "wall executions" line per round
-    for r in $(seq "$ROUNDS"); do
-        out=$WORK/out-first-$j-$r
-        "$BIN" -q -j "$j" --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
-        runs+="$(run_field "$out.manifest.json" wall_time_s) $(run_field "$out.manifest.json" executions)"$'\n'
-        rm -rf "$out" "$out.manifest.json" "$out.crashes"
+read -ra cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')
+# One first-pass run of "$@" with output prefix $1; prints "wall executions" from its manifest.
+first_run() {
+    local out=$1
+    shift
+    "$@" -q --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
+    echo "$(run_field "$out.manifest.json" wall_time_s) $(run_field "$out.manifest.json" executions)"
+    rm -rf "$out" "$out.manifest.json" "$out.crashes"
+}
+# N independent -j 1 runs at once, run i held to the i-th allowed CPU; prints the wall time of
+# the slowest and the executions of all.
+side_by_side() {
+    local n=$1 i
+    for i in $(seq 0 $((n - 1))); do
+        first_run "$WORK/out-side-$i" taskset -c "${cpus[$i]}" "$BIN" -j 1 >"$WORK/pair-$i" &
     done
-    read -r wall execs < <(printf '%s' "$runs" | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.3f %d\n", $1, $2 }')
-    row "$n" "first pass, median of $ROUNDS" "$j" "$wall" "$execs" \
-        "$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')" \
-        "walls:$(printf '%s' "$runs" | awk '{ printf " %.3f", $1 }')"
+    wait
+    cat "$WORK"/pair-* | awk '{ if ($1 > w) w = $1; e += $2 } END { printf "%.3f %d\n", w, e }'
+    rm -f "$WORK"/pair-*
+}
+for _ in $(seq "$ROUNDS"); do
+    for j in $JOBS; do
+        first_run "$WORK/out-first-$j" "$BIN" -j "$j" >>"$WORK/first-$j"
+        if [ "$j" -gt 1 ] && [ "$j" -le "${#cpus[@]}" ]; then
+            side_by_side "$j" >>"$WORK/side-by-side-$j"
+        fi
+    done
+done
+# Prints "wall executions" of the median round in file $1.
+median() { sort -n "$1" | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.3f %d\n", $1, $2 }'; }
+base_rate= # the first level's median rate
+first_j=${JOBS%% *}
+for j in $JOBS; do
+    for kind in first side-by-side; do
+        [ -f "$WORK/$kind-$j" ] || continue
+        read -r wall execs < <(median "$WORK/$kind-$j")
+        rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
+        [ -n "$base_rate" ] || base_rate=$rate
+        if [ "$kind" = first ]; then
+            label="first pass, median of $ROUNDS"
+        else
+            label="$j x -j 1 at once, median"
+        fi
+        row "$n" "$label" "$([ "$kind" = first ] && echo "$j" || echo "$j x 1")" "$wall" "$execs" "$rate" \
+            "$(awk -v r="$rate" -v b="$base_rate" 'BEGIN { printf "%.2fx", r / b }') -j $first_j; walls:$(awk '{ printf " %.3f", $1 }' "$WORK/$kind-$j")"
+    done
 done
 for what in budget complete edges; do
     for j in $JOBS; do
