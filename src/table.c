@@ -124,6 +124,12 @@ static bool reserve_labels(struct cd_table *t, size_t more)
     return map_grow(t, want);
 }
 
+/* Whether the sorted set holds an outcome label: they sort last (top bit). */
+static bool shows_outcome(const struct cd_labelset *labels)
+{
+    return labels->n && cd_labels_is_outcome(labels->v[labels->n - 1]);
+}
+
 static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *data, size_t len,
                                             const struct cd_labelset *labels, const char *origin)
 {
@@ -140,6 +146,7 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     if (len)
         memcpy(e->data, data, len);
     e->len = len;
+    e->outcome = shows_outcome(labels);
     if (labels->n)
         memcpy(e->labels.v, labels->v, labels->n * sizeof *labels->v);
     e->labels.n = e->labels.cap = labels->n;
@@ -177,9 +184,17 @@ static void example_unref(struct cd_table *t, struct cd_table_example *e)
     example_free(e);
 }
 
-static bool better_for(const struct cd_table_label *l, const uint8_t *data, size_t len)
+/* Whether an example (outcome: it shows an outcome label) beats l's best. A coverage label's best
+ * must be a seed whenever some run that showed it was one: afl-fuzz refuses crashing seeds, so a
+ * shorter example that crashes would take the label out of the seed corpus. */
+static bool better_for(const struct cd_table_label *l, const uint8_t *data, size_t len,
+                       bool outcome)
 {
-    return !l || cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
+    if (!l)
+        return true;
+    if (outcome != l->best->outcome && !cd_labels_is_outcome(l->id))
+        return !outcome;
+    return cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
 }
 
 struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l)
@@ -189,7 +204,8 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
     struct cd_table_example *donor = NULL;
     for (uint32_t id = l->id + 1; id <= (l->id | 7u); id++) {
         const struct cd_table_label *s = lookup(t, id);
-        if (s && s->best->len < l->best->len && (!donor || s->best->len < donor->len))
+        if (s && s->best->len < l->best->len && s->best->outcome <= l->best->outcome &&
+            (!donor || s->best->len < donor->len))
             donor = s->best;
     }
     return donor && donor->serial != l->donor_tried ? donor : NULL;
@@ -223,6 +239,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               struct cd_error *err)
 {
     size_t wins = 0, fresh = 0;
+    bool outcome = shows_outcome(labels);
     if (improved)
         *improved = 0;
     if (stored)
@@ -230,7 +247,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
     for (size_t i = 0; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
         const struct cd_table_label *l = lookup(t, labels->v[i]);
-        if (better_for(l, data, len)) {
+        if (better_for(l, data, len, outcome)) {
             wins++;
             fresh += !l;
         }
@@ -254,7 +271,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
             l = &t->labels[t->n_labels];
             *l = (struct cd_table_label){.id = id};
             t->map[s] = (uint32_t)++t->n_labels;
-        } else if (better_for(l, data, len)) {
+        } else if (better_for(l, data, len, outcome)) {
             example_unref(t, l->best);
         } else {
             continue;

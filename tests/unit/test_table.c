@@ -152,6 +152,50 @@ static void test_table_donors(void)
     cd_table_free(t);
 }
 
+/* A coverage label's best is a seed whenever some run that showed it was one: an example that
+ * crashed or hung loses to one that did not, however short; among each kind shortlex rules, and
+ * outcome labels keep plain shortlex. */
+static void test_table_seeds_before_outcomes(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t crash, hang;
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash));
+    CU_ASSERT_FATAL(cd_labels_parse("timeout", &hang));
+    uint32_t edge = cd_labels_edge(9, 1), other = cd_labels_edge(10, 1);
+    uint32_t crashed[] = {edge, crash}, hung[] = {other, hang}, clean[] = {edge, other};
+    size_t imp = 0;
+    /* first seen only in a crash: the crash holds the label */
+    CU_ASSERT_EQUAL(offer(t, "cc", crashed, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 2);
+    CU_ASSERT(cd_table_find(t, edge)->best->outcome);
+    /* a longer clean run takes both coverage labels, and the crash keeps its own */
+    CU_ASSERT_EQUAL(offer(t, "seedseed", clean, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 2);
+    CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
+    CU_ASSERT(!cd_table_find(t, edge)->best->outcome);
+    CU_ASSERT_EQUAL(cd_table_find(t, crash)->best->len, 2);
+    /* shorter crashes and hangs win nothing from a clean best, only their outcome labels */
+    CU_ASSERT_EQUAL(offer(t, "c", crashed, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 1);
+    CU_ASSERT_EQUAL(offer(t, "h", hung, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 1);
+    CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
+    CU_ASSERT_EQUAL(cd_table_find(t, other)->best->len, 8);
+    CU_ASSERT_EQUAL(cd_table_find(t, crash)->best->len, 1);
+    CU_ASSERT_EQUAL(cd_table_find(t, hang)->best->len, 1);
+    /* a shorter clean run still wins as usual */
+    CU_ASSERT_EQUAL(offer(t, "seed", clean, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 2);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 3);
+    /* a crashing donor is not offered to a label whose best is clean */
+    uint32_t many[] = {cd_labels_edge(9, 200), crash};
+    CU_ASSERT_EQUAL(offer(t, "m", many, 2, &imp), CD_OK);
+    CU_ASSERT_PTR_NULL(cd_table_donor(t, cd_table_find(t, edge)));
+    cd_table_free(t);
+}
+
 static void test_table_many_labels(void)
 {
     struct cd_table *t = NULL;
@@ -195,6 +239,7 @@ int main(void)
         {"test_table_offer_keeps_best", test_table_offer_keeps_best},
         {"test_table_finished_marks", test_table_finished_marks},
         {"test_table_donors", test_table_donors},
+        {"test_table_seeds_before_outcomes", test_table_seeds_before_outcomes},
         {"test_table_many_labels", test_table_many_labels},
         {"test_table_seen_set", test_table_seen_set},
         CU_TEST_INFO_NULL,
