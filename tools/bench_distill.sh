@@ -51,23 +51,64 @@ cd "$WORK" # afl-tmin writes its temporary input into the current directory
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
 
+# Map index 0 is no edge (uninstrumented guards and persistent loops count there): no label.
 classify() {
-    awk -F: '{ c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
+    awk -F: '$1 + 0 == 0 { next } { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
                if (k > 0) print $1 ":" k }'
 }
 
-# n_labels DIR TARGET [ARGS...]: the number of distinct labels over the files of DIR; with
-# EDGES=1 the number of distinct edges.
-n_labels() {
+# label_list DIR TARGET [ARGS...]: the distinct labels over the files of DIR, one per line;
+# with EDGES=1 the distinct edges.
+label_list() {
     local dir=$1 maps
     shift
     maps=$(mktemp -d "$WORK/maps.XXXXXX")
     afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
     if [ "${EDGES:-0}" = 1 ]; then
-        cat "$maps"/* 2>/dev/null | awk -F: '$2 + 0 > 0 { print $1 }' | sort -u | wc -l
+        cat "$maps"/* 2>/dev/null | awk -F: '$1 + 0 > 0 && $2 + 0 > 0 { print $1 }' | sort -u
     else
-        cat "$maps"/* 2>/dev/null | classify | sort -u | wc -l
+        cat "$maps"/* 2>/dev/null | classify | sort -u
     fi
+    rm -rf "$maps"
+}
+n_labels() { label_list "$@" | wc -l; }
+
+# input_cover DIR WANTED TARGET [ARGS...]: "files bytes labels" of a few files of DIR that
+# together show every label of the file WANTED (one per line) that DIR shows, picked greedily
+# by new labels per byte: what the seeds of DIR cost for the input's coverage alone.
+input_cover() {
+    local dir=$1 wanted=$2 maps
+    shift 2
+    maps=$(mktemp -d "$WORK/maps.XXXXXX")
+    afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
+    python3 - "$dir" "$maps" "$wanted" "${EDGES:-0}" <<'PY_COVER'
+import os, sys
+seeds, maps, wanted, edges = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+want = set(open(wanted).read().split())
+def label(edge, count):
+    if edges:
+        return edge
+    k = 8 if count >= 128 else 7 if count >= 32 else 6 if count >= 16 else 5 if count >= 8 else 4 if count >= 4 else count
+    return "%s:%d" % (edge, k)
+shows = {}
+for name in os.listdir(maps):
+    got = set()
+    for line in open(os.path.join(maps, name)):
+        edge, _, count = line.strip().partition(":")
+        if int(edge) > 0 and int(count or 0) > 0:
+            got.add(label(edge, int(count)))
+    shows[name] = (got & want, os.path.getsize(os.path.join(seeds, name)))
+left = set().union(*(v[0] for v in shows.values())) if shows else set()
+files = size = labels = 0
+while left:
+    name = max(shows, key=lambda n: (len(shows[n][0] & left) / max(shows[n][1], 1), -shows[n][1]))
+    new = shows[name][0] & left
+    if not new:
+        break
+    left -= new
+    files, size, labels = files + 1, size + shows[name][1], labels + len(new)
+print(files, size, labels)
+PY_COVER
     rm -rf "$maps"
 }
 
@@ -84,6 +125,7 @@ row() { printf '%-8s %-30s %8s %10s %7s %10s %7s %s\n' "$@"; }
 # inputs), afl-cmin, and afl-cmin + afl-tmin on corpus $n, counting labels (hits) or edges (-e).
 compare() {
     local emode=() tag="" out src extra t0 t1 rc wall note reps cmin tmin execs cut f done_execs
+    local cf cb cl
     EDGES=0
     if [ "$1" = edges ]; then
         emode=(-e) EDGES=1 tag=" -e"
@@ -111,6 +153,14 @@ compare() {
         note="$note, $reps reproducers apart"
         row "$n" "corpus-distill$tag $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
             "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
+        if [ "$mode" = full ]; then
+            # The full run keeps labels the input never showed; its bytes for the input's
+            # labels alone compare with afl-cmin's at equal coverage.
+            label_list "$clean" "$target" "${args[@]}" >"$WORK/$n/wanted"
+            read -r cf cb cl < <(input_cover "$out" "$WORK/$n/wanted" "$target" "${args[@]}")
+            row "$n" "  its seeds for input labels" - - "$cf" "$cb" "$cl" \
+                "of $(wc -l <"$WORK/$n/wanted") input labels; greedy by labels per byte"
+        fi
     done
 
     cmin=$WORK/$n/cmin-$1
