@@ -1,9 +1,9 @@
 /* The table: label -> best example seen so far (shortlex: shorter, then lexicographically smaller
  * as unsigned bytes; for a coverage label, an example with no outcome before any that crashed or
  * hung, since only those can be seeds), the seen-set of content hashes of everything executed,
- * the finished marks and the change counter of multi-objective reduction. Examples are stored once and shared by the
- * labels they are best for; an example best for nothing is freed at once. It knows nothing of
- * execution or reduction and does no locking: the engine serialises calls. */
+ * the finished marks and the change counter of multi-objective reduction. Examples are stored
+ * once and shared by the labels they are best for; an example best for nothing is freed at once.
+ * It knows nothing of execution or reduction and does no locking: the engine serialises calls. */
 #ifndef CD_TABLE_H
 #define CD_TABLE_H
 
@@ -50,10 +50,10 @@ void cd_table_free(struct cd_table *t);
 /* Offers an executed input: len bytes, its labels (sorted, unique), its origin (copied). For every
  * label it is new for or better than the current best, it becomes the best (clearing the label's
  * finished mark) and the change counter is bumped once per such label. Better is shortlex-better,
- * except that for a coverage label an example showing no outcome label beats one that does. Bytes are copied
- * only when it becomes best for something. *improved (may be NULL) gets the number of labels it
- * became best for; *stored (may be NULL) the stored example or NULL. FAILED when out of memory,
- * with the table unchanged. */
+ * except that for a coverage label an example showing no outcome label beats one that does.
+ * Bytes are copied only when it becomes best for something. *improved (may be NULL) gets the
+ * number of labels it became best for; *stored (may be NULL) the stored example or NULL. FAILED
+ * when out of memory, with the table unchanged. */
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
                               const struct cd_labelset *labels, const char *origin,
                               size_t *improved, struct cd_table_example **stored,
@@ -78,8 +78,9 @@ bool cd_table_skippable(const struct cd_table_label *l);
 
 /* A donor for coverage label l: the shortest best example of a higher hit-count class of l's
  * edge, when it is shorter than l's own best, shows no outcome unless l's best does, and was not
- * taken for l before; NULL when there is none. Reducing it for l is how a long best of a lower class gets short: deletions lower counts.
- * Offers mark the labels that get a donor pending (not skippable) until it is taken. */
+ * taken for l before; NULL when there is none. Reducing it for l is how a long best of a lower
+ * class gets short: deletions lower counts. Offers mark the labels that get a donor pending (not
+ * skippable) until it is taken. */
 struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l);
 
 /* Records that donor (may be NULL) was taken for l, clearing its pending mark. */
