@@ -73,9 +73,27 @@ for label, v in m["labels"].items():
 PY
 }
 
+# check_covered NAME IN OUT INPUTS OUTPUT: every label of file IN is in file OUT or held by a
+# timeout reproducer (file $WORK/hung.NAME.labels); INPUTS and OUTPUT name both sides in the report.
+check_covered() {
+    local name=$1 in=$2 out=$3 inputs=$4 output=$5 missing n_in
+    comm -23 "$in" "$out" | grep -vxFf "$WORK/hung.$name.labels" >"$in.missing" || true
+    missing=$(wc -l <"$in.missing")
+    n_in=$(wc -l <"$in")
+    if [ "$n_in" -lt 50 ]; then
+        fail "$name: only $n_in labels of $inputs: the oracle did not run"
+    elif [ "$missing" != 0 ]; then
+        fail "$name: $missing of the $n_in labels of $inputs missing from $output:" \
+            "$(head -5 "$in.missing" | tr '\n' ' ')"
+    else
+        ok "$name: all $n_in labels of $inputs shown by $output ($(wc -l <"$out") there," \
+            "$(wc -l <"$WORK/hung.$name.labels") held by timeout reproducers)"
+    fi
+}
+
 # covers NAME INDIR OUTDIR TARGET [ARGS...]: OUTDIR and its reproducers show every label of INDIR.
 covers() {
-    local name=$1 indir=$2 outdir=$3 all missing n_in
+    local name=$1 indir=$2 outdir=$3 all
     shift 3
     all="$WORK/all.$name"
     mkdir -p "$all"
@@ -84,26 +102,15 @@ covers() {
     labels "$indir" "$@" >"$WORK/in.$name.labels"
     labels "$all" "$@" >"$WORK/out.$name.labels"
     timeout_labels "$outdir.manifest.json" >"$WORK/hung.$name.labels"
-    comm -23 "$WORK/in.$name.labels" "$WORK/out.$name.labels" |
-        grep -vxFf "$WORK/hung.$name.labels" >"$WORK/missing.$name" || true
-    missing=$(wc -l <"$WORK/missing.$name")
-    n_in=$(wc -l <"$WORK/in.$name.labels")
-    if [ "$n_in" -lt 50 ]; then
-        fail "$name: only $n_in input labels: the oracle did not run"
-    elif [ "$missing" != 0 ]; then
-        fail "$name: $missing of $n_in input labels missing from the output:" \
-            "$(head -5 "$WORK/missing.$name" | tr '\n' ' ')"
-    else
-        ok "$name: all $n_in input labels covered ($(wc -l <"$WORK/out.$name.labels") in the" \
-            "output, $(wc -l <"$WORK/hung.$name.labels") held by timeout reproducers)"
-    fi
+    check_covered "$name" "$WORK/in.$name.labels" "$WORK/out.$name.labels" "the inputs" \
+        "the seeds and reproducers"
 }
 
-# seed_covers NAME INDIR OUTDIR TARGET [ARGS...]: the seeds alone, without the reproducers, show
-# every label of the inputs of INDIR that neither crash nor hang. afl-fuzz refuses a crashing
-# seed, so a label such an input showed must not be held by a shorter crash.
+# seed_covers NAME INDIR OUTDIR TARGET [ARGS...]: after covers NAME, the seeds alone show every
+# label of the inputs of INDIR that neither crash nor hang. afl-fuzz refuses a crashing seed, so a
+# label such an input showed must not be held by a shorter crash.
 seed_covers() {
-    local name=$1 indir=$2 outdir=$3 clean="$WORK/clean.$1" missing n_in
+    local name=$1 indir=$2 outdir=$3 clean="$WORK/clean.$1"
     shift 3
     mkdir -p "$clean"
     while IFS= read -r -d '' f; do
@@ -113,18 +120,8 @@ seed_covers() {
     done < <(find "$indir" -type f -print0)
     labels "$clean" "$@" >"$WORK/in.$name.clean"
     labels "$outdir" "$@" >"$WORK/out.$name.seeds"
-    comm -23 "$WORK/in.$name.clean" "$WORK/out.$name.seeds" |
-        grep -vxFf "$WORK/hung.$name.labels" >"$WORK/missing.$name.seeds" || true
-    missing=$(wc -l <"$WORK/missing.$name.seeds")
-    n_in=$(wc -l <"$WORK/in.$name.clean")
-    if [ "$n_in" -lt 50 ]; then
-        fail "$name: only $n_in labels of inputs that do not crash: the oracle did not run"
-    elif [ "$missing" != 0 ]; then
-        fail "$name: $missing of the $n_in labels of inputs that do not crash are in no seed:" \
-            "$(head -5 "$WORK/missing.$name.seeds" | tr '\n' ' ')"
-    else
-        ok "$name: the seeds alone show all $n_in labels of the inputs that do not crash"
-    fi
+    check_covered "$name" "$WORK/in.$name.clean" "$WORK/out.$name.seeds" \
+        "the inputs that do not crash" "the seeds alone"
 }
 
 largest() { find "$1" -type f -printf '%s\n' | sort -n | tail -1; }
