@@ -3,7 +3,10 @@
 # budget), corpus-distill --no-reduce, afl-cmin, and afl-cmin followed by afl-tmin on each file it
 # kept. For each: wall time, target executions, output files, output bytes, and coverage labels
 # of the output by afl-showmap -r, classified by the intended ranges (1, 2, 3, 4-7, 8-15, 16-31,
-# 32-127, 128+; Debian 4.04c's own classes drop counts such as 5 or 12).
+# 32-127, 128+; Debian 4.04c's own classes drop counts such as 5 or 12). Under the full run, a row
+# with what its seeds cost for the input's labels alone (a greedy pick by labels per byte): the
+# full run keeps labels the input never showed, and this row compares with afl-cmin at equal
+# coverage.
 #
 # afl-cmin aborts without output when the last input it processes crashed or hung, and drops
 # crashing and hanging inputs anyway (timeouts even with -A). So afl-cmin and afl-tmin get the
