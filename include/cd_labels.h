@@ -48,6 +48,10 @@ bool cd_labels_parse(const char *text, uint32_t *id);
 /* Appends id (no sorting); returns false when out of memory. */
 bool cd_labelset_push(struct cd_labelset *set, uint32_t id);
 
+/* Returns whether the sorted set holds an outcome label (crash, sanitizer, timeout): outcome ids
+ * sort last. */
+bool cd_labelset_has_outcome(const struct cd_labelset *set);
+
 /* Returns whether the sorted set holds id. */
 bool cd_labelset_has(const struct cd_labelset *set, uint32_t id);
 

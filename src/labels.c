@@ -116,6 +116,11 @@ bool cd_labelset_push(struct cd_labelset *set, uint32_t id)
     return true;
 }
 
+bool cd_labelset_has_outcome(const struct cd_labelset *set)
+{
+    return set->n && cd_labels_is_outcome(set->v[set->n - 1]);
+}
+
 bool cd_labelset_has(const struct cd_labelset *set, uint32_t id)
 {
     size_t lo = 0, hi = set->n;

@@ -53,8 +53,7 @@ static bool copy_example(struct cd_result_example *r, const struct cd_table_exam
     r->len = e->len;
     memcpy(r->labels.v, e->labels.v, e->labels.n * sizeof *e->labels.v);
     r->labels.n = r->labels.cap = e->labels.n;
-    for (size_t i = 0; i < e->labels.n; i++)
-        r->reproducer |= cd_labels_is_outcome(e->labels.v[i]);
+    r->reproducer = cd_labelset_has_outcome(&e->labels);
     cd_hash_sha1_hex(e->data, e->len, r->sha1);
     return true;
 }

@@ -124,12 +124,6 @@ static bool reserve_labels(struct cd_table *t, size_t more)
     return map_grow(t, want);
 }
 
-/* Whether the sorted set holds an outcome label: they sort last (top bit). */
-static bool shows_outcome(const struct cd_labelset *labels)
-{
-    return labels->n && cd_labels_is_outcome(labels->v[labels->n - 1]);
-}
-
 static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *data, size_t len,
                                             const struct cd_labelset *labels, const char *origin)
 {
@@ -146,7 +140,6 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     if (len)
         memcpy(e->data, data, len);
     e->len = len;
-    e->outcome = shows_outcome(labels);
     if (labels->n)
         memcpy(e->labels.v, labels->v, labels->n * sizeof *labels->v);
     e->labels.n = e->labels.cap = labels->n;
@@ -192,7 +185,7 @@ static bool better_for(const struct cd_table_label *l, const uint8_t *data, size
 {
     if (!l)
         return true;
-    if (outcome != l->best->outcome && !cd_labels_is_outcome(l->id))
+    if (!cd_labels_is_outcome(l->id) && outcome != cd_labelset_has_outcome(&l->best->labels))
         return !outcome;
     return cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
 }
@@ -204,8 +197,9 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
     struct cd_table_example *donor = NULL;
     for (uint32_t id = l->id + 1; id <= (l->id | 7u); id++) {
         const struct cd_table_label *s = lookup(t, id);
-        if (s && s->best->len < l->best->len && s->best->outcome <= l->best->outcome &&
-            (!donor || s->best->len < donor->len))
+        if (s && s->best->len < l->best->len && (!donor || s->best->len < donor->len) &&
+            (!cd_labelset_has_outcome(&s->best->labels) ||
+             cd_labelset_has_outcome(&l->best->labels)))
             donor = s->best;
     }
     return donor && donor->serial != l->donor_tried ? donor : NULL;
@@ -239,7 +233,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               struct cd_error *err)
 {
     size_t wins = 0, fresh = 0;
-    bool outcome = shows_outcome(labels);
+    bool outcome = cd_labelset_has_outcome(labels);
     if (improved)
         *improved = 0;
     if (stored)

@@ -169,12 +169,12 @@ static void test_table_seeds_before_outcomes(void)
     /* first seen only in a crash: the crash holds the label */
     CU_ASSERT_EQUAL(offer(t, "cc", crashed, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 2);
-    CU_ASSERT(cd_table_find(t, edge)->best->outcome);
+    CU_ASSERT(cd_labelset_has_outcome(&cd_table_find(t, edge)->best->labels));
     /* a longer clean run takes both coverage labels, and the crash keeps its own */
     CU_ASSERT_EQUAL(offer(t, "seedseed", clean, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 2);
     CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
-    CU_ASSERT(!cd_table_find(t, edge)->best->outcome);
+    CU_ASSERT(!cd_labelset_has_outcome(&cd_table_find(t, edge)->best->labels));
     CU_ASSERT_EQUAL(cd_table_find(t, crash)->best->len, 2);
     /* shorter crashes and hangs win nothing from a clean best, only their outcome labels */
     CU_ASSERT_EQUAL(offer(t, "c", crashed, 2, &imp), CD_OK);
