@@ -54,65 +54,66 @@ cd "$WORK" # afl-tmin writes its temporary input into the current directory
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
 
-# Map index 0 is no edge (uninstrumented guards and persistent loops count there): no label.
-classify() {
-    awk -F: '$1 + 0 == 0 { next } { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
-               if (k > 0) print $1 ":" k }'
-}
+# Labels from afl-showmap -r trace lines (EDGE:COUNT), one per line: EDGE:CLASS by the intended
+# ranges, or EDGE alone with EDGES=1; each prefixed with its trace file's name when named=1. Map
+# index 0 is no edge (uninstrumented guards and persistent loops count there): no label.
+# shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's
+LABELS_AWK='$1 + 0 == 0 || $2 + 0 == 0 { next }
+{
+    c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c
+    l = edges ? $1 : $1 ":" k
+    if (named) { n = FILENAME; sub(/.*\//, "", n); print n, l } else print l
+}'
 
-# label_list DIR TARGET [ARGS...]: the distinct labels over the files of DIR, one per line;
-# with EDGES=1 the distinct edges.
-label_list() {
+# traces DIR TARGET [ARGS...]: a new directory with afl-showmap's trace of every file of DIR,
+# each named as its file.
+traces() {
     local dir=$1 maps
     shift
     maps=$(mktemp -d "$WORK/maps.XXXXXX")
     afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
-    if [ "${EDGES:-0}" = 1 ]; then
-        cat "$maps"/* 2>/dev/null | awk -F: '$1 + 0 > 0 && $2 + 0 > 0 { print $1 }' | sort -u
-    else
-        cat "$maps"/* 2>/dev/null | classify | sort -u
-    fi
+    echo "$maps"
+}
+
+# trace_labels MAPS [named]: the labels of the traces in MAPS (EDGES=1: edges), distinct, one per
+# line; with named, every file's own labels as "FILE LABEL" lines.
+trace_labels() {
+    local named=0
+    [ "${2:-}" = named ] && named=1
+    find "$1" -type f -print0 | xargs -0r awk -F: -v edges="${EDGES:-0}" -v named="$named" \
+        "$LABELS_AWK" | sort -u
+}
+
+# label_list DIR TARGET [ARGS...]: the distinct labels over the files of DIR, one per line.
+label_list() {
+    local maps
+    maps=$(traces "$@")
+    trace_labels "$maps"
     rm -rf "$maps"
 }
 n_labels() { label_list "$@" | wc -l; }
 
-# input_cover DIR WANTED TARGET [ARGS...]: "files bytes labels" of a few files of DIR that
-# together show every label of the file WANTED (one per line) that DIR shows, picked greedily
-# by new labels per byte: what the seeds of DIR cost for the input's coverage alone.
+# input_cover DIR MAPS WANTED: "files bytes labels" of a few files of DIR (their traces in MAPS)
+# that together show every label of the file WANTED (one per line) that DIR shows, picked
+# greedily by new labels per byte: what the seeds of DIR cost for the input's coverage alone.
 input_cover() {
-    local dir=$1 wanted=$2 maps
-    shift 2
-    maps=$(mktemp -d "$WORK/maps.XXXXXX")
-    afl-showmap -q -r -t 2000 -i "$dir" -o "$maps" -- "$@" >/dev/null 2>&1 || true
-    python3 - "$dir" "$maps" "$wanted" "${EDGES:-0}" <<'PY_COVER'
+    trace_labels "$2" named | python3 -c '
 import os, sys
-seeds, maps, wanted, edges = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-want = set(open(wanted).read().split())
-def label(edge, count):
-    if edges:
-        return edge
-    k = 8 if count >= 128 else 7 if count >= 32 else 6 if count >= 16 else 5 if count >= 8 else 4 if count >= 4 else count
-    return "%s:%d" % (edge, k)
+seeds, want = sys.argv[1], set(open(sys.argv[2]).read().split())
 shows = {}
-for name in os.listdir(maps):
-    got = set()
-    for line in open(os.path.join(maps, name)):
-        edge, _, count = line.strip().partition(":")
-        if int(edge) > 0 and int(count or 0) > 0:
-            got.add(label(edge, int(count)))
-    shows[name] = (got & want, os.path.getsize(os.path.join(seeds, name)))
-left = set().union(*(v[0] for v in shows.values())) if shows else set()
-files = size = labels = 0
+for line in sys.stdin:
+    name, label = line.split()
+    if label in want:
+        shows.setdefault(name, set()).add(label)
+size = {name: os.path.getsize(os.path.join(seeds, name)) for name in shows}
+left = set().union(*shows.values())
+files = total = labels = 0
 while left:
-    name = max(shows, key=lambda n: (len(shows[n][0] & left) / max(shows[n][1], 1), -shows[n][1]))
-    new = shows[name][0] & left
-    if not new:
-        break
+    name = max(shows, key=lambda n: (len(shows[n] & left) / max(size[n], 1), -size[n]))
+    new = shows[name] & left
     left -= new
-    files, size, labels = files + 1, size + shows[name][1], labels + len(new)
-print(files, size, labels)
-PY_COVER
-    rm -rf "$maps"
+    files, total, labels = files + 1, total + size[name], labels + len(new)
+print(files, total, labels)' "$1" "$3"
 }
 
 n_files() { find "$1" -type f | wc -l; }
@@ -128,13 +129,13 @@ row() { printf '%-8s %-30s %8s %10s %7s %10s %7s %s\n' "$@"; }
 # inputs), afl-cmin, and afl-cmin + afl-tmin on corpus $n, counting labels (hits) or edges (-e).
 compare() {
     local emode=() tag="" out src extra t0 t1 rc wall note reps cmin tmin execs cut f done_execs
-    local cf cb cl
+    local cf cb cl maps wanted=$WORK/$n/wanted-$1
     EDGES=0
     if [ "$1" = edges ]; then
         emode=(-e) EDGES=1 tag=" -e"
+        label_list "$clean" "$target" "${args[@]}" >"$wanted"
         row "$n" "input (all), edges" - - - - "$(n_labels "$in" "$target" "${args[@]}")" ""
-        row "$n" "input (no crash/hang), edges" - - - - \
-            "$(n_labels "$clean" "$target" "${args[@]}")" ""
+        row "$n" "input (no crash/hang), edges" - - - - "$(wc -l <"$wanted")" ""
     fi
     # no-reduce-clean: the inputs afl-cmin gets, so that the first pass's speed compares with
     # afl-cmin's on the same inputs (a hang costs us a 1 s confirmation run, as in afl-fuzz, and
@@ -154,16 +155,17 @@ compare() {
         reps=0
         [ -d "$out.crashes" ] && reps=$(n_files "$out.crashes")
         note="$note, $reps reproducers apart"
+        maps=$(traces "$out" "$target" "${args[@]}")
         row "$n" "corpus-distill$tag $mode" "$wall" "$(manifest_field "$out.manifest.json" executions)" \
-            "$(n_files "$out")" "$(n_bytes "$out")" "$(n_labels "$out" "$target" "${args[@]}")" "$note"
+            "$(n_files "$out")" "$(n_bytes "$out")" "$(trace_labels "$maps" | wc -l)" "$note"
         if [ "$mode" = full ]; then
             # The full run keeps labels the input never showed; its bytes for the input's
             # labels alone compare with afl-cmin's at equal coverage.
-            label_list "$clean" "$target" "${args[@]}" >"$WORK/$n/wanted"
-            read -r cf cb cl < <(input_cover "$out" "$WORK/$n/wanted" "$target" "${args[@]}")
+            read -r cf cb cl < <(input_cover "$out" "$maps" "$wanted")
             row "$n" "  its seeds for input labels" - - "$cf" "$cb" "$cl" \
-                "of $(wc -l <"$WORK/$n/wanted") input labels; greedy by labels per byte"
+                "of $(wc -l <"$wanted") input labels; greedy by labels per byte"
         fi
+        rm -rf "$maps"
     done
 
     cmin=$WORK/$n/cmin-$1
@@ -256,8 +258,9 @@ for n in "$@"; do
 
     row "$n" "input (all)" - - "$(n_files "$in")" "$(n_bytes "$in")" \
         "$(n_labels "$in" "$target" "${args[@]}")" ""
+    label_list "$clean" "$target" "${args[@]}" >"$WORK/$n/wanted-hits"
     row "$n" "input (no crash/hang)" - - "$(n_files "$clean")" "$(n_bytes "$clean")" \
-        "$(n_labels "$clean" "$target" "${args[@]}")" "$dropped dropped"
+        "$(wc -l <"$WORK/$n/wanted-hits")" "$dropped dropped"
 
     for labels_mode in hits edges; do
         [ "$MODES" = both ] || [ "$MODES" = "$labels_mode" ] || continue
