@@ -110,11 +110,11 @@ for j in $JOBS; do
         rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
         [ -n "$base_rate" ] || base_rate=$rate
         if [ "$kind" = first ]; then
-            label="first pass, median of $ROUNDS"
+            label="first pass, median of $ROUNDS" jobs=$j
         else
-            label="$j x -j 1 at once, median"
+            label="$j x -j 1 at once, median" jobs="$j x 1"
         fi
-        row "$n" "$label" "$([ "$kind" = first ] && echo "$j" || echo "$j x 1")" "$wall" "$execs" "$rate" \
+        row "$n" "$label" "$jobs" "$wall" "$execs" "$rate" \
             "$(awk -v r="$rate" -v b="$base_rate" 'BEGIN { printf "%.2fx", r / b }') -j $first_j; walls:$(awk '{ printf " %.3f", $1 }' "$WORK/$kind-$j")"
     done
 done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Distillation end to end on the sample corpora with 4 workers, checked against afl-showmap: the
 # PNG and HTTP samples reach completion, the output (seeds and reproducers) covers every label the
-# input set covered, the seeds alone every label of the inputs that do not crash, no output file is larger than the largest input, a planted crash comes out as
-# a small reproducer and never as a seed, a complete run is reproducible with the same seed,
+# input set covered, the seeds alone every label of the inputs that do not crash, no output file
+# is larger than the largest input, a planted crash comes out as a small reproducer and never as
+# a seed, a complete run is reproducible with the same seed,
 # with -e the JSON sample reaches completion and keeps every input edge, --no-reduce keeps every
 # label, and SIGINT mid-run still leaves a valid output. Labels are
 # afl-showmap -r raw counts classified by the intended ranges (1, 2, 3, 4-7, 8-15, 16-31, 32-127,
