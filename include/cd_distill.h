@@ -18,9 +18,13 @@
 struct cd_runner_ops {
     /* Opens worker `worker`'s runner; *state is passed to run and close. */
     enum cd_status (*open)(void *ctx, unsigned worker, void **state, struct cd_error *err);
-    /* Runs len bytes; fills labels (sorted, unique) and *outcome. FAILED: our machinery failed. */
-    enum cd_status (*run)(void *state, const uint8_t *data, size_t len, struct cd_labelset *labels,
-                          enum cd_outcome *outcome, struct cd_error *err);
+    /* Runs len bytes; fills labels (sorted, unique) and *outcome. With quick, a hang may come
+     * back unconfirmed as CD_OUTCOME_SLOW (cd_exec_run_quick), with the timeout label; without,
+     * never. WARN: the input could not be delivered (err says why), labels and outcome unset.
+     * FAILED: our machinery failed. */
+    enum cd_status (*run)(void *state, const uint8_t *data, size_t len, bool quick,
+                          struct cd_labelset *labels, enum cd_outcome *outcome,
+                          struct cd_error *err);
     /* Releases the state. */
     void (*close)(void *state);
 };
@@ -50,7 +54,8 @@ struct cd_distill_opts {
     volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
     /* Called at most a few times a second, and once at each phase change; may be NULL. */
     void (*progress)(void *ctx, const struct cd_distill_progress *p);
-    /* Called for each input ingest skipped (the message names it); may be NULL. */
+    /* Called for each input skipped, by ingest or because the runner could not deliver it (the
+     * message names it); may be NULL. With jobs > 1, called as progress is. */
     void (*warning)(void *ctx, const char *msg);
     void *cb_ctx;             /* passed to progress and warning */
 };
@@ -74,9 +79,10 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
 
 /* Reduction loop until every label is skippable, a budget runs out, or stop is set. Does nothing
  * with no_reduce. Coverage labels are reduced before outcome labels (crash, sanitizer, timeout),
- * and a label's reduction may spend at most 16 timed-out executions (each costs a full timeout):
- * past that the label is left as it is and counted in the pass report. FAILED on a runner
- * failure; the table keeps what was found. */
+ * and a label's reduction may spend at most 16 timed-out executions: past that the label is left
+ * as it is and counted in the pass report. Candidates run quick; a hang is confirmed (a second run
+ * under the long limit) only when it would change the table. FAILED on a runner failure; the
+ * table keeps what was found. */
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
 
 /* Fills *out with the best examples and labels as they are now. Free with cd_result_release.

@@ -13,6 +13,8 @@ enum cd_outcome {
     CD_OUTCOME_OK = 0,
     CD_OUTCOME_CRASH,    /* killed by a signal, sanitizer exit code, or AFL_CRASH_EXITCODE */
     CD_OUTCOME_TIMEOUT,  /* ran past the timeout and was killed */
+    CD_OUTCOME_SLOW,     /* ran past the calibrated timeout and was killed, not yet run again
+                            under the long limit to confirm a hang (cd_exec_run_quick only) */
 };
 
 /* Settings, filled by the caller (the CLI reads argv and the environment, not the executor). */
@@ -72,6 +74,12 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
  * shm) or the target cannot be restarted; the next call tries to start it again. */
 enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
                            struct cd_error *err);
+
+/* Runs one input as cd_exec_run does, without the confirmation: a run past a calibrated timeout
+ * comes back as CD_OUTCOME_SLOW after the short limit instead of costing the long one too. For
+ * callers that need the confirmation only when the answer would change what they keep. */
+enum cd_status cd_exec_run_quick(struct cd_exec *ex, const uint8_t *data, size_t len,
+                                 struct cd_run *run, struct cd_error *err);
 
 /* Finds the first sanitizer report in text (a target's stderr): on success sets *tool to a static
  * name ("asan", "ubsan", "msan", "lsan", "tsan", "hwasan"), copies the error kind

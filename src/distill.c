@@ -16,8 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Most timed-out executions one label's reduction may spend (each costs a full timeout); past
- * it the label is left as it is and marked finished. */
+/* Most timed-out executions one label's reduction may spend (each costs at least the calibrated
+ * timeout, and a second more when it must be confirmed); past it the label is left as it is and
+ * marked finished. */
 #define TIMEOUT_CAP 16
 /* Default of opts.attempt_execs: most executions one attempt at a label may spend before the
  * worker moves on to another random label (raised to two per byte of a large example). The label
@@ -203,13 +204,14 @@ static void progress(struct cd_distill *d, bool force)
     d->opts.progress(d->opts.cb_ctx, &p);
 }
 
-/* Runs data on w's runner (lock not held). FAILED: the runner failed, w->err says why. */
-static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len,
+/* Runs data on w's runner (lock not held), quick as cd_runner_ops.run has it. FAILED: the runner
+ * failed, w->err says why. */
+static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len, bool quick,
                               enum cd_outcome *outcome)
 {
     w->labels.n = 0;
     *outcome = CD_OUTCOME_OK;
-    return w->d->ops->run(w->state, data, len, &w->labels, outcome, &w->err);
+    return w->d->ops->run(w->state, data, len, quick, &w->labels, outcome, &w->err);
 }
 
 /* Offers w's last run to the table. Lock held. */
@@ -219,7 +221,7 @@ static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_out
     struct cd_distill *d = w->d;
     size_t improved = 0;
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
-    d->stats.timeouts += outcome == CD_OUTCOME_TIMEOUT;
+    d->stats.timeouts += outcome == CD_OUTCOME_TIMEOUT || outcome == CD_OUTCOME_SLOW;
     if (cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err) !=
         CD_OK) {
         fail(d, &w->err);
@@ -242,13 +244,20 @@ static void first_run(struct worker *w, const uint8_t *data, size_t len, const c
     unlock(d);
     if (!go)
         return;
-    enum cd_status st = execute(w, data, len, &outcome);
+    enum cd_status st = execute(w, data, len, false, &outcome);
     lock(d);
     d->stats.first_pass_execs++;
-    if (st >= CD_FAILED)
+    if (st >= CD_FAILED) {
         fail(d, &w->err);
-    else
+    } else if (st == CD_WARN) {
+        if (d->opts.warning) {
+            char msg[CD_ERROR_MAX + 128];
+            snprintf(msg, sizeof msg, "skipping '%.100s': %s", name, w->err.msg);
+            d->opts.warning(d->opts.cb_ctx, msg);
+        }
+    } else {
         offer(w, data, len, outcome, name, NULL);
+    }
     unlock(d);
 }
 
@@ -519,19 +528,31 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         return false;
     }
     unlock(d);
-    enum cd_status st = execute(w, cand, len, &outcome);
+    enum cd_status st = execute(w, cand, len, true, &outcome);
+    if (st < CD_FAILED && outcome == CD_OUTCOME_SLOW) {
+        /* Confirming a hang costs the long limit. A candidate that would change nothing in the
+           table as a hang (in reduction that is most of them: a shorter hang is the timeout
+           label's business) is left unconfirmed, as afl-fuzz leaves timeouts that are not new.
+           Bests only get better, so nothing another worker offers meanwhile makes it matter. */
+        lock(d);
+        bool matters = cd_table_wins(d->table, cand, len, &w->labels) > 0;
+        unlock(d);
+        if (matters)
+            st = execute(w, cand, len, false, &outcome);
+    }
     bool held = false;
     lock(d);
     if (st >= CD_FAILED) {
         fail(d, &w->err);
-    } else {
+    } else if (st == CD_OK) {
         struct cd_table_example *stored = NULL;
         if (offer(w, cand, len, outcome, w->origin, &stored) && stored) {
             held = cd_table_find(d->table, w->label)->best == stored;
             if (held)
                 w->serial = stored->serial;
         }
-        if (outcome == CD_OUTCOME_TIMEOUT && ++w->timeouts >= TIMEOUT_CAP)
+        if ((outcome == CD_OUTCOME_TIMEOUT || outcome == CD_OUTCOME_SLOW) &&
+            ++w->timeouts >= TIMEOUT_CAP)
             w->capped = true;
     }
     unlock(d);

@@ -105,7 +105,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     return CD_OK;
 }
 
-static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len,
+static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, bool quick,
                                  struct cd_labelset *labels, enum cd_outcome *outcome,
                                  struct cd_error *err)
 {
@@ -123,7 +123,10 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len,
             (void)sched_setaffinity(0, sizeof set, &set);
         }
     }
-    CD_FORWARD_IF_ERROR(cd_exec_run(r->ex, data, len, &run, err));
+    enum cd_status st = quick ? cd_exec_run_quick(r->ex, data, len, &run, err)
+                              : cd_exec_run(r->ex, data, len, &run, err);
+    if (st != CD_OK)
+        return st;
     *outcome = run.outcome;
     return cd_labels_from_run(&run, r->ctx->edges_only, labels, err);
 }

@@ -483,8 +483,8 @@ static enum cd_status run_with_restart(struct cd_exec *ex, const uint8_t *data, 
     }
 }
 
-enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
-                           struct cd_error *err)
+static enum cd_status run_input(struct cd_exec *ex, const uint8_t *data, size_t len,
+                                struct cd_run *run, bool confirm, struct cd_error *err)
 {
     if (ex->info.shm_testcase && len > EXEC_MAX_FILE)
         return cd_error_set(err, CD_WARN, "input of %zu bytes is larger than the %u bytes a "
@@ -494,14 +494,30 @@ enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, 
     /* A calibrated timeout is tight; like afl-fuzz, confirm a hang with the long limit before
      * calling it one, so that a busy machine does not make timeouts out of slow runs. */
     if (run->outcome == CD_OUTCOME_TIMEOUT && !ex->opts.timeout_ms && limit < EXEC_CONFIRM_MS) {
-        CD_FORWARD_IF_ERROR(run_with_restart(ex, data, len, run, EXEC_CONFIRM_MS, err));
-        ex->info.execs++;
+        if (confirm) {
+            CD_FORWARD_IF_ERROR(run_with_restart(ex, data, len, run, EXEC_CONFIRM_MS, err));
+            ex->info.execs++;
+        } else {
+            run->outcome = CD_OUTCOME_SLOW;
+        }
     }
     run->map = ex->shm;
     run->map_size = ex->info.map_size;
     ex->info.execs++;
     calibrate(ex, run);
     return CD_OK;
+}
+
+enum cd_status cd_exec_run(struct cd_exec *ex, const uint8_t *data, size_t len, struct cd_run *run,
+                           struct cd_error *err)
+{
+    return run_input(ex, data, len, run, true, err);
+}
+
+enum cd_status cd_exec_run_quick(struct cd_exec *ex, const uint8_t *data, size_t len,
+                                 struct cd_run *run, struct cd_error *err)
+{
+    return run_input(ex, data, len, run, false, err);
 }
 
 const struct cd_exec_info *cd_exec_info(const struct cd_exec *ex)

@@ -227,25 +227,41 @@ static void mark_donees(struct cd_table *t, uint32_t id)
     }
 }
 
-enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
-                              const struct cd_labelset *labels, const char *origin,
-                              size_t *improved, struct cd_table_example **stored,
-                              struct cd_error *err)
+/* Labels the input would become best for; *fresh gets those no run showed before. */
+static size_t count_wins(const struct cd_table *t, const uint8_t *data, size_t len,
+                         const struct cd_labelset *labels, size_t *fresh)
 {
-    size_t wins = 0, fresh = 0;
+    size_t wins = 0;
     bool outcome = cd_labelset_has_outcome(labels);
-    if (improved)
-        *improved = 0;
-    if (stored)
-        *stored = NULL;
     for (size_t i = 0; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
         const struct cd_table_label *l = lookup(t, labels->v[i]);
         if (better_for(l, data, len, outcome)) {
             wins++;
-            fresh += !l;
+            *fresh += !l;
         }
     }
+    return wins;
+}
+
+size_t cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
+                     const struct cd_labelset *labels)
+{
+    size_t fresh = 0;
+    return count_wins(t, data, len, labels, &fresh);
+}
+
+enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
+                              const struct cd_labelset *labels, const char *origin,
+                              size_t *improved, struct cd_table_example **stored,
+                              struct cd_error *err)
+{
+    size_t fresh = 0, wins = count_wins(t, data, len, labels, &fresh);
+    bool outcome = cd_labelset_has_outcome(labels);
+    if (improved)
+        *improved = 0;
+    if (stored)
+        *stored = NULL;
     if (!wins)
         return CD_OK;
     struct cd_table_example *e = example_new(t, data, len, labels, origin);

@@ -3,7 +3,7 @@
 # uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
 # rerun on the same data changes nothing; --json-summary is JSON, on failing exits too; audit
 # answers about seeds, labels and differences (warning when only one side counted edges only, -e);
-# --tar writes the same seeds as one archive.
+# --tar writes the same seeds as one archive; an input the target cannot take is skipped.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -65,6 +65,18 @@ python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(d["exit_code
 
 expect 0 -j 1 --no-reduce in -o seeds3 -- "$target" @@
 grep -q "in: 2 inputs" err.txt || err "summary does not count the inputs: $(cat err.txt)"
+
+# An input past what a shared-memory target takes is skipped with a warning naming it, never run
+# as garbage (it once came out as a crash reproducer).
+persist=${CD_TARGETS}/exec_persist
+if [ -x "$persist" ]; then
+  mkdir big && head -c 1100000 /dev/zero >big/huge && printf 'abc' >big/small
+  expect 0 --no-reduce --max-input-size 2000000 big -o bigseeds -- "$persist"
+  grep -q "warning: skipping 'big/huge': input of 1100000 bytes" err.txt ||
+    err "undeliverable input: $(cat err.txt)"
+  [ ! -e bigseeds.crashes ] || err "an undeliverable input left a reproducer"
+  [ "$(ls bigseeds)" = "$(printf abc | sha1sum | cut -c1-40)" ] || err "seeds: $(ls bigseeds)"
+fi
 
 # audit
 seed=$(ls seeds | head -n 1)

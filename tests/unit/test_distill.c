@@ -14,14 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t crash_id;
+static uint32_t crash_id, timeout_id;
+
+static bool contains(const uint8_t *s, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (!memcmp(s + i, word, w))
+            return true;
+    return false;
+}
 
 static bool has_crash(const uint8_t *s, size_t n)
 {
-    for (size_t i = 0; i + 5 <= n; i++)
-        if (!memcmp(s + i, "CRASH", 5))
-            return true;
-    return false;
+    return contains(s, n, "CRASH");
 }
 
 /* The pure label function; set is replaced, sorted and unique. */
@@ -39,6 +45,9 @@ static void label(const uint8_t *s, size_t n, struct cd_labelset *set)
 }
 
 struct runner_ctx {
+    bool hangs;                   /* an input containing "HANG" times out: CD_OUTCOME_SLOW when
+                                     run quick, CD_OUTCOME_TIMEOUT when not */
+    uint64_t slow, confirmed;     /* runs of such inputs, quick and not */
     volatile sig_atomic_t *stop;  /* set after stop_after runs, when non-NULL */
     uint64_t stop_after;
     uint64_t runs;                /* all workers; only counted with one worker */
@@ -62,13 +71,20 @@ static enum cd_status r_open(void *ctx, unsigned worker, void **state, struct cd
     return CD_OK;
 }
 
-static enum cd_status r_run(void *state, const uint8_t *data, size_t len, struct cd_labelset *labels,
-                            enum cd_outcome *outcome, struct cd_error *err)
+static enum cd_status r_run(void *state, const uint8_t *data, size_t len, bool quick,
+                            struct cd_labelset *labels, enum cd_outcome *outcome,
+                            struct cd_error *err)
 {
     struct runner_state *s = state;
     (void)err;
     label(data, len, labels);
     *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
+    if (s->ctx->hangs && contains(data, len, "HANG")) {
+        cd_labelset_push(labels, timeout_id);
+        *outcome = quick ? CD_OUTCOME_SLOW : CD_OUTCOME_TIMEOUT;
+        s->ctx->slow += quick;
+        s->ctx->confirmed += !quick;
+    }
     if (s->ctx->stop && ++s->ctx->runs >= s->ctx->stop_after)
         *s->ctx->stop = 1;
     return CD_OK;
@@ -436,9 +452,68 @@ static void test_distill_empty_input_set(void)
     cd_test_rmdir(dir);
 }
 
+/* Runs a complete distillation of the n inputs with hangs on; checks that every label ends at its
+ * known minimum (the timeout label at "HANG", coverage labels at clean examples) and returns the
+ * runner's counts in *rc. */
+static void distill_hangs(const char *const *in, size_t n, struct runner_ctx *rc)
+{
+    char *dir = cd_test_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/in%zu", dir, i);
+        FILE *f = fopen(path, "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs(in[i], f);
+        fclose(f);
+    }
+    *rc = (struct runner_ctx){.hangs = true};
+    struct cd_distill_opts opts = {.seed = 3, .jobs = 1};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, rc, &res, NULL), CD_OK);
+    CU_ASSERT(res.stats.complete);
+    bool seen_timeout = false;
+    for (size_t k = 0; k < res.n_labels; k++) {
+        uint32_t id = res.labels[k].id;
+        const struct cd_result_example *e = &res.examples[res.labels[k].example];
+        CU_ASSERT(res.labels[k].finished);
+        if (id == timeout_id) {
+            seen_timeout = true;
+            CU_ASSERT(e->len == 4 && !memcmp(e->data, "HANG", 4));
+            CU_ASSERT(e->reproducer);
+            continue;
+        }
+        unsigned b = (id >> 3) - 1, c = class_min((id & 7) + 1);
+        CU_ASSERT_EQUAL(e->len, c);
+        for (size_t i = 0; i < e->len; i++)
+            CU_ASSERT_EQUAL(e->data[i], b);
+    }
+    CU_ASSERT(seen_timeout);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
+/* Reduction runs candidates quick and confirms a hang only when it would change the table. */
+static void test_distill_hang_confirmed_when_it_matters(void)
+{
+    struct runner_ctx rc;
+    /* Every label a hang can show is held by a clean minimal input or by "HANG", except the
+       label of 8 q's, which only "qqqqqqqqHANG" shows. Reducing it meets hangs with fewer q's
+       ("qqHANG"), which can win nothing: none is confirmed, the first pass confirms its own 2. */
+    static const char *const done[] = {"HANG", "H", "A", "N", "G", "q", "qq", "qqq", "qqqq",
+                                       "qqqqqqqqHANG"};
+    distill_hangs(done, 10, &rc);
+    CU_ASSERT(rc.slow > 0);
+    CU_ASSERT_EQUAL(rc.confirmed, 2);
+    /* here the timeout label's reproducer gets shorter only through confirmed hangs */
+    static const char *const open[] = {"HAN-G world", "some words then HANG and more words"};
+    distill_hangs(open, 2, &rc);
+    CU_ASSERT(rc.confirmed > 1);
+}
+
 int main(void)
 {
-    if (!cd_labels_parse("crash:SIGSEGV", &crash_id))
+    if (!cd_labels_parse("crash:SIGSEGV", &crash_id) || !cd_labels_parse("timeout", &timeout_id))
         return 1;
     CU_TestInfo tests[] = {
         {"test_distill_complete_and_minimal", test_distill_complete_and_minimal},
@@ -448,6 +523,7 @@ int main(void)
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
+        {"test_distill_hang_confirmed_when_it_matters", test_distill_hang_confirmed_when_it_matters},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("distill", tests);

@@ -284,7 +284,22 @@ static void test_exec_timeout_and_calibration(void)
         CU_ASSERT_EQUAL(run.exit_status, 0);
         CU_ASSERT_EQUAL(cd_exec_info(ex)->execs, execs + 2);
     }
+    /* A quick run reports the hang as slow after the calibrated limit alone, in one run. */
+    uint64_t execs = cd_exec_info(ex)->execs;
+    t0 = cd_now_ns();
+    CU_ASSERT_EQUAL_FATAL(cd_exec_run_quick(ex, (const uint8_t *)"hang", 4, &run, &err), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_SLOW);
+    CU_ASSERT(cd_now_ns() - t0 < (uint64_t)(t + 700) * 1000000u);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->execs, execs + 1);
+    CU_ASSERT_EQUAL_FATAL(cd_exec_run_quick(ex, (const uint8_t *)"abc", 3, &run, &err), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
     CU_ASSERT_EQUAL(cd_exec_info(ex)->timeout_ms, t);
+    cd_exec_free(ex);
+    /* With an explicit timeout there is nothing to confirm: quick or not, a hang is a timeout. */
+    ex = start("exec_basic", 150, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL_FATAL(cd_exec_run_quick(ex, (const uint8_t *)"hang", 4, &run, &err), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_TIMEOUT);
     cd_exec_free(ex);
     CU_ASSERT_EQUAL(count_children(), 0);
 }
