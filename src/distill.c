@@ -530,10 +530,10 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     unlock(d);
     enum cd_status st = execute(w, cand, len, true, &outcome);
     if (st < CD_FAILED && outcome == CD_OUTCOME_SLOW) {
-        /* Confirming a hang costs the long limit. A candidate that would change nothing in the
-           table as a hang (in reduction that is most of them: a shorter hang is the timeout
-           label's business) is left unconfirmed, as afl-fuzz leaves timeouts that are not new.
-           Bests only get better, so nothing another worker offers meanwhile makes it matter. */
+        /* Confirming a hang costs the long limit. Most hangs a reduction meets would change
+           nothing in the table (the timeout label's best is shorter, and a hang cannot take a
+           coverage label from a clean example): those stay unconfirmed, as afl-fuzz confirms
+           only new hangs. Bests only get better, so no other worker's offer makes one matter. */
         lock(d);
         bool matters = cd_table_wins(d->table, cand, len, &w->labels) > 0;
         unlock(d);
