@@ -73,8 +73,9 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
                               struct cd_error *err);
 
 /* First pass: runs every input ing yields (seen contents once; duplicates counted), updating the
- * table. OK when the stream ended or a budget/stop cut it short; FAILED on a runner or ingest
- * failure. */
+ * table. With jobs > 1 the workers take turns calling cd_ingest_next on ing (never two at once),
+ * each copying its input before the next call. OK when the stream ended or a budget/stop cut it
+ * short; FAILED on a runner or ingest failure. */
 enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err);
 
 /* Reduction loop until every label is skippable, a budget runs out, or stop is set. Does nothing

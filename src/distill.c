@@ -27,24 +27,17 @@
  * stopped. Without it one large example would take a large share of a budget while every other
  * label waits as it was found. */
 #define ATTEMPT_EXECS 500
-/* First-pass queue: slots per worker, and most bytes queued (one input of any size always fits).
- * Deep enough that a worker finishing a run finds its next input waiting instead of sleeping
- * until the reading thread wakes it. */
-#define QUEUE_PER_JOB 16
-#define QUEUE_BYTES (16u << 20)
 #define PROGRESS_NS 250000000ull
-
-struct item {
-    uint8_t *data;
-    size_t len;
-    char *name;
-};
 
 struct worker {
     struct cd_distill *d;
     unsigned index;
     void *state;                 /* runner state */
     struct cd_labelset labels;   /* labels of the last run */
+    uint8_t *in_data;            /* first pass with workers: its copy of the input it runs */
+    size_t in_cap;
+    char *in_name;
+    size_t in_name_cap;
     struct cd_reducer red;
     struct cd_reducer donor_red; /* counters of donor starts, kept apart from red's */
     uint64_t donor_tries, donor_wins; /* donor starts, and those that improved their label */
@@ -83,11 +76,10 @@ struct cd_distill {
     unsigned in_flight;          /* labels being reduced */
     bool reduce_done;            /* every label skippable with nothing in flight */
     uint64_t capped_labels;
-    /* first-pass queue */
-    struct item *queue;
-    size_t q_head, q_n, q_cap, q_bytes;
-    bool q_closed;
-    pthread_cond_t q_items, q_space; /* an input was queued; a slot was freed */
+    /* first pass: the input stream, read by every worker in turn under ing_mu */
+    pthread_mutex_t ing_mu;
+    struct cd_ingest *ing;
+    bool ing_done;               /* the stream ended (ing_mu held) */
 };
 
 /* xoshiro256** seeded through splitmix64: label choice only. */
@@ -144,8 +136,6 @@ static void fail(struct cd_distill *d, const struct cd_error *err)
         d->fail_err = *err;
     d->failed = true;
     pthread_cond_broadcast(&d->cv);
-    pthread_cond_broadcast(&d->q_items);
-    pthread_cond_broadcast(&d->q_space);
 }
 
 /* Whether the run must end: a failure, the stop flag, a budget. Sets stopped_by. Lock held. */
@@ -234,33 +224,6 @@ static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_out
     return true;
 }
 
-/* First pass: runs one distinct input and offers it. Lock not held. */
-static void first_run(struct worker *w, const uint8_t *data, size_t len, const char *name)
-{
-    struct cd_distill *d = w->d;
-    enum cd_outcome outcome;
-    lock(d);
-    bool go = reserve_exec(d);
-    unlock(d);
-    if (!go)
-        return;
-    enum cd_status st = execute(w, data, len, false, &outcome);
-    lock(d);
-    d->stats.first_pass_execs++;
-    if (st >= CD_FAILED) {
-        fail(d, &w->err);
-    } else if (st == CD_WARN) {
-        if (d->opts.warning) {
-            char msg[CD_ERROR_MAX + 128];
-            snprintf(msg, sizeof msg, "skipping '%.100s': %s", name, w->err.msg);
-            d->opts.warning(d->opts.cb_ctx, msg);
-        }
-    } else {
-        offer(w, data, len, outcome, name, NULL);
-    }
-    unlock(d);
-}
-
 enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
                               const struct cd_runner_ops *ops, void *runner_ctx,
                               struct cd_error *err)
@@ -282,8 +245,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
         d->rng[i] = splitmix64(&x);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
-    pthread_cond_init(&d->q_items, NULL);
-    pthread_cond_init(&d->q_space, NULL);
+    pthread_mutex_init(&d->ing_mu, NULL);
     d->workers = calloc(d->jobs, sizeof *d->workers);
     if (!d->workers) {
         cd_error_set(err, CD_FAILED, "out of memory creating %u workers", d->jobs);
@@ -317,108 +279,130 @@ void cd_distill_free(struct cd_distill *d)
     for (unsigned i = 0; d->workers && i < d->jobs; i++) {
         cd_labelset_release(&d->workers[i].labels);
         free(d->workers[i].origin);
+        free(d->workers[i].in_data);
+        free(d->workers[i].in_name);
     }
     free(d->workers);
-    for (size_t i = 0; i < d->q_n; i++) {
-        struct item *it = &d->queue[(d->q_head + i) % d->q_cap];
-        free(it->data);
-        free(it->name);
-    }
-    free(d->queue);
     cd_table_free(d->table);
     pthread_mutex_destroy(&d->mu);
+    pthread_mutex_destroy(&d->ing_mu);
     pthread_cond_destroy(&d->cv);
-    pthread_cond_destroy(&d->q_items);
-    pthread_cond_destroy(&d->q_space);
     free(d);
 }
 
-/* A first-pass worker thread: takes inputs off the queue until it is closed and empty. */
-static void *first_pass_worker(void *arg)
+/* First pass: counts the input, and runs and offers it on w when its content is new. Returns
+ * false when the run is stopping (the input is then not counted). Lock not held. */
+static bool take_input(struct worker *w, const uint8_t *data, size_t len, const char *name)
 {
-    struct worker *w = arg;
     struct cd_distill *d = w->d;
+    struct cd_hash h = cd_hash_bytes(data, len);
     lock(d);
-    for (;;) {
-        while (!d->q_n && !d->q_closed)
-            pthread_cond_wait(&d->q_items, &d->mu);
-        if (!d->q_n)
-            break;
-        struct item it = d->queue[d->q_head];
-        d->q_head = (d->q_head + 1) % d->q_cap;
-        d->q_n--;
-        d->q_bytes -= it.len;
-        pthread_cond_signal(&d->q_space);
+    if (should_stop(d)) {
         unlock(d);
-        first_run(w, it.data, it.len, it.name);
-        free(it.data);
-        free(it.name);
-        lock(d);
-    }
-    unlock(d);
-    return NULL;
-}
-
-/* Queues it (owned from here on) for the first-pass workers, waiting for room. Lock held. */
-static bool enqueue(struct cd_distill *d, struct item it)
-{
-    while ((d->q_n == d->q_cap || (d->q_n && d->q_bytes + it.len > QUEUE_BYTES)) && !d->failed)
-        pthread_cond_wait(&d->q_space, &d->mu);
-    if (d->failed) {
-        free(it.data);
-        free(it.name);
         return false;
     }
-    d->queue[(d->q_head + d->q_n) % d->q_cap] = it;
-    d->q_n++;
-    d->q_bytes += it.len;
-    pthread_cond_signal(&d->q_items);
-    return true;
-}
-
-/* Takes in into the first pass: counted, de-duplicated, then run here or queued. The hash and,
- * with workers, the queue's copy are made before the lock is taken. */
-static bool take_input(struct cd_distill *d, const struct cd_input *in, struct cd_error *err)
-{
-    struct cd_hash h = cd_hash_bytes(in->data, in->size);
-    struct item it = {NULL, in->size, NULL};
-    if (d->jobs > 1) {
-        it.data = malloc(in->size ? in->size : 1);
-        it.name = strdup(in->name);
-        if (!it.data || !it.name) {
-            free(it.data);
-            free(it.name);
-            cd_error_set(err, CD_FAILED, "out of memory queueing '%s'", in->name);
-            lock(d);
-            fail(d, err);
-            unlock(d);
-            return false;
-        }
-        if (in->size)
-            memcpy(it.data, in->data, in->size);
-    }
-    lock(d);
     d->stats.inputs++;
-    d->stats.input_bytes += in->size;
+    d->stats.input_bytes += len;
     int fresh = cd_table_seen_add(d->table, h);
     d->stats.duplicates += fresh == 0;
     if (fresh < 0) {
-        cd_error_set(err, CD_FAILED, "out of memory in the seen-set");
-        fail(d, err);
+        cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
+        fail(d, &w->err);
     }
-    bool ok = fresh >= 0;
-    if (fresh > 0 && d->jobs > 1) {
-        ok = enqueue(d, it);
-        it.data = NULL;
-        it.name = NULL;
-    }
+    bool go = fresh > 0 && reserve_exec(d);
     progress(d, false);
     unlock(d);
-    free(it.data);
-    free(it.name);
-    if (fresh > 0 && d->jobs == 1)
-        first_run(&d->workers[0], in->data, in->size, in->name);
-    return ok;
+    if (!go)
+        return fresh == 0;
+    enum cd_outcome outcome;
+    enum cd_status st = execute(w, data, len, false, &outcome);
+    lock(d);
+    d->stats.first_pass_execs++;
+    if (st >= CD_FAILED) {
+        fail(d, &w->err);
+    } else if (st == CD_WARN) {
+        if (d->opts.warning) {
+            char msg[CD_ERROR_MAX + 128];
+            snprintf(msg, sizeof msg, "skipping '%.100s': %s", name, w->err.msg);
+            d->opts.warning(d->opts.cb_ctx, msg);
+        }
+    } else {
+        offer(w, data, len, outcome, name, NULL);
+    }
+    unlock(d);
+    return true;
+}
+
+/* Copies in into w's own buffers, so that it outlives the next cd_ingest_next. */
+static bool copy_input(struct worker *w, const struct cd_input *in)
+{
+    size_t name_len = strlen(in->name) + 1;
+    if (in->size > w->in_cap || !w->in_data) {
+        uint8_t *p = realloc(w->in_data, in->size ? in->size : 1);
+        if (!p)
+            return false;
+        w->in_data = p;
+        w->in_cap = in->size;
+    }
+    if (name_len > w->in_name_cap) {
+        char *p = realloc(w->in_name, name_len);
+        if (!p)
+            return false;
+        w->in_name = p;
+        w->in_name_cap = name_len;
+    }
+    if (in->size)
+        memcpy(w->in_data, in->data, in->size);
+    memcpy(w->in_name, in->name, name_len);
+    return true;
+}
+
+/* The first pass on worker w: takes the next input off the stream under ing_mu and runs it, until
+ * the stream ends, a budget or a signal stops the run, or something fails. Every worker reads for
+ * itself: a reading thread that handed inputs over woke a worker for each one, and the wake-ups
+ * and the reader's CPU time between two busy workers kept -j 2 well below what two separate runs
+ * get. With workers each input is copied before ing_mu is released; with one job the calling
+ * thread runs it from the stream's own buffer. */
+static void first_pass(struct worker *w)
+{
+    struct cd_distill *d = w->d;
+    for (;;) {
+        pthread_mutex_lock(&d->ing_mu);
+        if (d->ing_done) {
+            pthread_mutex_unlock(&d->ing_mu);
+            return;
+        }
+        struct cd_input in;
+        struct cd_error ierr;
+        enum cd_status st = cd_ingest_next(d->ing, &in, &ierr);
+        if (st == CD_OK && d->jobs > 1 && !copy_input(w, &in))
+            st = cd_error_set(&ierr, CD_FAILED, "out of memory copying '%s'", in.name);
+        d->ing_done = st == CD_DONE;
+        pthread_mutex_unlock(&d->ing_mu);
+        if (st == CD_DONE)
+            return;
+        if (st != CD_OK) {
+            lock(d);
+            if (st >= CD_FAILED)
+                fail(d, &ierr);
+            else if (d->opts.warning)
+                d->opts.warning(d->opts.cb_ctx, ierr.msg);
+            bool stop = should_stop(d);
+            unlock(d);
+            if (stop)
+                return;
+            continue;
+        }
+        if (!(d->jobs > 1 ? take_input(w, w->in_data, in.size, w->in_name)
+                          : take_input(w, in.data, in.size, in.name)))
+            return;
+    }
+}
+
+static void *first_pass_thread(void *arg)
+{
+    first_pass(arg);
+    return NULL;
 }
 
 /* Starts fn on every worker thread; returns how many started. */
@@ -447,46 +431,15 @@ static void join_threads(struct cd_distill *d, unsigned n)
 enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err)
 {
     unsigned started = 0;
-    if (d->jobs > 1) {
-        d->q_cap = (size_t)d->jobs * QUEUE_PER_JOB;
-        if (!d->queue)
-            d->queue = calloc(d->q_cap, sizeof *d->queue);
-        if (!d->queue)
-            return cd_error_set(err, CD_FAILED, "out of memory creating the input queue");
-        d->q_closed = false;
-        started = start_threads(d, first_pass_worker, err);
-    }
+    d->ing = ing;
+    d->ing_done = false;
     d->phase = "first pass";
-    for (;;) {
-        lock(d);
-        bool stop = should_stop(d);
-        unlock(d);
-        if (stop)
-            break;
-        struct cd_input in;
-        struct cd_error ierr;
-        enum cd_status st = cd_ingest_next(ing, &in, &ierr);
-        if (st == CD_DONE)
-            break;
-        if (st == CD_WARN) {
-            if (d->opts.warning)
-                d->opts.warning(d->opts.cb_ctx, ierr.msg);
-            continue;
-        }
-        if (st >= CD_FAILED) {
-            lock(d);
-            fail(d, &ierr);
-            unlock(d);
-            break;
-        }
-        if (!take_input(d, &in, err))
-            break;
-    }
-    lock(d);
-    d->q_closed = true;
-    pthread_cond_broadcast(&d->q_items);
-    unlock(d);
+    if (d->jobs > 1)
+        started = start_threads(d, first_pass_thread, err);
+    else
+        first_pass(&d->workers[0]);
     join_threads(d, started);
+    d->ing = NULL;
     lock(d);
     d->stats.labels_input = cd_table_n_labels(d->table);
     d->end_ns = cd_now_ns();

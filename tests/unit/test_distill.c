@@ -408,6 +408,17 @@ static void test_distill_budgets_and_stop(void)
     check_covers_inputs(&res);
     cd_result_release(&res);
 
+    /* max_execs inside the first pass with workers reading the inputs in turn */
+    struct runner_ctx rc5 = {0};
+    struct cd_distill_opts o5 = {.seed = 5, .jobs = 2, .max_execs = 3};
+    CU_ASSERT_EQUAL(distill(dir, &o5, &rc5, &res, NULL), CD_OK);
+    CU_ASSERT_EQUAL(res.stats.execs, 3);
+    CU_ASSERT_EQUAL(res.stats.first_pass_execs, 3);
+    CU_ASSERT(res.stats.inputs >= 3 && res.stats.inputs < N_INPUTS);
+    CU_ASSERT_STRING_EQUAL(res.stats.stopped_by, "max-execs");
+    check_shape(&res);
+    cd_result_release(&res);
+
     /* max_time: 1 ms is over before the reduction gets far */
     struct runner_ctx rc4 = {0};
     struct cd_distill_opts o4 = {.seed = 5, .jobs = 1, .max_time_ms = 1};
