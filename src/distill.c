@@ -483,12 +483,15 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     unlock(d);
     enum cd_status st = execute(w, cand, len, true, &outcome);
     if (st < CD_FAILED && outcome == CD_OUTCOME_SLOW) {
-        /* Confirming a hang costs the long limit. Most hangs a reduction meets would change
-           nothing in the table (the timeout label's best is shorter, and a hang cannot take a
-           coverage label from a clean example): those stay unconfirmed, as afl-fuzz confirms
-           only new hangs. Bests only get better, so no other worker's offer makes one matter. */
+        /* Confirming a hang costs the long limit, so it is done only when the hang would win a
+           coverage label, a label no run showed yet (the first hang), or the label being reduced.
+           Most hangs a reduction meets win nothing (a hang cannot take a coverage label from a
+           clean example), and a shorter hang found while another label is reduced is left to
+           the timeout label's own reduction: confirming each one on the way took a second per
+           step. afl-fuzz, too, confirms only new hangs. Bests only get better, so no other
+           worker's offer makes a hang matter later. */
         lock(d);
-        bool matters = cd_table_wins(d->table, cand, len, &w->labels) > 0;
+        bool matters = cd_table_wins(d->table, cand, len, &w->labels, w->label) > 0;
         unlock(d);
         if (matters)
             st = execute(w, cand, len, false, &outcome);

@@ -227,15 +227,19 @@ static void mark_donees(struct cd_table *t, uint32_t id)
     }
 }
 
-/* Labels the input would become best for; *fresh gets those no run showed before. */
+/* Labels the input would become best for; *fresh gets those no run showed before. Unless all,
+ * outcome labels that have a best already are left out, but for reducing. */
 static size_t count_wins(const struct cd_table *t, const uint8_t *data, size_t len,
-                         const struct cd_labelset *labels, size_t *fresh)
+                         const struct cd_labelset *labels, bool all, uint32_t reducing,
+                         size_t *fresh)
 {
     size_t wins = 0;
     bool outcome = cd_labelset_has_outcome(labels);
     for (size_t i = 0; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
         const struct cd_table_label *l = lookup(t, labels->v[i]);
+        if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
+            continue;
         if (better_for(l, data, len, outcome)) {
             wins++;
             *fresh += !l;
@@ -245,10 +249,10 @@ static size_t count_wins(const struct cd_table *t, const uint8_t *data, size_t l
 }
 
 size_t cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
-                     const struct cd_labelset *labels)
+                     const struct cd_labelset *labels, uint32_t reducing)
 {
     size_t fresh = 0;
-    return count_wins(t, data, len, labels, &fresh);
+    return count_wins(t, data, len, labels, false, reducing, &fresh);
 }
 
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
@@ -256,7 +260,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               size_t *improved, struct cd_table_example **stored,
                               struct cd_error *err)
 {
-    size_t fresh = 0, wins = count_wins(t, data, len, labels, &fresh);
+    size_t fresh = 0, wins = count_wins(t, data, len, labels, true, 0, &fresh);
     bool outcome = cd_labelset_has_outcome(labels);
     if (improved)
         *improved = 0;

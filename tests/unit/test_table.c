@@ -18,11 +18,12 @@ static enum cd_status offer(struct cd_table *t, const char *s, uint32_t *ids, si
     return cd_table_offer(t, (const uint8_t *)s, strlen(s), &set, s, improved, NULL, &err);
 }
 
-/* cd_table_wins for s and its labels. */
-static size_t wins(const struct cd_table *t, const char *s, uint32_t *ids, size_t n)
+/* cd_table_wins for s and its labels, while label reducing is reduced. */
+static size_t wins(const struct cd_table *t, const char *s, uint32_t *ids, size_t n,
+                   uint32_t reducing)
 {
     struct cd_labelset set = set_of(ids, n);
-    return cd_table_wins(t, (const uint8_t *)s, strlen(s), &set);
+    return cd_table_wins(t, (const uint8_t *)s, strlen(s), &set, reducing);
 }
 
 static void test_table_shortlex_order(void)
@@ -183,17 +184,19 @@ static void test_table_seeds_before_outcomes(void)
     CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
     CU_ASSERT(!cd_labelset_has_outcome(&cd_table_find(t, edge)->best->labels));
     CU_ASSERT_EQUAL(cd_table_find(t, crash)->best->len, 2);
-    /* shorter crashes and hangs win nothing from a clean best, only their outcome labels;
-       cd_table_wins tells so beforehand and changes nothing */
-    CU_ASSERT_EQUAL(wins(t, "c", crashed, 2), 1);
+    /* shorter crashes and hangs win nothing from a clean best, only their outcome labels.
+       cd_table_wins tells so beforehand and changes nothing; a shorter reproducer counts only
+       while its own label is reduced, a label no run showed always */
+    CU_ASSERT_EQUAL(wins(t, "c", crashed, 2, crash), 1);
+    CU_ASSERT_EQUAL(wins(t, "c", crashed, 2, edge), 0);
     CU_ASSERT_EQUAL(offer(t, "c", crashed, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 1);
-    CU_ASSERT_EQUAL(wins(t, "h", hung, 2), 1);
-    CU_ASSERT_EQUAL(wins(t, "h", hung, 2), 1);
+    CU_ASSERT_EQUAL(wins(t, "h", hung, 2, edge), 1);
+    CU_ASSERT_EQUAL(wins(t, "h", hung, 2, hang), 1);
     CU_ASSERT_EQUAL(offer(t, "h", hung, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 1);
-    CU_ASSERT_EQUAL(wins(t, "hh", hung, 2), 0);
-    CU_ASSERT_EQUAL(wins(t, "c", crashed, 2), 0);
+    CU_ASSERT_EQUAL(wins(t, "hh", hung, 2, hang), 0);
+    CU_ASSERT_EQUAL(wins(t, "c", crashed, 2, crash), 0);
     CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
     CU_ASSERT_EQUAL(cd_table_find(t, other)->best->len, 8);
     CU_ASSERT_EQUAL(cd_table_find(t, crash)->best->len, 1);
