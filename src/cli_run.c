@@ -226,7 +226,9 @@ static void print_summary(struct run_state *s, int code)
                 s->result.n_labels, (unsigned long long)rs->labels_input,
                 (unsigned long long)finished, (unsigned long long)rs->execs, secs,
                 secs > 0 ? (double)rs->execs / secs : 0.0,
-                code == CLI_EXIT_OK ? "complete" : "incomplete: stopped by ",
+                code != CLI_EXIT_OK ? "incomplete: stopped by "
+                : o->no_reduce      ? "selected, not reduced (--no-reduce)"
+                                    : "complete",
                 code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                                                             : rs->stopped_by);

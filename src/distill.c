@@ -321,6 +321,8 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     if (st >= CD_FAILED) {
         fail(d, &w->err);
     } else if (st == CD_WARN) {
+        d->stats.execs--; /* nothing ran */
+        d->stats.first_pass_execs--;
         if (d->opts.warning) {
             char msg[CD_ERROR_MAX + 128];
             snprintf(msg, sizeof msg, "skipping '%.100s': %s", name, w->err.msg);
@@ -377,7 +379,7 @@ static void first_pass(struct worker *w)
         enum cd_status st = cd_ingest_next(d->ing, &in, &ierr);
         if (st == CD_OK && d->jobs > 1 && !copy_input(w, &in))
             st = cd_error_set(&ierr, CD_FAILED, "out of memory copying '%s'", in.name);
-        d->ing_done = st == CD_DONE;
+        d->ing_done = st == CD_DONE || st >= CD_FAILED;
         pthread_mutex_unlock(&d->ing_mu);
         if (st == CD_DONE)
             return;

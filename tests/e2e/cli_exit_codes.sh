@@ -65,6 +65,7 @@ python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(d["exit_code
 
 expect 0 -j 1 --no-reduce in -o seeds3 -- "$target" @@
 grep -q "in: 2 inputs" err.txt || err "summary does not count the inputs: $(cat err.txt)"
+grep -q "selected, not reduced (--no-reduce)" err.txt || err "--no-reduce summary: $(cat err.txt)"
 
 # An input past what a shared-memory target takes is skipped with a warning naming it, never run
 # as garbage (it once came out as a crash reproducer).
