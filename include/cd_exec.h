@@ -17,6 +17,12 @@ enum cd_outcome {
                             under the long limit to confirm a hang (cd_exec_run_quick only) */
 };
 
+/* Returns whether the run was killed for running too long, confirmed as a hang or not. */
+static inline bool cd_outcome_timed_out(enum cd_outcome outcome)
+{
+    return outcome == CD_OUTCOME_TIMEOUT || outcome == CD_OUTCOME_SLOW;
+}
+
 /* Settings, filled by the caller (the CLI reads argv and the environment, not the executor). */
 struct cd_exec_opts {
     char *const *argv;        /* target path and arguments, NULL-terminated; "@@" stands for the

@@ -211,7 +211,7 @@ static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_out
     struct cd_distill *d = w->d;
     size_t improved = 0;
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
-    d->stats.timeouts += outcome == CD_OUTCOME_TIMEOUT || outcome == CD_OUTCOME_SLOW;
+    d->stats.timeouts += cd_outcome_timed_out(outcome);
     if (cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err) !=
         CD_OK) {
         fail(d, &w->err);
@@ -509,8 +509,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
             if (held)
                 w->serial = stored->serial;
         }
-        if ((outcome == CD_OUTCOME_TIMEOUT || outcome == CD_OUTCOME_SLOW) &&
-            ++w->timeouts >= TIMEOUT_CAP)
+        if (cd_outcome_timed_out(outcome) && ++w->timeouts >= TIMEOUT_CAP)
             w->capped = true;
     }
     unlock(d);

@@ -174,7 +174,7 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
     if (run->map && !push_coverage(run->map, run->map_size, edges_only, set))
         goto oom;
     size_t coverage = set->n;
-    if (run->outcome == CD_OUTCOME_TIMEOUT || run->outcome == CD_OUTCOME_SLOW) {
+    if (cd_outcome_timed_out(run->outcome)) {
         if (!cd_labelset_push(set, outcome_id(OUT_TIMEOUT, 0)))
             goto oom;
     } else if (run->outcome == CD_OUTCOME_CRASH) {
