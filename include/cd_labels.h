@@ -30,8 +30,8 @@ unsigned cd_labels_class(uint8_t count);
 uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 
 /* Replaces set's contents with the labels of run: every non-zero map slot but index 0 (each in
- * class 1 when edges_only, as afl-cmin -e counts), plus the outcome labels (a slow run gets the
- * timeout label it would get if confirmed). FAILED only when out of memory. */
+ * class 1 when edges_only, as afl-cmin -e counts), plus the outcome labels; a run that timed out
+ * (or ran slow, unconfirmed) has the timeout label alone. FAILED only when out of memory. */
 enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err);
 

@@ -58,12 +58,19 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               size_t *improved, struct cd_table_example **stored,
                               struct cd_error *err);
 
-/* Returns the number of labels cd_table_offer would make this input best for, changing nothing,
- * leaving out outcome labels that have a best already unless it is reducing (the label whose
- * reduction ran the input; a coverage label id for none): a shorter reproducer of another outcome
- * label is left to that label's own reduction. */
-size_t cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
-                     const struct cd_labelset *labels, uint32_t reducing);
+/* What cd_table_offer would make an input best for (cd_table_wins). */
+struct cd_table_wins {
+    size_t n;         /* labels, leaving out outcome labels that have a best already unless it
+                         is reducing: a shorter reproducer of another outcome label is left to
+                         that label's own reduction */
+    size_t fresh;     /* of those, labels no run showed yet */
+    bool reducing;    /* whether reducing is among them */
+};
+
+/* Returns what cd_table_offer would make this input best for, changing nothing, while reducing
+ * is the label whose reduction ran the input (a coverage label id for none). */
+struct cd_table_wins cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
+                                   const struct cd_labelset *labels, uint32_t reducing);
 
 /* Adds h to the seen-set: 1 when new, 0 when already seen, -1 when out of memory. */
 int cd_table_seen_add(struct cd_table *t, struct cd_hash h);

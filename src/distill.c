@@ -27,6 +27,9 @@
  * stopped. Without it one large example would take a large share of a budget while every other
  * label waits as it was found. */
 #define ATTEMPT_EXECS 500
+/* Most provisional reproducers a worker keeps (struct worker, prov): the newest are tried first
+ * when the reduction ends, and a hang that does not confirm is rare. */
+#define PROV_KEEP 4
 #define PROGRESS_NS 250000000ull
 
 struct worker {
@@ -53,6 +56,14 @@ struct worker {
     unsigned execs;              /* executions of this attempt */
     uint64_t attempt_cap;        /* its limit */
     bool yielded;                /* hit attempt_execs */
+    /* The timeout label's own reduction adopts a shorter hang unconfirmed, and confirms only
+       the newest when it ends (settle), falling back to older ones if that one was merely slow:
+       confirming each step took a second per step. Oldest first. */
+    struct {
+        uint8_t *data;
+        size_t len;
+    } prov[PROV_KEEP];
+    unsigned n_prov;
     struct cd_error err;
 };
 
@@ -224,6 +235,13 @@ static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_out
     return true;
 }
 
+/* Drops w's provisional reproducers. */
+static void drop_provisional(struct worker *w)
+{
+    while (w->n_prov)
+        free(w->prov[--w->n_prov].data);
+}
+
 enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
                               const struct cd_runner_ops *ops, void *runner_ctx,
                               struct cd_error *err)
@@ -281,6 +299,7 @@ void cd_distill_free(struct cd_distill *d)
         free(d->workers[i].origin);
         free(d->workers[i].in_data);
         free(d->workers[i].in_name);
+        drop_provisional(&d->workers[i]);
     }
     free(d->workers);
     cd_table_free(d->table);
@@ -455,6 +474,69 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     return st;
 }
 
+/* A candidate that ran slow and was left unconfirmed: counted as a timeout, and, when adopt, kept
+ * as the newest provisional reproducer of the label being reduced (the oldest is dropped past
+ * PROV_KEEP). It is not offered: unconfirmed, it may be merely slow. Returns whether it was
+ * kept. Lock not held. */
+static bool unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool adopt)
+{
+    struct cd_distill *d = w->d;
+    uint8_t *copy = adopt ? malloc(len ? len : 1) : NULL;
+    if (copy) {
+        memcpy(copy, cand, len);
+        if (w->n_prov == PROV_KEEP) {
+            free(w->prov[0].data);
+            memmove(&w->prov[0], &w->prov[1], (PROV_KEEP - 1) * sizeof w->prov[0]);
+            w->n_prov--;
+        }
+        w->prov[w->n_prov].data = copy;
+        w->prov[w->n_prov++].len = len;
+    }
+    lock(d);
+    d->stats.timeouts++;
+    if (++w->timeouts >= TIMEOUT_CAP)
+        w->capped = true;
+    if (adopt && !copy) {
+        cd_error_set(&w->err, CD_FAILED, "out of memory keeping a reproducer");
+        fail(d, &w->err);
+    }
+    unlock(d);
+    return copy != NULL;
+}
+
+/* Confirms w's provisional reproducers, newest first, offering each, until one holds the label
+ * being reduced; drops the rest. Skipped when the run is stopping: the label keeps its last
+ * confirmed reproducer. Lock not held. */
+static void settle(struct worker *w)
+{
+    struct cd_distill *d = w->d;
+    while (w->n_prov) {
+        lock(d);
+        bool go = !should_stop(d);
+        unlock(d);
+        if (!go)
+            break;
+        uint8_t *data = w->prov[w->n_prov - 1].data;
+        size_t len = w->prov[--w->n_prov].len;
+        enum cd_outcome outcome;
+        enum cd_status st = execute(w, data, len, false, &outcome);
+        bool held = false;
+        lock(d);
+        if (st >= CD_FAILED) {
+            fail(d, &w->err);
+        } else if (st == CD_OK) {
+            struct cd_table_example *stored = NULL;
+            held = offer(w, data, len, outcome, w->origin, &stored) && stored &&
+                   cd_table_find(d->table, w->label)->best == stored;
+        }
+        unlock(d);
+        free(data);
+        if (held || st >= CD_FAILED)
+            break;
+    }
+    drop_provisional(w);
+}
+
 /* The reduction predicate: cand (strictly better than the label's best) is run unless already
  * seen, and holds when the table then has it as the label's best. */
 static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
@@ -484,19 +566,20 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     unlock(d);
     enum cd_status st = execute(w, cand, len, true, &outcome);
-    if (st < CD_FAILED && outcome == CD_OUTCOME_SLOW) {
-        /* Confirming a hang costs the long limit, so it is done only when the hang would win a
-           coverage label, a label no run showed yet (the first hang), or the label being reduced.
-           Most hangs a reduction meets win nothing (a hang cannot take a coverage label from a
-           clean example), and a shorter hang found while another label is reduced is left to
-           the timeout label's own reduction: confirming each one on the way took a second per
-           step. afl-fuzz, too, confirms only new hangs. Bests only get better, so no other
-           worker's offer makes a hang matter later. */
+    if (st == CD_OK && outcome == CD_OUTCOME_SLOW) {
+        /* Confirming a hang costs the long limit, a second, so only the first hang of the run
+           (its timeout label is new) is confirmed at once; afl-fuzz, too, confirms only new
+           hangs. A timed-out run shows the timeout label alone, so any other hang can win
+           nothing but that label in its own reduction: there it is adopted provisionally and
+           the newest is confirmed when the reduction ends (settle), instead of a second per
+           step. A shorter hang met while another label is reduced is left to that reduction.
+           Unconfirmed runs are never offered: they may be merely slow. */
         lock(d);
-        bool matters = cd_table_wins(d->table, cand, len, &w->labels, w->label) > 0;
+        struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, w->label);
         unlock(d);
-        if (matters)
-            st = execute(w, cand, len, false, &outcome);
+        if (!wins.fresh)
+            return unconfirmed(w, cand, len, wins.reducing);
+        st = execute(w, cand, len, false, &outcome);
     }
     bool held = false;
     lock(d);
@@ -575,6 +658,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         target.deletions_only = donor != NULL;
         enum cd_status st = cd_reducer_run(donor ? &w->donor_red : &w->red, &target, copy, len,
                                            &out, &out_len, &changed, &w->err);
+        if (st < CD_FAILED)
+            settle(w);
+        drop_provisional(w);
         free(copy);
         free(out);
         lock(d);

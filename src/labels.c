@@ -171,13 +171,17 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err)
 {
     set->n = 0;
-    if (run->map && !push_coverage(run->map, run->map_size, edges_only, set))
-        goto oom;
-    size_t coverage = set->n;
+    /* A run stopped by the timeout shows no coverage: where it was stopped decides its hit
+       counts (a loop's 8-bit counters wrap), and afl-showmap writes no map for it either. */
     if (cd_outcome_timed_out(run->outcome)) {
         if (!cd_labelset_push(set, outcome_id(OUT_TIMEOUT, 0)))
             goto oom;
-    } else if (run->outcome == CD_OUTCOME_CRASH) {
+        return CD_OK;
+    }
+    if (run->map && !push_coverage(run->map, run->map_size, edges_only, set))
+        goto oom;
+    size_t coverage = set->n;
+    if (run->outcome == CD_OUTCOME_CRASH) {
         uint32_t id = run->signal > 0 ? outcome_id(OUT_SIGNAL, (uint32_t)run->signal & 0xff)
                                       : outcome_id(OUT_EXIT, (uint32_t)run->exit_status & 0xff);
         if (!cd_labelset_push(set, id))

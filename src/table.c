@@ -227,13 +227,13 @@ static void mark_donees(struct cd_table *t, uint32_t id)
     }
 }
 
-/* Labels the input would become best for; *fresh gets those no run showed before. Unless all,
- * outcome labels that have a best already are left out, but for reducing. */
-static size_t count_wins(const struct cd_table *t, const uint8_t *data, size_t len,
-                         const struct cd_labelset *labels, bool all, uint32_t reducing,
-                         size_t *fresh)
+/* The labels the input would become best for. Unless all, outcome labels that have a best
+ * already are left out, but for reducing. */
+static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *data,
+                                       size_t len, const struct cd_labelset *labels, bool all,
+                                       uint32_t reducing)
 {
-    size_t wins = 0;
+    struct cd_table_wins w = {0, 0, false};
     bool outcome = cd_labelset_has_outcome(labels);
     for (size_t i = 0; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
@@ -241,18 +241,18 @@ static size_t count_wins(const struct cd_table *t, const uint8_t *data, size_t l
         if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
             continue;
         if (better_for(l, data, len, outcome)) {
-            wins++;
-            *fresh += !l;
+            w.n++;
+            w.fresh += !l;
+            w.reducing |= labels->v[i] == reducing;
         }
     }
-    return wins;
+    return w;
 }
 
-size_t cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
-                     const struct cd_labelset *labels, uint32_t reducing)
+struct cd_table_wins cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
+                                   const struct cd_labelset *labels, uint32_t reducing)
 {
-    size_t fresh = 0;
-    return count_wins(t, data, len, labels, false, reducing, &fresh);
+    return count_wins(t, data, len, labels, false, reducing);
 }
 
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
@@ -260,7 +260,8 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               size_t *improved, struct cd_table_example **stored,
                               struct cd_error *err)
 {
-    size_t fresh = 0, wins = count_wins(t, data, len, labels, true, 0, &fresh);
+    struct cd_table_wins w = count_wins(t, data, len, labels, true, 0);
+    size_t fresh = w.fresh, wins = w.n;
     bool outcome = cd_labelset_has_outcome(labels);
     if (improved)
         *improved = 0;

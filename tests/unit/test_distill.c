@@ -47,7 +47,10 @@ static void label(const uint8_t *s, size_t n, struct cd_labelset *set)
 struct runner_ctx {
     bool hangs;                   /* an input containing "HANG" times out: CD_OUTCOME_SLOW when
                                      run quick, CD_OUTCOME_TIMEOUT when not */
-    uint64_t slow, confirmed;     /* runs of such inputs, quick and not */
+    bool slow;                    /* also an input containing "SLOW" runs past the calibrated
+                                     timeout, but does not hang: CD_OUTCOME_SLOW when run quick,
+                                     clean when not */
+    uint64_t slow_runs, confirmed; /* runs of such inputs, quick and not */
     volatile sig_atomic_t *stop;  /* set after stop_after runs, when non-NULL */
     uint64_t stop_after;
     uint64_t runs;                /* all workers; only counted with one worker */
@@ -79,11 +82,15 @@ static enum cd_status r_run(void *state, const uint8_t *data, size_t len, bool q
     (void)err;
     label(data, len, labels);
     *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
-    if (s->ctx->hangs && contains(data, len, "HANG")) {
-        cd_labelset_push(labels, timeout_id);
-        *outcome = quick ? CD_OUTCOME_SLOW : CD_OUTCOME_TIMEOUT;
-        s->ctx->slow += quick;
+    bool hang = s->ctx->hangs && contains(data, len, "HANG");
+    if (hang || (s->ctx->slow && contains(data, len, "SLOW"))) {
+        s->ctx->slow_runs += quick;
         s->ctx->confirmed += !quick;
+        if (quick || hang) { /* a run that timed out shows the timeout label alone */
+            labels->n = 0;
+            cd_labelset_push(labels, timeout_id);
+            *outcome = quick ? CD_OUTCOME_SLOW : CD_OUTCOME_TIMEOUT;
+        }
     }
     if (s->ctx->stop && ++s->ctx->runs >= s->ctx->stop_after)
         *s->ctx->stop = 1;
@@ -494,18 +501,62 @@ static void distill_hangs(const char *const *in, size_t n, struct runner_ctx *rc
 static void test_distill_hang_confirmed_when_it_matters(void)
 {
     struct runner_ctx rc;
-    /* Every label a hang can show is held by a clean minimal input or by "HANG", except the
-       label of 8 q's, which only "qqqqqqqqHANG" shows. Reducing it meets hangs with fewer q's
-       ("qqHANG"), which can win nothing: none is confirmed, the first pass confirms its own 2. */
-    static const char *const done[] = {"HANG", "H", "A", "N", "G", "q", "qq", "qqq", "qqqq",
-                                       "qqqqqqqqHANG"};
-    distill_hangs(done, 10, &rc);
-    CU_ASSERT(rc.slow > 0);
-    CU_ASSERT_EQUAL(rc.confirmed, 2);
-    /* here the timeout label's reproducer gets shorter only through confirmed hangs */
+    /* The timeout label is held by "HANG" from the start, and every other label by a clean
+       minimal input, except the label of 8 q's, which only "qqqqqqqqHAN()G" shows. Reducing it
+       meets a longer hang (the brackets deleted), which can win nothing: it is not confirmed,
+       the first pass confirms its own. */
+    static const char *const done[] = {"HANG", "H", "A", "N", "G", "(", ")", "q", "qq", "qqq",
+                                       "qqqq", "qqqqqqqqHAN()G"};
+    distill_hangs(done, 12, &rc);
+    CU_ASSERT(rc.slow_runs > 0);
+    CU_ASSERT_EQUAL(rc.confirmed, 1);
+    /* Here the timeout label's reproducer must shrink: its reduction adopts shorter hangs
+       provisionally and confirms one when it ends, not one per step (an engine confirming each
+       made 12 confirmations here, this one 2). */
     static const char *const open[] = {"HAN-G world", "some words then HANG and more words"};
     distill_hangs(open, 2, &rc);
     CU_ASSERT(rc.confirmed > 1);
+    CU_ASSERT(rc.confirmed <= 4);
+}
+
+/* A run past the calibrated timeout that does not hang when confirmed ("SLOW") never becomes a
+ * reproducer: not when another label's reduction meets it, nor when the timeout label's own
+ * reduction adopts it provisionally (the last confirmed hang is kept then). */
+static void test_distill_slow_is_no_reproducer(void)
+{
+    /* In both sets every coverage label of the hang is held by a clean input, so that the hang
+       stays the timeout label's best until that label's own reduction. In the first, reducing
+       S's label meets shorter runs that are merely slow ("SLSLOW"); in the second, the timeout
+       label's reduction adopts "HANGSLOW", then "SLOW", which does not confirm. */
+    static const char *const met[] = {"xxxxxxxxxxHANG", "xxxxxxxx", "H", "A", "N", "G",
+                                      "SLOWSLOW"};
+    static const char *const adopted[] = {"xxxxxxxxHANGSLOW", "H", "A", "N", "G", "S", "L",
+                                          "O", "W", "xxxxxxxx"};
+    const char *const *sets[] = {met, adopted};
+    const size_t sizes[] = {7, 10};
+    for (int k = 0; k < 2; k++) {
+        char *dir = write_files(sets[k], sizes[k]);
+        struct runner_ctx rc = {.hangs = true, .slow = true};
+        struct cd_distill_opts opts = {.seed = 3, .jobs = 1};
+        struct cd_result res;
+        CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+        CU_ASSERT(res.stats.complete);
+        CU_ASSERT(rc.slow_runs > 0);
+        bool seen_timeout = false;
+        for (size_t i = 0; i < res.n_labels; i++) {
+            const struct cd_result_example *e = &res.examples[res.labels[i].example];
+            if (res.labels[i].id != timeout_id)
+                continue;
+            seen_timeout = true;
+            CU_ASSERT(e->len == 4 && !memcmp(e->data, "HANG", 4));
+        }
+        CU_ASSERT(seen_timeout);
+        for (size_t i = 0; i < res.n_examples; i++)
+            if (res.examples[i].reproducer)
+                CU_ASSERT(contains(res.examples[i].data, res.examples[i].len, "HANG"));
+        cd_result_release(&res);
+        cd_test_rmdir(dir);
+    }
 }
 
 int main(void)
@@ -521,6 +572,7 @@ int main(void)
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
         {"test_distill_hang_confirmed_when_it_matters", test_distill_hang_confirmed_when_it_matters},
+        {"test_distill_slow_is_no_reproducer", test_distill_slow_is_no_reproducer},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("distill", tests);

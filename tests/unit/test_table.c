@@ -19,11 +19,17 @@ static enum cd_status offer(struct cd_table *t, const char *s, uint32_t *ids, si
 }
 
 /* cd_table_wins for s and its labels, while label reducing is reduced. */
-static size_t wins(const struct cd_table *t, const char *s, uint32_t *ids, size_t n,
-                   uint32_t reducing)
+static struct cd_table_wins wins_of(const struct cd_table *t, const char *s, uint32_t *ids,
+                                    size_t n, uint32_t reducing)
 {
     struct cd_labelset set = set_of(ids, n);
     return cd_table_wins(t, (const uint8_t *)s, strlen(s), &set, reducing);
+}
+
+static size_t wins(const struct cd_table *t, const char *s, uint32_t *ids, size_t n,
+                   uint32_t reducing)
+{
+    return wins_of(t, s, ids, n, reducing).n;
 }
 
 static void test_table_shortlex_order(void)
@@ -175,7 +181,9 @@ static void test_table_seeds_before_outcomes(void)
     uint32_t crashed[] = {edge, crash}, hung[] = {other, hang}, clean[] = {edge, other};
     size_t imp = 0;
     /* first seen only in a crash: the crash holds the label */
+    CU_ASSERT_EQUAL(wins_of(t, "cc", crashed, 2, edge).fresh, 2);
     CU_ASSERT_EQUAL(offer(t, "cc", crashed, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(wins_of(t, "cc", clean, 2, edge).fresh, 1);
     CU_ASSERT_EQUAL(imp, 2);
     CU_ASSERT(cd_labelset_has_outcome(&cd_table_find(t, edge)->best->labels));
     /* a longer clean run takes both coverage labels, and the crash keeps its own */
@@ -193,9 +201,12 @@ static void test_table_seeds_before_outcomes(void)
     CU_ASSERT_EQUAL(imp, 1);
     CU_ASSERT_EQUAL(wins(t, "h", hung, 2, edge), 1);
     CU_ASSERT_EQUAL(wins(t, "h", hung, 2, hang), 1);
+    CU_ASSERT(wins_of(t, "h", hung, 2, hang).reducing);
+    CU_ASSERT(!wins_of(t, "h", hung, 2, edge).reducing);
     CU_ASSERT_EQUAL(offer(t, "h", hung, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 1);
     CU_ASSERT_EQUAL(wins(t, "hh", hung, 2, hang), 0);
+    CU_ASSERT(!wins_of(t, "hh", hung, 2, hang).reducing);
     CU_ASSERT_EQUAL(wins(t, "c", crashed, 2, crash), 0);
     CU_ASSERT_EQUAL(cd_table_find(t, edge)->best->len, 8);
     CU_ASSERT_EQUAL(cd_table_find(t, other)->best->len, 8);
