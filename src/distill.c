@@ -16,9 +16,11 @@
 #include <string.h>
 #include <time.h>
 
-/* Most timed-out executions one label's reduction may spend (each costs at least the calibrated
- * timeout, and a second more when it must be confirmed); past it the label is left as it is and
- * marked finished. */
+/* Most timed-out executions one label's reduction may spend on candidates it does not adopt
+ * (each costs at least the calibrated timeout, and a second more when it must be confirmed);
+ * past it the label is left as it is and marked finished. Hangs the timeout label's reduction
+ * adopts do not count: each shortens the reproducer, and the attempt's execution cap bounds
+ * them. */
 #define TIMEOUT_CAP 16
 /* Default of opts.attempt_execs: most executions one attempt at a label may spend before the
  * worker moves on to another random label (raised to two per byte of a large example). The label
@@ -494,7 +496,7 @@ static bool unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool 
     }
     lock(d);
     d->stats.timeouts++;
-    if (++w->timeouts >= TIMEOUT_CAP)
+    if (!adopt && ++w->timeouts >= TIMEOUT_CAP)
         w->capped = true;
     if (adopt && !copy) {
         cd_error_set(&w->err, CD_FAILED, "out of memory keeping a reproducer");
@@ -592,7 +594,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
             if (held)
                 w->serial = stored->serial;
         }
-        if (cd_outcome_timed_out(outcome) && ++w->timeouts >= TIMEOUT_CAP)
+        if (cd_outcome_timed_out(outcome) && !held && ++w->timeouts >= TIMEOUT_CAP)
             w->capped = true;
     }
     unlock(d);
