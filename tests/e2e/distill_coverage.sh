@@ -283,6 +283,33 @@ for f in "$WORK/tiny1"/*; do
     [ "$(run_one "$CD_TARGETS/sample_json" "$f")" -ge 128 ] && fail "tiny: seed $(basename "$f") crashes"
 done
 
+# --- hangs with one worker: the same seed gives the same output -------------------------------
+# A hang's coverage depends on when it was stopped, and whether a candidate runs past the
+# calibrated timeout depends on the machine: neither may change what a seeded run writes.
+if [ -x "$CD_TARGETS/sample_http" ]; then
+    hung="$WORK/hung"
+    mkdir -p "$hung/all" "$hung/in"
+    tar --zstd -xf "$CD_SRC/sample_corpora/http.tar.zst" -C "$hung/all"
+    cp "$hung/all"/bugs/* "$hung/all"/api/call_001* "$hung/in"/
+    for i in 1 2; do
+        rc=0
+        "$CD_BIN" -q -j 1 --seed 3 "$hung/in" -o "$hung/out$i" -- "$CD_TARGETS/sample_http" || rc=$?
+        [ "$rc" = 0 ] || fail "hangs: run $i exited $rc, expected 0 (complete)"
+    done
+    hang_repro=$(find "$hung/out1.crashes" -name 'timeout-*' | head -1)
+    if [ -z "$hang_repro" ]; then
+        fail "hangs: no timeout reproducer"
+    elif [ "$(run_one "$CD_TARGETS/sample_http" "$hang_repro")" != 124 ]; then
+        fail "hangs: the timeout reproducer $(basename "$hang_repro") does not hang"
+    elif diff -r "$hung/out1" "$hung/out2" >/dev/null &&
+        diff -r "$hung/out1.crashes" "$hung/out2.crashes" >/dev/null; then
+        ok "hangs: same seed, same $(ls "$hung/out1" | wc -l) seeds and the same reproducers," \
+            "the timeout one $(stat -c %s "$hang_repro") bytes"
+    else
+        fail "hangs: two -j 1 runs with the same seed wrote different outputs"
+    fi
+fi
+
 # --- SIGINT mid-run: a valid, incomplete output -------------------------------------------------
 if [ -d "$WORK/in/png" ]; then
     "$CD_BIN" -q -j 1 "$WORK/in/png" -o "$WORK/int" -- "$CD_TARGETS/sample_png" @@ &
