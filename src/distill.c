@@ -89,6 +89,13 @@ struct cd_distill {
     unsigned in_flight;          /* labels being reduced */
     bool reduce_done;            /* every label skippable with nothing in flight */
     uint64_t capped_labels;
+    /* The shortest unconfirmed hang met while another label was reduced that is shorter than the
+       timeout label's reproducer: that label's next reduction confirms it first. The seen-set
+       keeps its own reduction from ever running it again. */
+    uint8_t *pending;
+    size_t pending_len;
+    uint32_t pending_label;
+    char *pending_origin;
     /* first pass: the input stream, read by every worker in turn under ing_mu */
     pthread_mutex_t ing_mu;
     struct cd_ingest *ing;
@@ -304,6 +311,8 @@ void cd_distill_free(struct cd_distill *d)
         drop_provisional(&d->workers[i]);
     }
     free(d->workers);
+    free(d->pending);
+    free(d->pending_origin);
     cd_table_free(d->table);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->ing_mu);
@@ -476,34 +485,74 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     return st;
 }
 
-/* A candidate that ran slow and was left unconfirmed: counted as a timeout, and, when adopt, kept
- * as the newest provisional reproducer of the label being reduced (the oldest is dropped past
- * PROV_KEEP). It is not offered: unconfirmed, it may be merely slow. Returns whether it was
- * kept. Lock not held. */
-static bool unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool adopt)
+/* Keeps cand as the newest provisional reproducer of the label w reduces (the oldest is dropped
+ * past PROV_KEEP). Returns false when out of memory. Lock not held. */
+static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
+{
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy)
+        return false;
+    memcpy(copy, cand, len);
+    if (w->n_prov == PROV_KEEP) {
+        free(w->prov[0].data);
+        memmove(&w->prov[0], &w->prov[1], (PROV_KEEP - 1) * sizeof w->prov[0]);
+        w->n_prov--;
+    }
+    w->prov[w->n_prov].data = copy;
+    w->prov[w->n_prov++].len = len;
+    return true;
+}
+
+/* Keeps cand, the last run on w (the timeout label alone), as the pending hang when it is
+ * shorter than both that label's reproducer and the pending hang, and has the label reduced
+ * again. Returns false when out of memory. Lock held. */
+static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
 {
     struct cd_distill *d = w->d;
-    uint8_t *copy = adopt ? malloc(len ? len : 1) : NULL;
-    if (copy) {
-        memcpy(copy, cand, len);
-        if (w->n_prov == PROV_KEEP) {
-            free(w->prov[0].data);
-            memmove(&w->prov[0], &w->prov[1], (PROV_KEEP - 1) * sizeof w->prov[0]);
-            w->n_prov--;
-        }
-        w->prov[w->n_prov].data = copy;
-        w->prov[w->n_prov++].len = len;
+    struct cd_table_label *l = cd_table_find(d->table, w->labels.v[0]);
+    if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
+        (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
+        return true;
+    uint8_t *copy = malloc(len ? len : 1);
+    char *origin = strdup(w->origin);
+    if (!copy || !origin) {
+        free(copy);
+        free(origin);
+        return false;
     }
+    memcpy(copy, cand, len);
+    free(d->pending);
+    free(d->pending_origin);
+    d->pending = copy;
+    d->pending_len = len;
+    d->pending_label = l->id;
+    d->pending_origin = origin;
+    l->finished = false;
+    l->best->finished = false;
+    return true;
+}
+
+/* A candidate that ran slow and was left unconfirmed: counted as a timeout, and kept as a
+ * provisional reproducer when adopt (it would be the best of the label being reduced), else as
+ * the pending hang when shorter (than the timeout label's reproducer). It is not offered:
+ * unconfirmed, it may be merely slow. Returns whether it was adopted. Lock not held. */
+static bool unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool adopt,
+                        bool shorter)
+{
+    struct cd_distill *d = w->d;
+    bool ok = !adopt || keep_provisional(w, cand, len);
     lock(d);
     d->stats.timeouts++;
     if (!adopt && ++w->timeouts >= TIMEOUT_CAP)
         w->capped = true;
-    if (adopt && !copy) {
+    if (ok && shorter)
+        ok = keep_pending(w, cand, len);
+    if (!ok) {
         cd_error_set(&w->err, CD_FAILED, "out of memory keeping a reproducer");
         fail(d, &w->err);
     }
     unlock(d);
-    return copy != NULL;
+    return adopt && ok;
 }
 
 /* Confirms w's provisional reproducers, newest first, offering each, until one holds the label
@@ -537,6 +586,28 @@ static void settle(struct worker *w)
             break;
     }
     drop_provisional(w);
+}
+
+/* Hands the pending hang of label id, if any, to w as a provisional reproducer and settles it,
+ * before id's reduction starts. Lock not held. */
+static void take_pending(struct worker *w, uint32_t id)
+{
+    struct cd_distill *d = w->d;
+    lock(d);
+    bool mine = d->pending && d->pending_label == id;
+    if (mine) {
+        w->prov[0].data = d->pending;
+        w->prov[0].len = d->pending_len;
+        w->n_prov = 1;
+        free(w->origin);
+        w->origin = d->pending_origin;
+        w->label = id;
+        d->pending = NULL;
+        d->pending_origin = NULL;
+    }
+    unlock(d);
+    if (mine)
+        settle(w);
 }
 
 /* The reduction predicate: cand (strictly better than the label's best) is run unless already
@@ -574,13 +645,17 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
            hangs. A timed-out run shows the timeout label alone, so any other hang can win
            nothing but that label in its own reduction: there it is adopted provisionally and
            the newest is confirmed when the reduction ends (settle), instead of a second per
-           step. A shorter hang met while another label is reduced is left to that reduction.
-           Unconfirmed runs are never offered: they may be merely slow. */
+           step. The shortest hang met while another label is reduced that is shorter than the
+           reproducer is kept aside, and that reduction confirms it first (the seen-set would
+           keep it from running it again). Unconfirmed runs are never offered: they may be
+           merely slow. */
         lock(d);
         struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, w->label);
+        bool shorter = !wins.fresh && !wins.reducing &&
+                       cd_table_wins(d->table, cand, len, &w->labels, w->labels.v[0]).reducing;
         unlock(d);
         if (!wins.fresh)
-            return unconfirmed(w, cand, len, wins.reducing);
+            return unconfirmed(w, cand, len, wins.reducing, shorter);
         st = execute(w, cand, len, false, &outcome);
     }
     bool held = false;
@@ -622,6 +697,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
     struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false};
+    take_pending(w, id);
     for (;;) {
         lock(d);
         struct cd_table_label *dl = cd_table_find(d->table, id);
@@ -691,7 +767,8 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         }
         bool done = st == CD_OK || (w->capped && !should_stop(d));
         d->capped_labels += w->capped;
-        if (done && !changed && l->best->serial == start_serial) {
+        if (done && !changed && l->best->serial == start_serial &&
+            !(d->pending && d->pending_label == id)) {
             l->finished = true;
             if (w->changes == changes)
                 l->best->finished = true;
@@ -704,9 +781,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
 /* Picks a label uniformly at random among the unskippable ones nobody is reducing; coverage
  * labels before outcome labels, so that costly crash and timeout reproducers come last. Outcome
  * labels wait while a coverage label is still being reduced: that work may add coverage labels,
- * and a timeout reproducer costs a confirmation run of a second per candidate that still hangs,
- * which with several workers took a worker away early in every run. Lock held. Returns NULL
- * when there is none. */
+ * and every candidate of a timeout reproducer that still hangs runs to the timeout, which with
+ * several workers took a worker away early in every run. Lock held. Returns NULL when there is
+ * none. */
 static struct cd_table_label *choose_label(struct cd_distill *d)
 {
     size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0}, busy_coverage = 0;
