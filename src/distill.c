@@ -485,6 +485,22 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     return st;
 }
 
+/* Offers w's run of data during a reduction, st its status, and returns whether data became the
+ * best of the label being reduced (w->serial follows it then). A failed run fails the whole
+ * run; an undelivered one (WARN) is not offered. Lock held. */
+static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, size_t len,
+                      enum cd_outcome outcome)
+{
+    struct cd_table_example *stored = NULL;
+    if (st >= CD_FAILED)
+        fail(w->d, &w->err);
+    if (st != CD_OK || !offer(w, data, len, outcome, w->origin, &stored) || !stored ||
+        cd_table_find(w->d->table, w->label)->best != stored)
+        return false;
+    w->serial = stored->serial;
+    return true;
+}
+
 /* Keeps cand as the newest provisional reproducer of the label w reduces (the oldest is dropped
  * past PROV_KEEP). Returns false when out of memory. Lock not held. */
 static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
@@ -571,15 +587,8 @@ static void settle(struct worker *w)
         size_t len = w->prov[--w->n_prov].len;
         enum cd_outcome outcome;
         enum cd_status st = execute(w, data, len, false, &outcome);
-        bool held = false;
         lock(d);
-        if (st >= CD_FAILED) {
-            fail(d, &w->err);
-        } else if (st == CD_OK) {
-            struct cd_table_example *stored = NULL;
-            held = offer(w, data, len, outcome, w->origin, &stored) && stored &&
-                   cd_table_find(d->table, w->label)->best == stored;
-        }
+        bool held = offer_run(w, st, data, len, outcome);
         unlock(d);
         free(data);
         if (held || st >= CD_FAILED)
@@ -658,20 +667,10 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
             return unconfirmed(w, cand, len, wins.reducing, shorter);
         st = execute(w, cand, len, false, &outcome);
     }
-    bool held = false;
     lock(d);
-    if (st >= CD_FAILED) {
-        fail(d, &w->err);
-    } else if (st == CD_OK) {
-        struct cd_table_example *stored = NULL;
-        if (offer(w, cand, len, outcome, w->origin, &stored) && stored) {
-            held = cd_table_find(d->table, w->label)->best == stored;
-            if (held)
-                w->serial = stored->serial;
-        }
-        if (cd_outcome_timed_out(outcome) && !held && ++w->timeouts >= TIMEOUT_CAP)
-            w->capped = true;
-    }
+    bool held = offer_run(w, st, cand, len, outcome);
+    if (st == CD_OK && cd_outcome_timed_out(outcome) && !held && ++w->timeouts >= TIMEOUT_CAP)
+        w->capped = true;
     unlock(d);
     return held;
 }
