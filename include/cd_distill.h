@@ -80,10 +80,11 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
 
 /* Reduction loop until every label is skippable, a budget runs out, or stop is set. Does nothing
  * with no_reduce. Coverage labels are reduced before outcome labels (crash, sanitizer, timeout),
- * and a label's reduction may spend at most 16 timed-out executions: past that the label is left
- * as it is and counted in the pass report. Candidates run quick; a hang is confirmed (a second run
- * under the long limit) only when it would change the table. FAILED on a runner failure; the
- * table keeps what was found. */
+ * and a label's reduction may spend at most 16 timed-out executions on candidates it does not
+ * adopt: past that the label is left as it is and counted in the pass report. Candidates run
+ * quick; a hang is confirmed (a second run under the long limit) at once only when it is the
+ * first, and otherwise only as the timeout label's reproducer, once its reduction ends. FAILED
+ * on a runner failure; the table keeps what was found. */
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
 
 /* Fills *out with the best examples and labels as they are now. Free with cd_result_release.

@@ -347,19 +347,19 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     enum cd_outcome outcome;
     enum cd_status st = execute(w, data, len, false, &outcome);
     lock(d);
-    d->stats.first_pass_execs++;
-    if (st >= CD_FAILED) {
-        fail(d, &w->err);
-    } else if (st == CD_WARN) {
+    if (st == CD_WARN) {
         d->stats.execs--; /* nothing ran */
-        d->stats.first_pass_execs--;
         if (d->opts.warning) {
             char msg[CD_ERROR_MAX + 128];
             snprintf(msg, sizeof msg, "skipping '%.100s': %s", name, w->err.msg);
             d->opts.warning(d->opts.cb_ctx, msg);
         }
     } else {
-        offer(w, data, len, outcome, name, NULL);
+        d->stats.first_pass_execs++;
+        if (st >= CD_FAILED)
+            fail(d, &w->err);
+        else
+            offer(w, data, len, outcome, name, NULL);
     }
     unlock(d);
     return true;
@@ -658,13 +658,13 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
            reproducer is kept aside, and that reduction confirms it first (the seen-set would
            keep it from running it again). Unconfirmed runs are never offered: they may be
            merely slow. */
+        uint32_t timeout = w->labels.v[0]; /* its only label */
         lock(d);
-        struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, w->label);
-        bool shorter = !wins.fresh && !wins.reducing &&
-                       cd_table_wins(d->table, cand, len, &w->labels, w->labels.v[0]).reducing;
+        struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, timeout);
         unlock(d);
+        bool own = w->label == timeout;
         if (!wins.fresh)
-            return unconfirmed(w, cand, len, wins.reducing, shorter);
+            return unconfirmed(w, cand, len, wins.reducing && own, wins.reducing && !own);
         st = execute(w, cand, len, false, &outcome);
     }
     lock(d);
@@ -737,7 +737,8 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
                                            &out, &out_len, &changed, &w->err);
         if (st < CD_FAILED)
             settle(w);
-        drop_provisional(w);
+        else
+            drop_provisional(w);
         free(copy);
         free(out);
         lock(d);

@@ -282,7 +282,7 @@ static enum cd_status next_header(struct cd_ingest *ing, struct archive_entry **
 }
 
 /* The entry's name, in UTF-8 where libarchive can convert it. An ASCII name is taken as stored:
- * libarchive's conversion opens an iconv converter per call, a sixth of the reading thread's
+ * libarchive's conversion opens an iconv converter per call, a sixth of a first pass's
  * instructions on an archive of small files. */
 static const char *entry_name(struct archive_entry *e)
 {
