@@ -259,11 +259,59 @@ static bool try_count(struct cd_reduce_run *r, size_t p, size_t w, uint64_t v, c
     return false;
 }
 
+/* Value of the w digits at p in base (already checked to be digits of it). */
+static uint64_t digits_value(const struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < w; i++)
+        v = v * base + (uint64_t)digit_value(r->cur[p + i], base);
+    return v;
+}
+
+/* Tests the number at [p, p+w) (value v) that counts the span after its line split in two: its
+ * first i digits and the rest, each with its own copy of the line's rest (chunk extensions), its
+ * part of the span and the line end after the span. A parser that counts the kinds of digits it
+ * reads sees the same digits, and the span falls from v bytes to the two parts' values: the HTTP
+ * sample's chunk size "aa" (170 bytes) becomes "a" and "a" (10 bytes each), where halving or
+ * fewer letters loses the label. */
+static bool try_split(struct cd_reduce_run *r, size_t p, size_t w, unsigned base, uint64_t v)
+{
+    size_t end = p + w;
+    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
+    if (!nl || w < 2)
+        return false;
+    size_t s = (size_t)(nl - r->cur) + 1; /* the span */
+    if (v > r->len - s)
+        return false;
+    size_t e = s + v;
+    const uint8_t *tnl = memchr(r->cur + e, '\n', r->len - e);
+    size_t t = tnl ? (size_t)(tnl - r->cur) + 1 : e; /* the line end after the span */
+    for (size_t i = 1; i < w && !r->stopped; i++) {
+        uint64_t v1 = digits_value(r, p, i, base), v2 = digits_value(r, p + i, w - i, base);
+        size_t rest = s - end, after = t - e;
+        if (!v1 || !v2 || v1 + v2 + rest + after >= v)
+            continue; /* a zero part ends the body; no gain */
+        size_t o = 0;
+        const struct {
+            size_t from, n;
+        } parts[] = {{0, p + i}, {end, rest}, {s, v1}, {e, after}, {p + i, w - i}, {end, rest},
+                     {s + v1, v2}, {e, r->len - e}};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+            memcpy(r->cand + o, r->cur + parts[k].from, parts[k].n);
+            o += parts[k].n;
+        }
+        if (cd_reduce_try(r, o))
+            return true;
+    }
+    return false;
+}
+
 /* Shrinks the number at [p, p+w) read in base with the span it counts. A hex number with letters
  * first goes to the least number of as many digits and letters (zeros, then as many a's: "de" to
  * "aa", "a7" and "13c" to "0a" and "00a"): a parser counts the kinds of characters it reads, and
  * halving drops the letters that such a label needs ("a7" to "53"), so the HTTP sample's
- * chunk-size labels stayed in examples of several KB. Then to half its value. */
+ * chunk-size labels stayed in examples of several KB. Then to half its value, then split in two
+ * (try_split). */
 static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
 {
     uint64_t v = 0, least = 0;
@@ -290,7 +338,7 @@ static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned b
         return true;
     uint64_t half = v / 2;
     size_t m = format_number(half, base, upper, rep);
-    return m <= w && try_count(r, p, w, v, rep, m, half);
+    return (m <= w && try_count(r, p, w, v, rep, m, half)) || try_split(r, p, w, base, v);
 }
 
 /* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,

@@ -369,6 +369,54 @@ static void test_reduce_lengths_keep_hex_letters(void)
     CU_ASSERT(p.descent_ok);
 }
 
+/* HTTP chunked coding: hex size lines, each followed by that many 'x' and CRLF, up to a zero size
+ * and an empty line; the label wants exactly two hex letters read in the sizes. */
+static bool two_letter_chunks(const uint8_t *s, size_t n)
+{
+    size_t i = 0, letters = 0;
+    for (;;) {
+        size_t v = 0, k = i;
+        for (; k < n && isxdigit(s[k]); k++) {
+            letters += !isdigit(s[k]);
+            v = v * 16 + (size_t)(isdigit(s[k]) ? s[k] - '0' : (s[k] | 0x20) - 'a' + 10);
+        }
+        if (k == i || n - k < 2 || memcmp(s + k, "\r\n", 2))
+            return false;
+        i = k + 2;
+        if (v == 0)
+            return n - i == 2 && !memcmp(s + i, "\r\n", 2) && letters == 2;
+        if (n - i < v + 2)
+            return false;
+        for (size_t j = 0; j < v; j++)
+            if (s[i + j] != 'x')
+                return false;
+        if (memcmp(s + i + v, "\r\n", 2))
+            return false;
+        i += v + 2;
+    }
+}
+
+/* Neither fewer letters nor half the size keeps "aa" (170 bytes): split in two, "a" and "a"
+ * carry the same letters with 10 bytes each. */
+static void test_reduce_lengths_split_count(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    char text[256];
+    int n = snprintf(text, sizeof text, "aa\r\n");
+    memset(text + n, 'x', 170);
+    memcpy(text + n + 170, "\r\n0\r\n\r\n", 8);
+    CU_ASSERT_FATAL(two_letter_chunks((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_lengths, text, two_letter_chunks, &p, &st));
+    const char *want = "a\r\nxxxxxxxxxx\r\na\r\nxxxxxxxxxx\r\n0\r\n\r\n";
+    CU_ASSERT_EQUAL(p.last_len, strlen(want));
+    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    /* halving each of the three sizes fails at each of the three places its span may start;
+       one split */
+    CU_ASSERT(st.execs <= 10);
+    CU_ASSERT(p.descent_ok);
+}
+
 /* An array that still holds the record {KEEP}. */
 static bool array_with_keep(const uint8_t *s, size_t n)
 {
@@ -554,6 +602,7 @@ int main(void)
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
+        {"test_reduce_lengths_split_count", test_reduce_lengths_split_count},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
