@@ -1,4 +1,5 @@
-/* Deleting reducer passes: adaptive block deletion, line deletion, balanced bracketed spans.
+/* Deleting reducer passes: adaptive block deletion, line deletion, balanced bracketed spans, list
+ * items.
  * Every candidate is strictly shorter than the current example, so strictly shortlex-smaller.
  * Passes re-read the current example after each adoption; positions are clamped to its length. */
 #include "cd_reduce.h"
@@ -147,6 +148,74 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
         if (q < r->len && q > p + 1 && try_delete(r, p + 1, q - p - 1))
             any = true;
         p++;
+    }
+    return any;
+}
+
+/* End of the list item that starts at p in a list closing at q: its top-level comma, or q.
+ * Double-quoted strings (with backslash escapes) are skipped, so their commas split nothing. */
+static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
+{
+    size_t depth = 0;
+    bool str = false;
+    for (size_t i = p; i < q; i++) {
+        uint8_t c = r->cur[i];
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"') {
+            str = true;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if ((c == ')' || c == ']' || c == '}') && depth) {
+            depth--;
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    return q;
+}
+
+/* For each (), [], {} list: delete runs of its comma-separated items (one, then twice as many
+ * after each success), each with its comma, the last ones with the comma before them. Items
+ * that are no bracketed span, which the brackets pass cannot delete, are most of them: an
+ * object's "key": value members, a list's numbers and strings. A record that must stay (a
+ * label counts 128 of them) loses the members no label needs. */
+bool cd_reduce_items(struct cd_reduce_run *r)
+{
+    static const char pairs[] = "()[]{}";
+    bool any = false;
+    for (size_t p = 0; p < r->len && !r->stopped; p++) {
+        const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
+        if (!o || (o - pairs) % 2)
+            continue;
+        size_t q = matching(r, p, (uint8_t)o[0], (uint8_t)o[1]);
+        if (q == r->len || item_end(r, p + 1, q) == q)
+            continue; /* unbalanced, or a single item: the brackets pass deletes contents */
+        size_t s = p + 1, c = 1;
+        while (s < q && !r->stopped) {
+            size_t e = s;
+            for (size_t k = 0; k < c && e < q; k++) {
+                size_t comma = item_end(r, e, q);
+                e = comma < q ? comma + 1 : q;
+            }
+            size_t from = s, to = e;
+            if (to >= q) { /* the last items go with the comma before them */
+                to = q;
+                from = s > p + 1 ? s - 1 : s;
+            }
+            if (to > from && try_delete(r, from, to - from)) {
+                any = true;
+                q = matching(r, p, (uint8_t)o[0], (uint8_t)o[1]);
+                c *= 2;
+            } else if (c > 1) {
+                c /= 2;
+            } else {
+                s = item_end(r, s, q) + 1;
+            }
+        }
     }
     return any;
 }

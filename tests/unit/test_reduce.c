@@ -417,6 +417,40 @@ static void test_reduce_lengths_split_count(void)
     CU_ASSERT(p.descent_ok);
 }
 
+/* Both records by id, in a list whose commas and brackets are well placed. */
+static bool two_ids(const uint8_t *s, size_t n)
+{
+    static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += s[i] == '[' || s[i] == '{';
+        depth -= s[i] == ']' || s[i] == '}';
+        if (depth < 0)
+            return false;
+    }
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (has(s, n, bad[k]))
+            return false;
+    return depth == 0 && has(s, n, "\"id\":1") && has(s, n, "\"id\":2");
+}
+
+/* Members and elements that are no bracketed span go one by one and in runs, a comma inside a
+ * string splits nothing, and the last item goes with the comma before it. */
+static void test_reduce_items_delete_members(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *text = "[{\"id\":1,\"name\":\"x, y\",\"tags\":[1,2]},{\"note\":\"a\",\"id\":2},7,8]";
+    CU_ASSERT_FATAL(two_ids((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_items, text, two_ids, &p, &st));
+    const char *want = "[{\"id\":1},{\"id\":2}]";
+    CU_ASSERT_EQUAL(p.last_len, strlen(want));
+    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    CU_ASSERT(p.descent_ok);
+    /* the brackets pass cannot: no member is a bracketed span */
+    CU_ASSERT(!one_pass(cd_reduce_brackets, "[{\"id\":1,\"n\":0},{\"id\":2}]", two_ids, &p, &st));
+}
+
 /* An array that still holds the record {KEEP}. */
 static bool array_with_keep(const uint8_t *s, size_t n)
 {
@@ -603,6 +637,7 @@ int main(void)
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
         {"test_reduce_lengths_split_count", test_reduce_lengths_split_count},
+        {"test_reduce_items_delete_members", test_reduce_items_delete_members},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
