@@ -21,6 +21,7 @@ struct cd_table_example {
     uint64_t serial;              /* unique per stored example, never reused */
     size_t refs;                  /* labels it is best for */
     bool finished;                /* a reduction of it changed nothing anywhere */
+    bool outcome;                 /* it shows an outcome label: a reproducer, never a seed */
     struct cd_table_example *prev, *next; /* live list, in insertion order */
     size_t index;                 /* scratch for cd_distill_result */
 };

@@ -53,7 +53,7 @@ static bool copy_example(struct cd_result_example *r, const struct cd_table_exam
     r->len = e->len;
     memcpy(r->labels.v, e->labels.v, e->labels.n * sizeof *e->labels.v);
     r->labels.n = r->labels.cap = e->labels.n;
-    r->reproducer = cd_labelset_has_outcome(&e->labels);
+    r->reproducer = e->outcome;
     cd_hash_sha1_hex(e->data, e->len, r->sha1);
     return true;
 }

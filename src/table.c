@@ -143,6 +143,7 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     if (labels->n)
         memcpy(e->labels.v, labels->v, labels->n * sizeof *labels->v);
     e->labels.n = e->labels.cap = labels->n;
+    e->outcome = cd_labelset_has_outcome(labels);
     e->serial = ++t->serial;
     return e;
 }
@@ -185,7 +186,7 @@ static bool better_for(const struct cd_table_label *l, const uint8_t *data, size
 {
     if (!l)
         return true;
-    if (!cd_labels_is_outcome(l->id) && outcome != cd_labelset_has_outcome(&l->best->labels))
+    if (!cd_labels_is_outcome(l->id) && outcome != l->best->outcome)
         return !outcome;
     return cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
 }
@@ -198,8 +199,7 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
     for (uint32_t id = l->id + 1; id <= (l->id | 7u); id++) {
         const struct cd_table_label *s = lookup(t, id);
         if (s && s->best->len < l->best->len && (!donor || s->best->len < donor->len) &&
-            (!cd_labelset_has_outcome(&s->best->labels) ||
-             cd_labelset_has_outcome(&l->best->labels)))
+            (!s->best->outcome || l->best->outcome))
             donor = s->best;
     }
     return donor && donor->serial != l->donor_tried ? donor : NULL;
