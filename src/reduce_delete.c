@@ -1,5 +1,5 @@
 /* Deleting reducer passes: adaptive block deletion, line deletion, balanced bracketed spans, list
- * items.
+ * items, blanks.
  * Every candidate is strictly shorter than the current example, so strictly shortlex-smaller.
  * Passes re-read the current example after each adoption; positions are clamped to its length. */
 #include "cd_reduce.h"
@@ -214,6 +214,63 @@ bool cd_reduce_items(struct cd_reduce_run *r)
                 c /= 2;
             } else {
                 s = item_end(r, s, q) + 1;
+            }
+        }
+    }
+    return any;
+}
+
+static bool is_blank(uint8_t c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static size_t count_blank_runs(const struct cd_reduce_run *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->len; i++)
+        n += is_blank(r->cur[i]) && (i == 0 || !is_blank(r->cur[i - 1]));
+    return n;
+}
+
+/* Tests cur without its runs of spaces and tabs number a to b-1, counted from 0. */
+static bool try_without_blanks(struct cd_reduce_run *r, size_t a, size_t b)
+{
+    size_t o = 0, run = 0;
+    for (size_t i = 0; i < r->len;) {
+        if (!is_blank(r->cur[i])) {
+            r->cand[o++] = r->cur[i++];
+            continue;
+        }
+        size_t e = i;
+        while (e < r->len && is_blank(r->cur[e]))
+            e++;
+        if (run < a || run >= b) {
+            memcpy(r->cand + o, r->cur + i, e - i);
+            o += e - i;
+        }
+        run++;
+        i = e;
+    }
+    return o < r->len && cd_reduce_try(r, o);
+}
+
+/* Deletes runs of spaces and tabs: all of them at once, then halves, quarters ... down to a
+ * 64th of them (single runs in examples with up to 64), as a parser that skips blanks rarely
+ * needs one. Indentation and the blank after every ':' and ',' of a long example otherwise
+ * stay: the blocks pass's finest block is longer than most runs and starts at fixed offsets. */
+bool cd_reduce_spaces(struct cd_reduce_run *r)
+{
+    bool any = false;
+    size_t n = count_blank_runs(r), finest = n / 64 ? n / 64 : 1;
+    for (size_t c = n; c >= finest && n && !r->stopped; c /= 2) {
+        for (size_t a = 0; a < n && !r->stopped;) {
+            size_t b = a + c < n ? a + c : n;
+            if (try_without_blanks(r, a, b)) {
+                any = true;
+                n -= b - a;
+            } else {
+                a = b;
             }
         }
     }

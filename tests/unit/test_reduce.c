@@ -451,6 +451,32 @@ static void test_reduce_items_delete_members(void)
     CU_ASSERT(!one_pass(cd_reduce_brackets, "[{\"id\":1,\"n\":0},{\"id\":2}]", two_ids, &p, &st));
 }
 
+/* "GET /" and, blanks aside, the rest of a request line. */
+static bool get_line(const uint8_t *s, size_t n)
+{
+    char squeezed[64];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < sizeof squeezed - 1; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            squeezed[m++] = (char)s[i];
+    squeezed[m] = 0;
+    return n >= 5 && !memcmp(s, "GET /", 5) && !strcmp(squeezed, "GET/x=1;y=2");
+}
+
+/* All blanks at once fail (GET needs its space), so halves and quarters go. */
+static void test_reduce_spaces_delete_blank_runs(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *text = "GET / x  =  1 ;\ty\t= 2  ";
+    CU_ASSERT_FATAL(get_line((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_spaces, text, get_line, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, strlen("GET /x=1;y=2"));
+    CU_ASSERT(!memcmp(p.last, "GET /x=1;y=2", p.last_len));
+    CU_ASSERT(st.execs <= 12);
+    CU_ASSERT(p.descent_ok);
+}
+
 /* An array that still holds the record {KEEP}. */
 static bool array_with_keep(const uint8_t *s, size_t n)
 {
@@ -638,6 +664,7 @@ int main(void)
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
         {"test_reduce_lengths_split_count", test_reduce_lengths_split_count},
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
+        {"test_reduce_spaces_delete_blank_runs", test_reduce_spaces_delete_blank_runs},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
