@@ -437,7 +437,8 @@ static bool try_split(struct cd_reduce_run *r, size_t p, size_t w, unsigned base
  * "aa", "a7" and "13c" to "0a" and "00a"): a parser counts the kinds of characters it reads, and
  * halving drops the letters that such a label needs ("a7" to "53"), so the HTTP sample's
  * chunk-size labels stayed in examples of several KB. Then to half its value, then split in two
- * (try_split). */
+ * (try_split). Before all these, a number of two or more digits goes to one ("0a" to "01"): a
+ * label that counts digits alone keeps them, and its span goes with them. */
 static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
 {
     uint64_t v = 0, least = 0;
@@ -460,6 +461,11 @@ static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned b
             rep[i] = '0';
         least = least * base + (i < w - letters ? 0 : 10);
     }
+    uint8_t one[24];
+    memset(one, '0', w - 1);
+    one[w - 1] = '1';
+    if (w > 1 && try_count(r, p, w, v, one, w, 1))
+        return true;
     if (letters && least < v && try_count(r, p, w, v, rep, w, least))
         return true;
     uint64_t half = v / 2;
