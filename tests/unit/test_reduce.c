@@ -335,21 +335,45 @@ static void test_reduce_lengths_shrink_count_and_span(void)
               p.last_len == 10);
 }
 
-/* A chunk-size line: a hex size with at least one letter, a newline, exactly that many 'x', then
- * "END", as an HTTP parser with a label for hex letters in chunk sizes needs it. */
-static bool hex_counted_body(const uint8_t *s, size_t n)
+/* A chunk-size line: a hex size, a newline, exactly that many 'x', then "END". Whether s is
+ * one, with the digits and the letters of its size. */
+static bool hex_size_body(const uint8_t *s, size_t n, size_t *digits, size_t *letters)
 {
-    size_t v = 0, i = 0, letters = 0;
+    size_t v = 0, i = 0;
+    *letters = 0;
     for (; i < n && isxdigit(s[i]); i++) {
-        letters += !isdigit(s[i]);
+        *letters += !isdigit(s[i]);
         v = v * 16 + (size_t)(isdigit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
     }
-    if (i == 0 || letters == 0 || i >= n || s[i] != '\n' || n - i - 1 != v + 3)
+    *digits = i;
+    if (i == 0 || i >= n || s[i] != '\n' || n - i - 1 != v + 3)
         return false;
     for (size_t k = 0; k < v; k++)
         if (s[i + 1 + k] != 'x')
             return false;
     return !memcmp(s + i + 1 + v, "END", 3);
+}
+
+/* An HTTP parser with a label for hex letters in chunk sizes needs one. */
+static bool hex_counted_body(const uint8_t *s, size_t n)
+{
+    size_t digits, letters;
+    return hex_size_body(s, n, &digits, &letters) && letters > 0;
+}
+
+/* A label for the digits a parser reads in a size needs three. */
+static bool three_digit_count(const uint8_t *s, size_t n)
+{
+    size_t digits, letters;
+    return hex_size_body(s, n, &digits, &letters) && digits >= 3;
+}
+
+/* Writes size, a newline, v 'x' and "END" into text (256 bytes). */
+static void size_body_text(char *text, const char *size, size_t v)
+{
+    int n = snprintf(text, 256, "%s\n", size);
+    memset(text + n, 'x', v);
+    memcpy(text + n + v, "END", 4);
 }
 
 /* Halving a7 (167) gives 53, without a letter: the pass goes to 0a (10) instead. */
@@ -358,9 +382,7 @@ static void test_reduce_lengths_keep_hex_letters(void)
     struct pctx p;
     struct cd_reduce_stats st;
     char text[256];
-    int n = snprintf(text, sizeof text, "a7\n");
-    memset(text + n, 'x', 167);
-    memcpy(text + n + 167, "END", 4);
+    size_body_text(text, "a7", 167);
     CU_ASSERT_FATAL(hex_counted_body((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, hex_counted_body, &p, &st));
     CU_ASSERT_EQUAL(p.last_len, 16);
@@ -369,30 +391,13 @@ static void test_reduce_lengths_keep_hex_letters(void)
     CU_ASSERT(p.descent_ok);
 }
 
-/* A hex size of at least three digits, a newline, exactly that many 'x', then "END": a parser
- * with a label for the digits it reads in a size. */
-static bool three_digit_count(const uint8_t *s, size_t n)
-{
-    size_t v = 0, i = 0;
-    for (; i < n && isxdigit(s[i]); i++)
-        v = v * 16 + (size_t)(isdigit(s[i]) ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
-    if (i < 3 || i >= n || s[i] != '\n' || n - i - 1 != v + 3)
-        return false;
-    for (size_t k = 0; k < v; k++)
-        if (s[i + 1 + k] != 'x')
-            return false;
-    return !memcmp(s + i + 1 + v, "END", 3);
-}
-
 /* "0a7" (167 bytes) goes to "001" in one step: the label counts digits, not their value. */
 static void test_reduce_lengths_count_to_one(void)
 {
     struct pctx p;
     struct cd_reduce_stats st;
     char text[256];
-    int n = snprintf(text, sizeof text, "0a7\n");
-    memset(text + n, 'x', 167);
-    memcpy(text + n + 167, "END", 4);
+    size_body_text(text, "0a7", 167);
     CU_ASSERT_FATAL(three_digit_count((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, three_digit_count, &p, &st));
     CU_ASSERT_EQUAL(p.last_len, 8);
