@@ -43,4 +43,8 @@ const char *cd_status_name(enum cd_status status);
 /* Monotonic clock in nanoseconds. */
 uint64_t cd_now_ns(void);
 
+/* A malloc'd copy of the len bytes at p (a valid pointer even when len is 0), or NULL when out
+ * of memory. */
+void *cd_memdup(const void *p, size_t len);
+
 #endif

@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum cd_status cd_error_set(struct cd_error *err, enum cd_status status, const char *fmt, ...)
@@ -33,4 +35,12 @@ uint64_t cd_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void *cd_memdup(const void *p, size_t len)
+{
+    void *copy = malloc(len ? len : 1);
+    if (copy && len)
+        memcpy(copy, p, len);
+    return copy;
 }

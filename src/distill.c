@@ -505,10 +505,9 @@ static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, 
  * past PROV_KEEP). Returns false when out of memory. Lock not held. */
 static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
 {
-    uint8_t *copy = malloc(len ? len : 1);
+    uint8_t *copy = cd_memdup(cand, len);
     if (!copy)
         return false;
-    memcpy(copy, cand, len);
     if (w->n_prov == PROV_KEEP) {
         free(w->prov[0].data);
         memmove(&w->prov[0], &w->prov[1], (PROV_KEEP - 1) * sizeof w->prov[0]);
@@ -529,14 +528,13 @@ static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
     if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
         (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
         return true;
-    uint8_t *copy = malloc(len ? len : 1);
+    uint8_t *copy = cd_memdup(cand, len);
     char *origin = strdup(w->origin);
     if (!copy || !origin) {
         free(copy);
         free(origin);
         return false;
     }
-    memcpy(copy, cand, len);
     free(d->pending);
     free(d->pending_origin);
     d->pending = copy;
@@ -704,7 +702,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         cd_table_donor_taken(dl, donor);
         if (donor)
             e = donor;
-        uint8_t *copy = malloc(e->len ? e->len : 1);
+        uint8_t *copy = cd_memdup(e->data, e->len);
         free(w->origin);
         w->origin = strdup(e->origin);
         if (!copy || !w->origin) {
@@ -715,7 +713,6 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             return CD_FAILED;
         }
         size_t len = e->len;
-        memcpy(copy, e->data, len);
         uint64_t start_serial = dl->best->serial, changes = w->changes;
         w->label = id;
         w->serial = start_serial;

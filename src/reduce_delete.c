@@ -412,9 +412,9 @@ static bool try_split(struct cd_reduce_run *r, size_t p, size_t w, unsigned base
     size_t e = s + v;
     const uint8_t *tnl = memchr(r->cur + e, '\n', r->len - e);
     size_t t = tnl ? (size_t)(tnl - r->cur) + 1 : e; /* the line end after the span */
+    size_t rest = s - end, after = t - e;
     for (size_t i = 1; i < w && !r->stopped; i++) {
         uint64_t v1 = digits_value(r, p, i, base), v2 = digits_value(r, p + i, w - i, base);
-        size_t rest = s - end, after = t - e;
         if (!v1 || !v2 || v1 + v2 + rest + after >= v)
             continue; /* a zero part ends the body; no gain */
         size_t o = 0;
@@ -461,11 +461,13 @@ static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned b
             rep[i] = '0';
         least = least * base + (i < w - letters ? 0 : 10);
     }
-    uint8_t one[24];
-    memset(one, '0', w - 1);
-    one[w - 1] = '1';
-    if (w > 1 && try_count(r, p, w, v, one, w, 1))
-        return true;
+    if (w > 1) {
+        uint8_t one[24];
+        memset(one, '0', w - 1);
+        one[w - 1] = '1';
+        if (try_count(r, p, w, v, one, w, 1))
+            return true;
+    }
     if (letters && least < v && try_count(r, p, w, v, rep, w, least))
         return true;
     uint64_t half = v / 2;

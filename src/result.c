@@ -43,15 +43,12 @@ static int by_id(const void *a, const void *b)
 /* Copies table example e into r. */
 static bool copy_example(struct cd_result_example *r, const struct cd_table_example *e)
 {
-    r->data = malloc(e->len ? e->len : 1);
+    r->data = cd_memdup(e->data, e->len);
     r->origin = strdup(e->origin);
-    r->labels.v = malloc((e->labels.n ? e->labels.n : 1) * sizeof *r->labels.v);
+    r->labels.v = cd_memdup(e->labels.v, e->labels.n * sizeof *e->labels.v);
     if (!r->data || !r->origin || !r->labels.v)
         return false;
-    if (e->len)
-        memcpy(r->data, e->data, e->len);
     r->len = e->len;
-    memcpy(r->labels.v, e->labels.v, e->labels.n * sizeof *e->labels.v);
     r->labels.n = r->labels.cap = e->labels.n;
     r->reproducer = e->outcome;
     cd_hash_sha1_hex(e->data, e->len, r->sha1);

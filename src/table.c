@@ -130,18 +130,14 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     struct cd_table_example *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    e->data = malloc(len ? len : 1);
+    e->data = cd_memdup(data, len);
     e->origin = strdup(origin ? origin : "");
-    e->labels.v = malloc((labels->n ? labels->n : 1) * sizeof *e->labels.v);
+    e->labels.v = cd_memdup(labels->v, labels->n * sizeof *labels->v);
     if (!e->data || !e->origin || !e->labels.v) {
         example_free(e);
         return NULL;
     }
-    if (len)
-        memcpy(e->data, data, len);
     e->len = len;
-    if (labels->n)
-        memcpy(e->labels.v, labels->v, labels->n * sizeof *labels->v);
     e->labels.n = e->labels.cap = labels->n;
     e->outcome = cd_labelset_has_outcome(labels);
     e->serial = ++t->serial;
