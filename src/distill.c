@@ -646,6 +646,17 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     unlock(d);
     enum cd_status st = execute(w, cand, len, true, &outcome);
+    if (st == CD_OK && outcome == CD_OUTCOME_SLOW && w->label != w->labels.v[0]) {
+        /* A clean run that a busy machine stalled past the tight timeout would be lost: never
+           offered unconfirmed, and never run again once seen. Outside the timeout label's own
+           reduction (whose end confirms what it adopts), a slow candidate runs once more. */
+        lock(d);
+        bool go = reserve_exec(d);
+        unlock(d);
+        if (!go)
+            return false;
+        st = execute(w, cand, len, true, &outcome);
+    }
     if (st == CD_OK && outcome == CD_OUTCOME_SLOW) {
         /* Confirming a hang costs the long limit, a second, so only the first hang of the run
            (its timeout label is new) is confirmed at once; afl-fuzz, too, confirms only new
