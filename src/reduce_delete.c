@@ -394,6 +394,24 @@ static uint64_t digits_value(const struct cd_reduce_run *r, size_t p, size_t w, 
     return v;
 }
 
+/* The span of v bytes that a count ending at end delimits when it starts after the count's line:
+ * its start s, its end e, and t, just past the line end after it (e when there is none). False
+ * when the count has no line end after it or the input ends inside the span. */
+static bool span_after_line(const struct cd_reduce_run *r, size_t end, uint64_t v, size_t *s,
+                            size_t *e, size_t *t)
+{
+    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
+    if (!nl)
+        return false;
+    *s = (size_t)(nl - r->cur) + 1;
+    if (v > r->len - *s)
+        return false;
+    *e = *s + v;
+    const uint8_t *tnl = memchr(r->cur + *e, '\n', r->len - *e);
+    *t = tnl ? (size_t)(tnl - r->cur) + 1 : *e;
+    return true;
+}
+
 /* Tests the number at [p, p+w) (value v) that counts the span after its line split in two: its
  * first i digits and the rest, each with its own copy of the line's rest (chunk extensions), its
  * part of the span and the line end after the span. A parser that counts the kinds of digits it
@@ -402,16 +420,9 @@ static uint64_t digits_value(const struct cd_reduce_run *r, size_t p, size_t w, 
  * fewer letters loses the label. */
 static bool try_split(struct cd_reduce_run *r, size_t p, size_t w, unsigned base, uint64_t v)
 {
-    size_t end = p + w;
-    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
-    if (!nl || w < 2)
+    size_t end = p + w, s, e, t;
+    if (w < 2 || !span_after_line(r, end, v, &s, &e, &t))
         return false;
-    size_t s = (size_t)(nl - r->cur) + 1; /* the span */
-    if (v > r->len - s)
-        return false;
-    size_t e = s + v;
-    const uint8_t *tnl = memchr(r->cur + e, '\n', r->len - e);
-    size_t t = tnl ? (size_t)(tnl - r->cur) + 1 : e; /* the line end after the span */
     size_t rest = s - end, after = t - e;
     for (size_t i = 1; i < w && !r->stopped; i++) {
         uint64_t v1 = digits_value(r, p, i, base), v2 = digits_value(r, p + i, w - i, base);
@@ -475,10 +486,45 @@ static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned b
     return (m <= w && try_count(r, p, w, v, rep, m, half)) || try_split(r, p, w, base, v);
 }
 
+/* Tests the number at [p, p+w) (value v in base) joined with the next count, the nonzero digits
+ * on the line after its span: everything between them goes. A parser that counts the kinds of
+ * digits it reads sees the same digits in fewer counts; the joined count claims more than is
+ * left, which a parser that stops at the input's end takes as a cut-off last chunk. Sixteen
+ * chunks of "a" and ten bytes each, which the HTTP sample's label for sixteen hex letters kept,
+ * become one line of sixteen a's. */
+static bool try_join(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
+{
+    size_t end = p + w, s, e, t, w2 = 0;
+    bool nonzero = false;
+    if (!span_after_line(r, end, digits_value(r, p, w, base), &s, &e, &t) || t == e)
+        return false;
+    for (; t + w2 < r->len && digit_value(r->cur[t + w2], 16) >= 0; w2++)
+        nonzero |= r->cur[t + w2] != '0';
+    if (!nonzero || w + w2 > 16)
+        return false; /* a zero count ends the body; longer sizes overflow */
+    memcpy(r->cand, r->cur, end);
+    memcpy(r->cand + end, r->cur + t, r->len - t);
+    return cd_reduce_try(r, end + r->len - t);
+}
+
+/* Start of the run of hex digits before p, or p when there is none: where the scan goes back to
+ * when a join made the count before p a candidate for another one. */
+static size_t previous_run(const struct cd_reduce_run *r, size_t p)
+{
+    size_t q = p;
+    while (q > 0 && digit_value(r->cur[q - 1], 16) < 0)
+        q--;
+    if (q == 0)
+        return p;
+    while (q > 0 && digit_value(r->cur[q - 1], 16) >= 0)
+        q--;
+    return q;
+}
+
 /* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
  * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
  * do. Each run of hex digits is shrunk with the span it counts (shrink_count), read in decimal
- * first when it can be. */
+ * first when it can be, or else joined with the count after its span (try_join). */
 bool cd_reduce_lengths(struct cd_reduce_run *r)
 {
     bool any = false;
@@ -496,6 +542,11 @@ bool cd_reduce_lengths(struct cd_reduce_run *r)
         if (w <= 16 && ((dec == w && shrink_count(r, p, w, 10)) || shrink_count(r, p, w, 16))) {
             any = true;
             continue; /* shrink it again */
+        }
+        if (w < 16 && ((dec == w && try_join(r, p, w, 10)) || try_join(r, p, w, 16))) {
+            any = true;
+            p = previous_run(r, p); /* the count before may join this one */
+            continue;
         }
         p += w;
     }
