@@ -24,6 +24,7 @@ enum cd_reduce_pass {
     CD_REDUCE_LINES = 0,   /* delete lines and runs of lines */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_ITEMS,       /* delete comma-separated items of (), [], {} lists */
+    CD_REDUCE_HOIST,       /* replace a (), [], {} span by one of the values inside it */
     CD_REDUCE_SPACES,      /* delete runs of spaces and tabs, many at once */
     CD_REDUCE_CHUNKS,      /* delete length-prefixed chunks (binary TLV formats) whole */
     CD_REDUCE_CHECKED,     /* reduce inside CRC-checked chunks (PNG family), repairing them */
@@ -81,6 +82,7 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
 bool cd_reduce_lines(struct cd_reduce_run *r);
 bool cd_reduce_brackets(struct cd_reduce_run *r);
 bool cd_reduce_items(struct cd_reduce_run *r);
+bool cd_reduce_hoist(struct cd_reduce_run *r);
 bool cd_reduce_spaces(struct cd_reduce_run *r);
 bool cd_reduce_blocks(struct cd_reduce_run *r);
 bool cd_reduce_digits(struct cd_reduce_run *r);

@@ -1,5 +1,5 @@
 /* Deleting reducer passes: adaptive block deletion, line deletion, balanced bracketed spans, list
- * items, blanks.
+ * items, spans replaced by a value inside them, blanks.
  * Every candidate is strictly shorter than the current example, so strictly shortlex-smaller.
  * Passes re-read the current example after each adoption; positions are clamped to its length. */
 #include "cd_reduce.h"
@@ -152,9 +152,10 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
     return any;
 }
 
-/* End of the list item that starts at p in a list closing at q: its top-level comma, or q.
- * Double-quoted strings (with backslash escapes) are skipped, so their commas split nothing. */
-static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
+/* End of the list item that starts at p in a list closing at q: its top-level comma (or colon,
+ * when at_colon), or q. Double-quoted strings (with backslash escapes) are skipped, so their
+ * commas split nothing. */
+static size_t part_end(const struct cd_reduce_run *r, size_t p, size_t q, bool at_colon)
 {
     size_t depth = 0;
     bool str = false;
@@ -171,11 +172,16 @@ static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
             depth++;
         } else if ((c == ')' || c == ']' || c == '}') && depth) {
             depth--;
-        } else if (c == ',' && depth == 0) {
+        } else if ((c == ',' || (c == ':' && at_colon)) && depth == 0) {
             return i;
         }
     }
     return q;
+}
+
+static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
+{
+    return part_end(r, p, q, false);
 }
 
 /* For each (), [], {} list: delete runs of its comma-separated items (one, then twice as many
@@ -216,6 +222,47 @@ bool cd_reduce_items(struct cd_reduce_run *r)
                 s = item_end(r, s, q) + 1;
             }
         }
+    }
+    return any;
+}
+
+/* Tests cur with [a, b) replaced by the n bytes at v, which lie inside it. */
+static bool try_replace(struct cd_reduce_run *r, size_t a, size_t b, size_t v, size_t n)
+{
+    memcpy(r->cand, r->cur, a);
+    memcpy(r->cand + a, r->cur + v, n);
+    memcpy(r->cand + a + n, r->cur + b, r->len - b);
+    return cd_reduce_try(r, r->len - (b - a) + n);
+}
+
+/* For each (), [], {} span: replace it by one of its values, the parts between its top-level
+ * commas and colons that are no key (no colon follows), blanks trimmed. A label that counts
+ * what the values hold keeps them without what wraps them: the JSON sample's label for 128
+ * exponents kept {"":0E+0} items, which neither the items pass (each holds an exponent) nor the
+ * brackets pass (deleting braces alone leaves a key where a value must be) could shrink. */
+bool cd_reduce_hoist(struct cd_reduce_run *r)
+{
+    static const char pairs[] = "()[]{}";
+    bool any = false;
+    size_t p = 0;
+    while (p < r->len && !r->stopped) {
+        const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
+        size_t q = o && (o - pairs) % 2 == 0 ? matching(r, p, (uint8_t)o[0], (uint8_t)o[1]) : r->len;
+        bool hoisted = false;
+        for (size_t s = p + 1; q < r->len && s < q && !hoisted && !r->stopped;) {
+            size_t e = part_end(r, s, q, true), a = s, b = e;
+            while (a < b && is_separator(r->cur[a]))
+                a++;
+            while (b > a && is_separator(r->cur[b - 1]))
+                b--;
+            if (a < b && (e == q || r->cur[e] != ':'))
+                hoisted = try_replace(r, p, q + 1, a, b - a);
+            s = e + 1;
+        }
+        if (hoisted)
+            any = true; /* what came up may be a span itself */
+        else
+            p++;
     }
     return any;
 }

@@ -524,6 +524,52 @@ static void test_reduce_items_delete_members(void)
     CU_ASSERT(!one_pass(cd_reduce_brackets, "[{\"id\":1,\"n\":0},{\"id\":2}]", two_ids, &p, &st));
 }
 
+/* Three exponents in a JSON-like text: brackets balanced, a colon only inside an object, every
+ * member of an object starting with a key, commas well placed. */
+static bool three_exponents(const uint8_t *s, size_t n)
+{
+    static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
+    uint8_t stack[32];
+    size_t depth = 0, exps = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool in_object = depth && stack[depth - 1] == '{';
+        if (s[i] == '[' || s[i] == '{') {
+            if (depth == sizeof stack)
+                return false;
+            stack[depth++] = s[i];
+        } else if (s[i] == ']' || s[i] == '}') {
+            if (!depth || stack[--depth] != (s[i] == ']' ? '[' : '{'))
+                return false;
+        } else if (s[i] == ':' && !in_object) {
+            return false;
+        }
+        if ((s[i] == '{' || (s[i] == ',' && in_object)) && (i + 1 == n || s[i + 1] != '"'))
+            return false;
+        exps += s[i] == 'E';
+    }
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (has(s, n, bad[k]))
+            return false;
+    return depth == 0 && exps >= 3;
+}
+
+/* Each exponent comes out of the object and the list that wrap it; no deletion alone can do it. */
+static void test_reduce_hoist_values(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *text = "[{\"\":1E0},{\"a\": [2E0]},3E0]";
+    CU_ASSERT_FATAL(three_exponents((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_hoist, text, three_exponents, &p, &st));
+    const char *want = "[1E0,2E0,3E0]";
+    CU_ASSERT_EQUAL(p.last_len, strlen(want));
+    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    CU_ASSERT_EQUAL(st.successes, 3);
+    CU_ASSERT(p.descent_ok);
+    CU_ASSERT(!one_pass(cd_reduce_brackets, text, three_exponents, &p, &st));
+    CU_ASSERT(!one_pass(cd_reduce_items, text, three_exponents, &p, &st));
+}
+
 /* "GET /" and, blanks aside, the rest of a request line. */
 static bool get_line(const uint8_t *s, size_t n)
 {
@@ -739,6 +785,7 @@ int main(void)
         {"test_reduce_lengths_split_count", test_reduce_lengths_split_count},
         {"test_reduce_lengths_join_counts", test_reduce_lengths_join_counts},
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
+        {"test_reduce_hoist_values", test_reduce_hoist_values},
         {"test_reduce_spaces_delete_blank_runs", test_reduce_spaces_delete_blank_runs},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
