@@ -33,7 +33,7 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
     static const char *const names[CD_REDUCE_NPASSES] = {
         [CD_REDUCE_LINES] = "lines",     [CD_REDUCE_BRACKETS] = "brackets",
         [CD_REDUCE_ITEMS] = "items",     [CD_REDUCE_HOIST] = "hoist",
-        [CD_REDUCE_SPACES] = "spaces",
+        [CD_REDUCE_SPACES] = "spaces",   [CD_REDUCE_WORDS] = "words",
         [CD_REDUCE_CHUNKS] = "chunks",   [CD_REDUCE_CHECKED] = "checked",
         [CD_REDUCE_LENGTHS] = "lengths", [CD_REDUCE_DIGITS] = "digits",
         [CD_REDUCE_BLOCKS] = "blocks",   [CD_REDUCE_BYTES] = "bytes",
@@ -45,7 +45,7 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
     [CD_REDUCE_LINES] = cd_reduce_lines,     [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_ITEMS] = cd_reduce_items,     [CD_REDUCE_HOIST] = cd_reduce_hoist,
-    [CD_REDUCE_SPACES] = cd_reduce_spaces,
+    [CD_REDUCE_SPACES] = cd_reduce_spaces,   [CD_REDUCE_WORDS] = cd_reduce_words,
     [CD_REDUCE_CHUNKS] = cd_reduce_chunks,   [CD_REDUCE_CHECKED] = cd_reduce_checked,
     [CD_REDUCE_LENGTHS] = cd_reduce_lengths, [CD_REDUCE_DIGITS] = cd_reduce_digits,
     [CD_REDUCE_BLOCKS] = cd_reduce_blocks,   [CD_REDUCE_BYTES] = cd_reduce_bytes,

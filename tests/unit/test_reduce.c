@@ -570,6 +570,58 @@ static void test_reduce_hoist_values(void)
     CU_ASSERT(!one_pass(cd_reduce_items, text, three_exponents, &p, &st));
 }
 
+/* Length of a user record {"type":"user","name":N,"email":E} at s, N not empty, E an address
+ * with a dot in its domain; 0 when there is none. */
+static size_t user_record(const uint8_t *s, size_t n)
+{
+    static const char head[] = "{\"type\":\"user\",\"name\":\"", mid[] = "\",\"email\":\"";
+    size_t i = sizeof head - 1;
+    if (n < i || memcmp(s, head, i))
+        return 0;
+    const uint8_t *q = memchr(s + i, '"', n - i);
+    if (!q || q == s + i || (size_t)(s + n - q) < sizeof mid - 1 || memcmp(q, mid, sizeof mid - 1))
+        return 0;
+    const uint8_t *a = q + sizeof mid - 1, *end = memchr(a, '"', (size_t)(s + n - a));
+    if (!end || (size_t)(s + n - end) < 2 || end[1] != '}')
+        return 0;
+    const uint8_t *at = memchr(a, '@', (size_t)(end - a));
+    if (!at || at == a)
+        return 0;
+    const uint8_t *dot = memchr(at + 1, '.', (size_t)(end - at - 1));
+    if (!dot || dot == at + 1 || dot + 1 == end)
+        return 0;
+    return (size_t)(end + 2 - s);
+}
+
+/* A list of two user records. */
+static bool two_users(const uint8_t *s, size_t n)
+{
+    size_t a, b;
+    if (n < 2 || s[0] != '[' || !(a = user_record(s + 1, n - 1)) || a + 2 > n - 1 ||
+        s[1 + a] != ',' || !(b = user_record(s + 2 + a, n - 2 - a)))
+        return false;
+    return 2 + a + b + 1 == n && s[n - 1] == ']';
+}
+
+/* Names and addresses lose their words' letters but the first, a name with both its copies at
+ * once; keys and the record type, which the label needs whole, stay. */
+static void test_reduce_words_cut_strings(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *text = "[{\"type\":\"user\",\"name\":\"Rupert\",\"email\":\"dave.0@male.net\"},"
+                       "{\"type\":\"user\",\"name\":\"Rupert\",\"email\":\"x@ab.cd\"}]";
+    CU_ASSERT_FATAL(two_users((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_words, text, two_users, &p, &st));
+    const char *want = "[{\"type\":\"user\",\"name\":\"R\",\"email\":\"d.0@m.n\"},"
+                       "{\"type\":\"user\",\"name\":\"R\",\"email\":\"x@a.c\"}]";
+    CU_ASSERT_EQUAL(p.last_len, strlen(want));
+    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    CU_ASSERT_EQUAL(st.successes, 3);
+    CU_ASSERT(st.execs <= 7); /* "user" in both copies, then alone, at each record */
+    CU_ASSERT(p.descent_ok);
+}
+
 /* "GET /" and, blanks aside, the rest of a request line. */
 static bool get_line(const uint8_t *s, size_t n)
 {
@@ -787,6 +839,7 @@ int main(void)
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
         {"test_reduce_hoist_values", test_reduce_hoist_values},
         {"test_reduce_spaces_delete_blank_runs", test_reduce_spaces_delete_blank_runs},
+        {"test_reduce_words_cut_strings", test_reduce_words_cut_strings},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
