@@ -235,29 +235,58 @@ static bool try_replace(struct cd_reduce_run *r, size_t a, size_t b, size_t v, s
     return cd_reduce_try(r, r->len - (b - a) + n);
 }
 
-/* For each (), [], {} span: replace it by one of its values, the parts between its top-level
- * commas and colons that are no key (no colon follows), blanks trimmed. A label that counts
- * what the values hold keeps them without what wraps them: the JSON sample's label for 128
- * exponents kept {"":0E+0} items, which neither the items pass (each holds an exponent) nor the
- * brackets pass (deleting braces alone leaves a key where a value must be) could shrink. */
+/* Bounds of the value in the part [s, e) of a span, blanks trimmed; false when it is empty or a
+ * key (a colon follows it at e). */
+static bool part_value(const struct cd_reduce_run *r, size_t s, size_t e, size_t q, size_t *a,
+                       size_t *b)
+{
+    *a = s;
+    *b = e;
+    while (*a < *b && is_separator(r->cur[*a]))
+        ++*a;
+    while (*b > *a && is_separator(r->cur[*b - 1]))
+        --*b;
+    return *a < *b && (e == q || r->cur[e] != ':');
+}
+
+/* Tests cur with the span [p, q] replaced by all its values, joined by commas; false when it has
+ * fewer than two. */
+static bool try_splice(struct cd_reduce_run *r, size_t p, size_t q)
+{
+    size_t o = p, values = 0, a, b;
+    memcpy(r->cand, r->cur, p);
+    for (size_t s = p + 1, e; s < q; s = e + 1) {
+        e = part_end(r, s, q, true);
+        if (!part_value(r, s, e, q, &a, &b))
+            continue;
+        if (values++)
+            r->cand[o++] = ',';
+        memcpy(r->cand + o, r->cur + a, b - a);
+        o += b - a;
+    }
+    memcpy(r->cand + o, r->cur + q + 1, r->len - q - 1);
+    return values > 1 && cd_reduce_try(r, o + r->len - q - 1);
+}
+
+/* For each (), [], {} span: replace it by all its values joined by commas, else by one of them.
+ * Its values are the parts between its top-level commas and colons that are no key (no colon
+ * follows), blanks trimmed. A label that counts what the values hold keeps them without what
+ * wraps them: the JSON sample's label for 128 exponents kept items like {"":0E+0} and
+ * {"":0e+0,"s":1E+0}, which neither the items pass (each holds an exponent) nor the brackets
+ * pass (deleting braces alone leaves a key where a value must be) could shrink. */
 bool cd_reduce_hoist(struct cd_reduce_run *r)
 {
     static const char pairs[] = "()[]{}";
     bool any = false;
-    size_t p = 0;
+    size_t p = 0, a, b;
     while (p < r->len && !r->stopped) {
         const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
         size_t q = o && (o - pairs) % 2 == 0 ? matching(r, p, (uint8_t)o[0], (uint8_t)o[1]) : r->len;
-        bool hoisted = false;
-        for (size_t s = p + 1; q < r->len && s < q && !hoisted && !r->stopped;) {
-            size_t e = part_end(r, s, q, true), a = s, b = e;
-            while (a < b && is_separator(r->cur[a]))
-                a++;
-            while (b > a && is_separator(r->cur[b - 1]))
-                b--;
-            if (a < b && (e == q || r->cur[e] != ':'))
+        bool hoisted = q < r->len && try_splice(r, p, q);
+        for (size_t s = p + 1, e; q < r->len && s < q && !hoisted && !r->stopped; s = e + 1) {
+            e = part_end(r, s, q, true);
+            if (part_value(r, s, e, q, &a, &b))
                 hoisted = try_replace(r, p, q + 1, a, b - a);
-            s = e + 1;
         }
         if (hoisted)
             any = true; /* what came up may be a span itself */

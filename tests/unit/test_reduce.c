@@ -524,9 +524,9 @@ static void test_reduce_items_delete_members(void)
     CU_ASSERT(!one_pass(cd_reduce_brackets, "[{\"id\":1,\"n\":0},{\"id\":2}]", two_ids, &p, &st));
 }
 
-/* Three exponents in a JSON-like text: brackets balanced, a colon only inside an object, every
+/* Five exponents in a JSON-like list: brackets balanced, a colon only inside an object, every
  * member of an object starting with a key, commas well placed. */
-static bool three_exponents(const uint8_t *s, size_t n)
+static bool five_exponents(const uint8_t *s, size_t n)
 {
     static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
     uint8_t stack[32];
@@ -550,24 +550,25 @@ static bool three_exponents(const uint8_t *s, size_t n)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         if (has(s, n, bad[k]))
             return false;
-    return depth == 0 && exps >= 3;
+    return depth == 0 && n && s[0] == '[' && s[n - 1] == ']' && exps >= 5;
 }
 
-/* Each exponent comes out of the object and the list that wrap it; no deletion alone can do it. */
+/* Each exponent comes out of the object and the list that wrap it, the two of an object together;
+ * no deletion alone can do it. */
 static void test_reduce_hoist_values(void)
 {
     struct pctx p;
     struct cd_reduce_stats st;
-    const char *text = "[{\"\":1E0},{\"a\": [2E0]},3E0]";
-    CU_ASSERT_FATAL(three_exponents((const uint8_t *)text, strlen(text)));
-    CU_ASSERT(one_pass(cd_reduce_hoist, text, three_exponents, &p, &st));
-    const char *want = "[1E0,2E0,3E0]";
+    const char *text = "[{\"\":1E0},{\"a\": [2E0]},3E0,{\"\":4E0,\"b\":5E0}]";
+    CU_ASSERT_FATAL(five_exponents((const uint8_t *)text, strlen(text)));
+    CU_ASSERT(one_pass(cd_reduce_hoist, text, five_exponents, &p, &st));
+    const char *want = "[1E0,2E0,3E0,4E0,5E0]";
     CU_ASSERT_EQUAL(p.last_len, strlen(want));
     CU_ASSERT(!memcmp(p.last, want, strlen(want)));
-    CU_ASSERT_EQUAL(st.successes, 3);
+    CU_ASSERT_EQUAL(st.successes, 4);
     CU_ASSERT(p.descent_ok);
-    CU_ASSERT(!one_pass(cd_reduce_brackets, text, three_exponents, &p, &st));
-    CU_ASSERT(!one_pass(cd_reduce_items, text, three_exponents, &p, &st));
+    CU_ASSERT(!one_pass(cd_reduce_brackets, text, five_exponents, &p, &st));
+    CU_ASSERT(!one_pass(cd_reduce_items, text, five_exponents, &p, &st));
 }
 
 /* Length of a user record {"type":"user","name":N,"email":E} at s, N not empty, E an address
