@@ -180,13 +180,19 @@ static bool one_pass(bool (*pass)(struct cd_reduce_run *), const char *text,
     return any;
 }
 
+/* The last adopted candidate is want. */
+static void last_is(const struct pctx *p, const char *want)
+{
+    CU_ASSERT_EQUAL(p->last_len, strlen(want));
+    CU_ASSERT(!memcmp(p->last, want, strlen(want)));
+}
+
 static void test_reduce_single_passes(void)
 {
     struct pctx p;
     struct cd_reduce_stats st;
     CU_ASSERT(one_pass(cd_reduce_lines, "a\nbb\nKEEP\ncc\ndd\nee\n", keep_line, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 5);
-    CU_ASSERT(!memcmp(p.last, "KEEP\n", 5));
+    last_is(&p, "KEEP\n");
     CU_ASSERT(st.successes >= 2);
     /* no newline: the line pass costs nothing */
     CU_ASSERT(!one_pass(cd_reduce_lines, "KEEP this", keep_line, &p, &st));
@@ -194,8 +200,7 @@ static void test_reduce_single_passes(void)
     CU_ASSERT(one_pass(cd_reduce_brackets, "f(a,(b))[x]{y}<z>", has_f, &p, &st));
     CU_ASSERT_EQUAL(p.last_len, 1);
     CU_ASSERT(one_pass(cd_reduce_brackets, "f(a,[b]) x", has_fx, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 5);
-    CU_ASSERT(!memcmp(p.last, "f() x", 5));
+    last_is(&p, "f() x");
     /* the blocks pass stops after the first size that deleted something; called again until
        it deletes nothing, it gets to the two bytes in far fewer tries than one per byte per size */
     const char *xy = "0123456789abcdefxghijklmnopqrstuvwy";
@@ -326,8 +331,7 @@ static void test_reduce_lengths_shrink_count_and_span(void)
     snprintf(text, sizeof text, "40:%.40sEND", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
     CU_ASSERT(counted_body((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, counted_body, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 10); /* 40 -> 20 -> 10 -> 5 (halving to 2 would lose it) */
-    CU_ASSERT(!memcmp(p.last, "5:xxxxxEND", 10));
+    last_is(&p, "5:xxxxxEND"); /* 40 -> 20 -> 10 -> 5 (halving to 2 would lose it) */
     CU_ASSERT(st.execs < 30);
     CU_ASSERT(p.descent_ok);
     /* neither deletions nor digit shrinking alone keep this label */
@@ -385,8 +389,7 @@ static void test_reduce_lengths_keep_hex_letters(void)
     size_body_text(text, "a7", 167);
     CU_ASSERT_FATAL(hex_counted_body((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, hex_counted_body, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 16);
-    CU_ASSERT(!memcmp(p.last, "0a\nxxxxxxxxxxEND", 16));
+    last_is(&p, "0a\nxxxxxxxxxxEND");
     CU_ASSERT(st.execs < 20); /* one success, then the failing tries on 0a, E and D */
     CU_ASSERT(p.descent_ok);
 }
@@ -400,8 +403,7 @@ static void test_reduce_lengths_count_to_one(void)
     size_body_text(text, "0a7", 167);
     CU_ASSERT_FATAL(three_digit_count((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, three_digit_count, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 8);
-    CU_ASSERT(!memcmp(p.last, "001\nxEND", 8));
+    last_is(&p, "001\nxEND");
     CU_ASSERT(st.successes == 1);
     CU_ASSERT(p.descent_ok);
 }
@@ -466,8 +468,7 @@ static void test_reduce_lengths_split_count(void)
     CU_ASSERT_FATAL(two_letter_chunks((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, two_letter_chunks, &p, &st));
     const char *want = "a\r\nxxxxxxxxxx\r\na\r\nxxxxxxxxxx\r\n0\r\n\r\n";
-    CU_ASSERT_EQUAL(p.last_len, strlen(want));
-    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    last_is(&p, want);
     /* "aa" to "01" and to half, and each "a" to half, fail at each of the three places a span
        may start; one split; the first "a" joined with the second */
     CU_ASSERT(st.execs <= 14);
@@ -484,16 +485,24 @@ static void test_reduce_lengths_join_counts(void)
     const char *text = "a\r\nxxxxxxxxxx\r\na\r\nxxxxxxxxxx\r\na\r\nxxxxxxxxxx\r\na\r\nxx";
     CU_ASSERT_FATAL(four_letters_read((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_lengths, text, four_letters_read, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 8);
-    CU_ASSERT(!memcmp(p.last, "aaaa\r\nxx", 8));
+    last_is(&p, "aaaa\r\nxx");
     CU_ASSERT_EQUAL(st.successes, 3);
     CU_ASSERT(p.descent_ok);
+}
+
+/* Whether no comma of s is doubled, after an opening bracket or before a closing one. */
+static bool commas_placed(const uint8_t *s, size_t n)
+{
+    static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (has(s, n, bad[k]))
+            return false;
+    return true;
 }
 
 /* Both records by id, in a list whose commas and brackets are well placed. */
 static bool two_ids(const uint8_t *s, size_t n)
 {
-    static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
     int depth = 0;
     for (size_t i = 0; i < n; i++) {
         depth += s[i] == '[' || s[i] == '{';
@@ -501,10 +510,7 @@ static bool two_ids(const uint8_t *s, size_t n)
         if (depth < 0)
             return false;
     }
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        if (has(s, n, bad[k]))
-            return false;
-    return depth == 0 && has(s, n, "\"id\":1") && has(s, n, "\"id\":2");
+    return depth == 0 && commas_placed(s, n) && has(s, n, "\"id\":1") && has(s, n, "\"id\":2");
 }
 
 /* Members and elements that are no bracketed span go one by one and in runs, a comma inside a
@@ -517,8 +523,7 @@ static void test_reduce_items_delete_members(void)
     CU_ASSERT_FATAL(two_ids((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_items, text, two_ids, &p, &st));
     const char *want = "[{\"id\":1},{\"id\":2}]";
-    CU_ASSERT_EQUAL(p.last_len, strlen(want));
-    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    last_is(&p, want);
     CU_ASSERT(p.descent_ok);
     /* the brackets pass cannot: no member is a bracketed span */
     CU_ASSERT(!one_pass(cd_reduce_brackets, "[{\"id\":1,\"n\":0},{\"id\":2}]", two_ids, &p, &st));
@@ -528,7 +533,6 @@ static void test_reduce_items_delete_members(void)
  * member of an object starting with a key, commas well placed. */
 static bool five_exponents(const uint8_t *s, size_t n)
 {
-    static const char *const bad[] = {",,", ",}", ",]", "{,", "[,"};
     uint8_t stack[32];
     size_t depth = 0, exps = 0;
     for (size_t i = 0; i < n; i++) {
@@ -547,10 +551,7 @@ static bool five_exponents(const uint8_t *s, size_t n)
             return false;
         exps += s[i] == 'E';
     }
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        if (has(s, n, bad[k]))
-            return false;
-    return depth == 0 && n && s[0] == '[' && s[n - 1] == ']' && exps >= 5;
+    return depth == 0 && n && s[0] == '[' && s[n - 1] == ']' && exps >= 5 && commas_placed(s, n);
 }
 
 /* Each exponent comes out of the object and the list that wrap it, the two of an object together;
@@ -563,8 +564,7 @@ static void test_reduce_hoist_values(void)
     CU_ASSERT_FATAL(five_exponents((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_hoist, text, five_exponents, &p, &st));
     const char *want = "[1E0,2E0,3E0,4E0,5E0]";
-    CU_ASSERT_EQUAL(p.last_len, strlen(want));
-    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    last_is(&p, want);
     CU_ASSERT_EQUAL(st.successes, 4);
     CU_ASSERT(p.descent_ok);
     CU_ASSERT(!one_pass(cd_reduce_brackets, text, five_exponents, &p, &st));
@@ -616,8 +616,7 @@ static void test_reduce_words_cut_strings(void)
     CU_ASSERT(one_pass(cd_reduce_words, text, two_users, &p, &st));
     const char *want = "[{\"type\":\"user\",\"name\":\"R\",\"email\":\"d.0@m.n\"},"
                        "{\"type\":\"user\",\"name\":\"R\",\"email\":\"x@a.c\"}]";
-    CU_ASSERT_EQUAL(p.last_len, strlen(want));
-    CU_ASSERT(!memcmp(p.last, want, strlen(want)));
+    last_is(&p, want);
     CU_ASSERT_EQUAL(st.successes, 3);
     CU_ASSERT(st.execs <= 7); /* "user" in both copies, then alone, at each record */
     CU_ASSERT(p.descent_ok);
@@ -662,8 +661,7 @@ static void test_reduce_brackets_delete_sibling_runs(void)
     CU_ASSERT(one_pass(cd_reduce_brackets,
                        "[{a}, {b}, {c}, {d}, {e}, {f}, {g}, {h}, {i}, {j}, {k}, {l}, {KEEP}]",
                        array_with_keep, &p, &st));
-    CU_ASSERT_EQUAL(p.last_len, 8);
-    CU_ASSERT(!memcmp(p.last, "[{KEEP}]", 8));
+    last_is(&p, "[{KEEP}]");
     CU_ASSERT(st.execs < 20); /* runs of siblings double: far fewer than one try per record */
     CU_ASSERT(p.descent_ok);
 }
