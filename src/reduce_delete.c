@@ -184,6 +184,15 @@ static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
     return part_end(r, p, q, false);
 }
 
+/* Index of the bracket closing the (, [ or { at p, or len when p opens no list or it is
+ * unbalanced. */
+static size_t list_close(const struct cd_reduce_run *r, size_t p)
+{
+    static const char pairs[] = "()[]{}";
+    const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
+    return o && (o - pairs) % 2 == 0 ? matching(r, p, (uint8_t)o[0], (uint8_t)o[1]) : r->len;
+}
+
 /* For each (), [], {} list: delete runs of its comma-separated items (one, then twice as many
  * after each success), each with its comma, the last ones with the comma before them. Items
  * that are no bracketed span, which the brackets pass cannot delete, are most of them: an
@@ -191,13 +200,9 @@ static size_t item_end(const struct cd_reduce_run *r, size_t p, size_t q)
  * label counts 128 of them) loses the members no label needs. */
 bool cd_reduce_items(struct cd_reduce_run *r)
 {
-    static const char pairs[] = "()[]{}";
     bool any = false;
     for (size_t p = 0; p < r->len && !r->stopped; p++) {
-        const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
-        if (!o || (o - pairs) % 2)
-            continue;
-        size_t q = matching(r, p, (uint8_t)o[0], (uint8_t)o[1]);
+        size_t q = list_close(r, p);
         if (q == r->len || item_end(r, p + 1, q) == q)
             continue; /* unbalanced, or a single item: the brackets pass deletes contents */
         size_t s = p + 1, c = 1;
@@ -214,7 +219,7 @@ bool cd_reduce_items(struct cd_reduce_run *r)
             }
             if (to > from && try_delete(r, from, to - from)) {
                 any = true;
-                q = matching(r, p, (uint8_t)o[0], (uint8_t)o[1]);
+                q = list_close(r, p);
                 c *= 2;
             } else if (c > 1) {
                 c /= 2;
@@ -276,12 +281,10 @@ static bool try_splice(struct cd_reduce_run *r, size_t p, size_t q)
  * pass (deleting braces alone leaves a key where a value must be) could shrink. */
 bool cd_reduce_hoist(struct cd_reduce_run *r)
 {
-    static const char pairs[] = "()[]{}";
     bool any = false;
     size_t p = 0, a, b;
     while (p < r->len && !r->stopped) {
-        const char *o = memchr(pairs, r->cur[p], sizeof pairs - 1);
-        size_t q = o && (o - pairs) % 2 == 0 ? matching(r, p, (uint8_t)o[0], (uint8_t)o[1]) : r->len;
+        size_t q = list_close(r, p);
         bool hoisted = q < r->len && try_splice(r, p, q);
         for (size_t s = p + 1, e; q < r->len && s < q && !hoisted && !r->stopped; s = e + 1) {
             e = part_end(r, s, q, true);
