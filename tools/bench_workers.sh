@@ -13,7 +13,8 @@
 #  3. complete: three small inputs run to completion (at most 300 s).
 #  4. edges: the whole corpus with -e (edge labels) run to completion (at most 300 s): a complete
 #     run on a whole corpus that takes seconds, not the minutes of the hit-count labels.
-# Reports wall time, executions and executions per second from each run's manifest.
+# Reports wall time, executions and executions per second from each run's manifest, and for 2 to 4
+# the labels found (the input's labels among them): coverage at each level.
 #
 # usage: tools/bench_workers.sh [CORPUS]   (json, png or http; default json)
 # env:   CD_BUILD (build dir, default ./build), EXECS (budget, default 20000), JOBS ("1 2"),
@@ -141,6 +142,6 @@ for what in budget complete edges; do
         execs=$(run_field "$out.manifest.json" executions)
         rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
         row "$n" "$label" "$j" "$wall" "$execs" "$rate" \
-            "exit $rc, complete=$(run_field "$out.manifest.json" complete), $(find "$out" -type f | wc -l) seeds"
+            "exit $rc, complete=$(run_field "$out.manifest.json" complete), $(find "$out" -type f | wc -l) seeds, labels $(run_field "$out.manifest.json" labels_found) (input's $(run_field "$out.manifest.json" labels_input))"
     done
 done
