@@ -369,32 +369,57 @@ static size_t string_end(const struct cd_reduce_run *r, size_t p)
     return 0;
 }
 
+/* Letters and digits, and the bytes of UTF-8 characters beyond ASCII ("Fée", "山田"). */
 static bool is_word(uint8_t c)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
-/* Copies the n bytes at s to out with each run of letters and digits cut to its first byte;
- * returns how many it wrote. */
+/* Copies the n bytes at s to out with each run of word bytes cut to its first character (its
+ * first byte and the UTF-8 continuation bytes after it); returns how many it wrote. */
 static size_t cut_words(const uint8_t *s, size_t n, uint8_t *out)
 {
     size_t o = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!is_word(s[i]) || i == 0 || !is_word(s[i - 1]))
-            out[o++] = s[i];
+    for (size_t i = 0; i < n; i++) {
+        out[o++] = s[i];
+        if (!is_word(s[i]))
+            continue;
+        size_t k = i + 1;
+        if (s[i] >= 0xC0)
+            while (k < n && s[k] >= 0x80 && s[k] < 0xC0)
+                out[o++] = s[k++];
+        while (k < n && is_word(s[k]))
+            k++;
+        i = k - 1;
+    }
     return o;
 }
 
-/* Tests cur with the words of the string [p, e) cut (cut_words), and when all, of every other
- * copy of it too; *copies gets how many were cut. */
-static bool try_cut_string(struct cd_reduce_run *r, size_t p, size_t e, bool all, size_t *copies)
+/* The string's edit: its words cut (drop == 0), else the drop bytes at offset at deleted. */
+struct string_edit {
+    size_t at, drop;
+};
+
+static size_t edit_string(const uint8_t *s, size_t n, uint8_t *out, const struct string_edit *ed)
+{
+    if (!ed->drop)
+        return cut_words(s, n, out);
+    memcpy(out, s, ed->at);
+    memcpy(out + ed->at, s + ed->at + ed->drop, n - ed->at - ed->drop);
+    return n - ed->drop;
+}
+
+/* Tests cur with the string [p, e) edited, and when all, every other copy of it too; *copies gets
+ * how many were edited. */
+static bool try_edit_string(struct cd_reduce_run *r, size_t p, size_t e,
+                            const struct string_edit *ed, bool all, size_t *copies)
 {
     size_t n = e - p, o = 0;
     *copies = 0;
     for (size_t i = 0; i < r->len;) {
         if (i == p || (all && r->cur[i] == '"' && n <= r->len - i &&
                        !memcmp(r->cur + i, r->cur + p, n))) {
-            o += cut_words(r->cur + i, n, r->cand + o);
+            o += edit_string(r->cur + i, n, r->cand + o, ed);
             i += n;
             ++*copies;
         } else {
@@ -404,15 +429,58 @@ static bool try_cut_string(struct cd_reduce_run *r, size_t p, size_t e, bool all
     return o < r->len && cd_reduce_try(r, o);
 }
 
-/* For each double-quoted string that is no key (no colon follows): cut each run of two or more
- * letters and digits in it to its first one, in all its copies at once, else in it alone. Names,
- * e-mail addresses and URLs keep their shape ("dave.0@male.net" to "d.0@m.n"): the JSON
- * sample's labels for 128 records kept every record's name and address whole, and the blocks
- * pass cuts a string only where its fixed blocks fall. */
+/* try_edit_string on every copy at once, else, when there are others, on this one alone. */
+static bool edit_copies(struct cd_reduce_run *r, size_t p, size_t e, const struct string_edit *ed)
+{
+    size_t copies;
+    return try_edit_string(r, p, e, ed, true, &copies) ||
+           (copies > 1 && try_edit_string(r, p, e, ed, false, &copies));
+}
+
+/* Drops whole words from the string at p: each word after the first with the bytes that part it
+ * from the one before, the first with those after it ("d.0@m.e.n" to "d@m.n"). */
+static bool drop_words(struct cd_reduce_run *r, size_t p)
+{
+    bool any = false;
+    size_t e = string_end(r, p), prev_end = 0, i = p + 1;
+    while (e && i < e - 1 && !r->stopped) {
+        if (!is_word(r->cur[i])) {
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < e - 1 && is_word(r->cur[end]))
+            end++;
+        struct string_edit ed = {prev_end ? prev_end - p : i - p, 0};
+        if (prev_end) {
+            ed.drop = end - prev_end;
+        } else {
+            size_t next = end;
+            while (next < e - 1 && !is_word(r->cur[next]))
+                next++;
+            ed.drop = next < e - 1 ? next - i : 0;
+        }
+        if (ed.drop && edit_copies(r, p, e, &ed)) {
+            any = true;
+            e = string_end(r, p);
+            i = prev_end ? prev_end : p + 1;
+        } else {
+            prev_end = i = end;
+        }
+    }
+    return any;
+}
+
+/* For each double-quoted string that is no key (no colon follows): cut each run of letters and
+ * digits in it to its first character, then drop its words one by one, each edit in all the
+ * string's copies at once, else in it alone. Names, e-mail addresses and URLs keep their shape
+ * ("dave.0@male.net" to "d.0@m.n", then "d@m.n"): the JSON sample's labels for 128 records kept
+ * every record's name and address whole, and the blocks pass cuts a string only where its fixed
+ * blocks fall. */
 bool cd_reduce_words(struct cd_reduce_run *r)
 {
     bool any = false;
-    size_t p = 0, copies;
+    size_t p = 0;
     while (p < r->len && !r->stopped) {
         size_t e = r->cur[p] == '"' ? string_end(r, p) : 0, k = e;
         if (!e) {
@@ -421,13 +489,12 @@ bool cd_reduce_words(struct cd_reduce_run *r)
         }
         while (k < r->len && is_blank(r->cur[k]))
             k++;
-        bool cuttable = false;
-        for (size_t i = p + 2; i < e && !cuttable; i++)
-            cuttable = is_word(r->cur[i]) && is_word(r->cur[i - 1]);
-        if (cuttable && (k == r->len || r->cur[k] != ':') &&
-            (try_cut_string(r, p, e, true, &copies) ||
-             (copies > 1 && try_cut_string(r, p, e, false, &copies))))
-            any = true;
+        if (k == r->len || r->cur[k] != ':') {
+            const struct string_edit cut = {0, 0};
+            if (cut_words(r->cur + p, e - p, r->cand) < e - p && edit_copies(r, p, e, &cut))
+                any = true;
+            any |= drop_words(r, p);
+        }
         e = string_end(r, p);
         p = e ? e : p + 1;
     }

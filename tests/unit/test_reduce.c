@@ -604,21 +604,25 @@ static bool two_users(const uint8_t *s, size_t n)
     return 2 + a + b + 1 == n && s[n - 1] == ']';
 }
 
-/* Names and addresses lose their words' letters but the first, a name with both its copies at
- * once; keys and the record type, which the label needs whole, stay. */
+/* Names and addresses lose their words' characters but the first ("Fée" to "F"), a name with
+ * both its copies at once, then the words an address can do without; keys and the record type,
+ * which the label needs whole, stay. */
 static void test_reduce_words_cut_strings(void)
 {
     struct pctx p;
     struct cd_reduce_stats st;
-    const char *text = "[{\"type\":\"user\",\"name\":\"Rupert\",\"email\":\"dave.0@male.net\"},"
-                       "{\"type\":\"user\",\"name\":\"Rupert\",\"email\":\"x@ab.cd\"}]";
+    const char *text =
+        "[{\"type\":\"user\",\"name\":\"F\xc3\xa9" "e Rupert\",\"email\":\"dave.0@male.example.net\"},"
+        "{\"type\":\"user\",\"name\":\"F\xc3\xa9" "e Rupert\",\"email\":\"x@ab.cd\"}]";
     CU_ASSERT_FATAL(two_users((const uint8_t *)text, strlen(text)));
     CU_ASSERT(one_pass(cd_reduce_words, text, two_users, &p, &st));
-    const char *want = "[{\"type\":\"user\",\"name\":\"R\",\"email\":\"d.0@m.n\"},"
+    const char *want = "[{\"type\":\"user\",\"name\":\"R\",\"email\":\"0@m.n\"},"
                        "{\"type\":\"user\",\"name\":\"R\",\"email\":\"x@a.c\"}]";
     last_is(&p, want);
-    CU_ASSERT_EQUAL(st.successes, 3);
-    CU_ASSERT(st.execs <= 7); /* "user" in both copies, then alone, at each record */
+    /* the name cut and its first word dropped, in both copies at once; each address cut; "d."
+       and ".e" dropped. "user" is tried cut in both copies, then alone, at each record. */
+    CU_ASSERT_EQUAL(st.successes, 6);
+    CU_ASSERT(st.execs <= 16);
     CU_ASSERT(p.descent_ok);
 }
 
@@ -644,7 +648,7 @@ static void test_reduce_spaces_delete_blank_runs(void)
     CU_ASSERT(one_pass(cd_reduce_spaces, text, get_line, &p, &st));
     CU_ASSERT_EQUAL(p.last_len, strlen("GET /x=1;y=2"));
     CU_ASSERT(!memcmp(p.last, "GET /x=1;y=2", p.last_len));
-    CU_ASSERT(st.execs <= 12);
+    fprintf(stderr, "EXECS %zu\n", (size_t)st.execs); CU_ASSERT(st.execs <= 12);
     CU_ASSERT(p.descent_ok);
 }
 
@@ -677,7 +681,7 @@ static void test_reduce_pairs_lower_together(void)
     struct cd_reduce_stats st;
     CU_ASSERT(one_pass(cd_reduce_pairs, "cc", equal_pair, &p, &st));
     CU_ASSERT(!memcmp(p.last, "aa", 2));
-    CU_ASSERT(st.execs <= 12); /* 2 tries, a binary search, 2 tries on the result */
+    fprintf(stderr, "EXECS %zu\n", (size_t)st.execs); CU_ASSERT(st.execs <= 12); /* 2 tries, a binary search, 2 tries on the result */
     /* single bytes cannot move alone here: only the copies pass gets there */
     CU_ASSERT(!one_pass(cd_reduce_bytes, "zz", equal_pair, &p, &st));
     struct cd_reducer red = {0};
