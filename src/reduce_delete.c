@@ -438,7 +438,7 @@ static bool edit_copies(struct cd_reduce_run *r, size_t p, size_t e, const struc
 }
 
 /* Drops whole words from the string at p: each word after the first with the bytes that part it
- * from the one before, the first with those after it ("d.0@m.e.n" to "d@m.n"). */
+ * from the one before, the first with those after it ("d.0@m.e.n" to "0@m.n"). */
 static bool drop_words(struct cd_reduce_run *r, size_t p)
 {
     bool any = false;
@@ -474,7 +474,7 @@ static bool drop_words(struct cd_reduce_run *r, size_t p)
 /* For each double-quoted string that is no key (no colon follows): cut each run of letters and
  * digits in it to its first character, then drop its words one by one, each edit in all the
  * string's copies at once, else in it alone. Names, e-mail addresses and URLs keep their shape
- * ("dave.0@male.net" to "d.0@m.n", then "d@m.n"): the JSON sample's labels for 128 records kept
+ * ("dave.0@male.net" to "d.0@m.n", then "0@m.n"): the JSON sample's labels for 128 records kept
  * every record's name and address whole, and the blocks pass cuts a string only where its fixed
  * blocks fall. */
 bool cd_reduce_words(struct cd_reduce_run *r)
