@@ -97,6 +97,12 @@ bool cd_reduce_pairs(struct cd_reduce_run *r);
 /* Returns the pass's short name ("lines", "blocks", ...). */
 const char *cd_reduce_pass_name(enum cd_reduce_pass pass);
 
+/* A pass: runs once over r->cur, adopting what the predicate accepts; returns whether it did. */
+typedef bool (*cd_reduce_pass_fn_t)(struct cd_reduce_run *r);
+
+/* Returns the function of pass (one of the cd_reduce_* passes above), NULL for no pass. */
+cd_reduce_pass_fn_t cd_reduce_pass_fn(enum cd_reduce_pass pass);
+
 /* A reducer: counters per pass, which also order the passes: deleting passes before lowering
  * ones, deleting passes by bytes removed per execution and lowering ones by successes per
  * execution (the default order breaks ties). Zero-initialise, then use; nothing to release. */

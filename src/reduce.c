@@ -52,6 +52,11 @@ static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
     [CD_REDUCE_PAIRS] = cd_reduce_pairs,
 };
 
+cd_reduce_pass_fn_t cd_reduce_pass_fn(enum cd_reduce_pass pass)
+{
+    return (unsigned)pass < CD_REDUCE_NPASSES ? pass_fn[pass] : NULL;
+}
+
 /* Bytes removed per execution for deleting passes, successes per execution for lowering ones,
  * each with one of prior, so that untried passes start equal and keep the default order. Many
  * small successes (a digit at a time) must not put a pass ahead of one that removes lines. */
