@@ -42,7 +42,7 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
     return (unsigned)pass < CD_REDUCE_NPASSES ? names[pass] : "?";
 }
 
-static bool (*const pass_fn[CD_REDUCE_NPASSES])(struct cd_reduce_run *) = {
+static const cd_reduce_pass_fn_t pass_fn[CD_REDUCE_NPASSES] = {
     [CD_REDUCE_LINES] = cd_reduce_lines,     [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_ITEMS] = cd_reduce_items,     [CD_REDUCE_HOIST] = cd_reduce_hoist,
     [CD_REDUCE_SPACES] = cd_reduce_spaces,   [CD_REDUCE_WORDS] = cd_reduce_words,
