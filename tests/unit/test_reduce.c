@@ -53,20 +53,37 @@ static bool has_x_and_y(const uint8_t *s, size_t n)
     return memchr(s, 'x', n) && memchr(s, 'y', n);
 }
 
-/* Runs the whole reducer on text under fn; returns the owned result. */
-static char *reduce(const char *text, bool (*fn)(const uint8_t *, size_t), struct pctx *p,
-                    struct cd_reducer *red, enum cd_status *st, bool *changed)
+/* Starts p for the n bytes at in under fn. */
+static void pctx_start(struct pctx *p, bool (*fn)(const uint8_t *, size_t), const uint8_t *in,
+                       size_t n)
 {
     memset(p, 0, sizeof *p);
     p->fn = fn;
     p->descent_ok = true;
-    p->last_len = strlen(text);
-    memcpy(p->last, text, p->last_len);
+    memcpy(p->last, in, n);
+    p->last_len = n;
+}
+
+/* Runs the whole reducer on the n bytes at in under p (started); *out (owned) and *len get the
+ * result. */
+static enum cd_status reduce_bytes(struct pctx *p, struct cd_reducer *red, const uint8_t *in,
+                                   size_t n, uint8_t **out, size_t *len, bool *changed)
+{
     struct cd_reduce_target t = {pred, stop, p, false};
-    uint8_t *out = NULL;
-    size_t len = 0;
     struct cd_error err;
-    *st = cd_reducer_run(red, &t, (const uint8_t *)text, strlen(text), &out, &len, changed, &err);
+    *out = NULL;
+    *len = 0;
+    return cd_reducer_run(red, &t, in, n, out, len, changed, &err);
+}
+
+/* Runs the whole reducer on text under fn; returns the owned result. */
+static char *reduce(const char *text, bool (*fn)(const uint8_t *, size_t), struct pctx *p,
+                    struct cd_reducer *red, enum cd_status *st, bool *changed)
+{
+    uint8_t *out;
+    size_t len;
+    pctx_start(p, fn, (const uint8_t *)text, strlen(text));
+    *st = reduce_bytes(p, red, (const uint8_t *)text, strlen(text), &out, &len, changed);
     char *s = malloc(len + 1);
     memcpy(s, out, len);
     s[len] = 0;
@@ -165,14 +182,10 @@ static bool one_pass(bool (*pass)(struct cd_reduce_run *), const char *text,
                      bool (*fn)(const uint8_t *, size_t), struct pctx *p,
                      struct cd_reduce_stats *stats)
 {
-    memset(p, 0, sizeof *p);
-    memset(stats, 0, sizeof *stats);
-    p->fn = fn;
-    p->descent_ok = true;
-    p->last_len = strlen(text);
-    memcpy(p->last, text, p->last_len);
-    struct cd_reduce_target t = {pred, stop, p, false};
     size_t n = strlen(text);
+    memset(stats, 0, sizeof *stats);
+    pctx_start(p, fn, (const uint8_t *)text, n);
+    struct cd_reduce_target t = {pred, stop, p, false};
     uint8_t cur[256], cand[256];
     memcpy(cur, text, n);
     struct cd_reduce_run r = {&t, cur, n, cand, n, stats, false};
@@ -734,16 +747,13 @@ static void test_reduce_checked_repairs_chunks(void)
     m += put_checked_chunk(want + m, "tEXt", "x");
     /* the whole reducer: whole chunks go, and what is inside the two kept ones is reduced with
        lengths and CRCs repaired, which no other pass can do */
-    struct pctx p = {.fn = checked_chunks_wanted, .descent_ok = true};
-    memcpy(p.last, in, n);
-    p.last_len = n;
-    struct cd_reduce_target t = {pred, stop, &p, false};
+    struct pctx p;
     struct cd_reducer red = {0};
-    uint8_t *out = NULL;
-    size_t len = 0;
+    uint8_t *out;
+    size_t len;
     bool changed;
-    struct cd_error err;
-    CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, in, n, &out, &len, &changed, &err), CD_OK);
+    pctx_start(&p, checked_chunks_wanted, in, n);
+    CU_ASSERT_EQUAL(reduce_bytes(&p, &red, in, n, &out, &len, &changed), CD_OK);
     CU_ASSERT(changed && p.descent_ok);
     CU_ASSERT(len == m && !memcmp(out, want, m));
     CU_ASSERT(red.stats[CD_REDUCE_CHECKED].successes > 0);
@@ -859,11 +869,7 @@ static void test_reduce_random_inputs(void)
     for (int round = 0; round < 1000; round++) {
         size_t n = random_input(&x, text, sizeof text);
         for (unsigned k = 0; k < CD_REDUCE_NPASSES; k++) {
-            memset(&p, 0, sizeof p);
-            p.fn = coin;
-            p.descent_ok = true;
-            memcpy(p.last, text, n);
-            p.last_len = n;
+            pctx_start(&p, coin, text, n);
             struct cd_reduce_target t = {pred, stop, &p, false};
             struct cd_reduce_stats st = {0};
             uint8_t *cur = malloc(n ? n : 1), *cand = malloc(n ? n : 1);
@@ -876,19 +882,13 @@ static void test_reduce_random_inputs(void)
             free(cur);
             free(cand);
         }
-        memset(&p, 0, sizeof p);
-        p.fn = coin;
-        p.descent_ok = true;
+        pctx_start(&p, coin, text, n);
         p.stop_after = 5000;
-        memcpy(p.last, text, n);
-        p.last_len = n;
-        struct cd_reduce_target t = {pred, stop, &p, false};
         struct cd_reducer red = {0};
-        uint8_t *out = NULL;
-        size_t len = 0;
+        uint8_t *out;
+        size_t len;
         bool changed;
-        struct cd_error err;
-        enum cd_status st = cd_reducer_run(&red, &t, text, n, &out, &len, &changed, &err);
+        enum cd_status st = reduce_bytes(&p, &red, text, n, &out, &len, &changed);
         CU_ASSERT(st == CD_OK || st == CD_WARN);
         CU_ASSERT(p.descent_ok);
         CU_ASSERT(len == p.last_len && !memcmp(out, p.last, len));
