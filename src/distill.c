@@ -215,6 +215,21 @@ static void progress(struct cd_distill *d, bool force)
     d->opts.progress(d->opts.cb_ctx, &p);
 }
 
+/* Ends a phase: stamps the end time, reports progress, unlocks, and returns the first failure
+ * into err, if any. Lock held on entry, released on return. */
+static enum cd_status end_phase(struct cd_distill *d, struct cd_error *err)
+{
+    d->end_ns = cd_now_ns();
+    progress(d, true);
+    enum cd_status st = CD_OK;
+    if (d->failed) {
+        *err = d->fail_err;
+        st = CD_FAILED;
+    }
+    unlock(d);
+    return st;
+}
+
 /* Runs data on w's runner (lock not held), quick as cd_runner_ops.run has it. FAILED: the runner
  * failed, w->err says why. */
 static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len, bool quick,
@@ -482,15 +497,7 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     d->ing = NULL;
     lock(d);
     d->stats.labels_input = cd_table_n_labels(d->table);
-    d->end_ns = cd_now_ns();
-    progress(d, true);
-    enum cd_status st = CD_OK;
-    if (d->failed) {
-        *err = d->fail_err;
-        st = CD_FAILED;
-    }
-    unlock(d);
-    return st;
+    return end_phase(d, err);
 }
 
 /* Offers w's run of data during a reduction, st its status, and returns whether data became the
@@ -886,15 +893,7 @@ enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err)
     }
     lock(d);
     d->phase = "done";
-    d->end_ns = cd_now_ns();
-    progress(d, true);
-    enum cd_status st = CD_OK;
-    if (d->failed) {
-        *err = d->fail_err;
-        st = CD_FAILED;
-    }
-    unlock(d);
-    return st;
+    return end_phase(d, err);
 }
 
 enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *out,
