@@ -9,7 +9,8 @@
 #     its own CPU with taskset. What N processes of this kind gain together on this machine is
 #     the most N workers of one run could gain.
 #  2. budget: the whole corpus with the same execution budget (--max-execs). Which candidates a
-#     reduction runs, and so what each execution costs, differs between levels.
+#     reduction runs, and so what each execution costs, differs between levels. Beside it, the
+#     machine's ceiling for reduction work: N copies of the -j 1 budget run at once, one per CPU.
 #  3. complete: three small inputs run to completion (at most 300 s).
 #  4. edges: the whole corpus with -e (edge labels) run to completion (at most 300 s): a complete
 #     run on a whole corpus that takes seconds, not the minutes of the hit-count labels.
@@ -81,12 +82,23 @@ first_run() {
     echo "$(run_field "$out.manifest.json" wall_time_s) $(run_field "$out.manifest.json" executions)"
     rm -rf "$out" "$out.manifest.json" "$out.crashes"
 }
-# N independent -j 1 runs at once, run i held to the i-th allowed CPU; prints the wall time of
-# the slowest and the executions of all.
+# One budget run of "$@" (the whole corpus, --max-execs EXECS, --seed 1) with output prefix $1;
+# prints "wall executions", the wall time measured outside as in the -j rows.
+budget_run() {
+    local out=$1 t0
+    shift
+    t0=$(now)
+    "$@" -q --seed 1 --max-execs "$EXECS" "$SRC/sample_corpora/$n.tar.zst" -o "$out" -- "$target" \
+        "${args[@]}" >/dev/null 2>&1 || true
+    echo "$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }') $(run_field "$out.manifest.json" executions)"
+    rm -rf "$out" "$out.manifest.json" "$out.crashes"
+}
+# side_by_side N RUN: N independent -j 1 runs of RUN (first_run or budget_run) at once, run i held
+# to the i-th allowed CPU; prints the wall time of the slowest and the executions of all.
 side_by_side() {
-    local n=$1 i
-    for i in $(seq 0 $((n - 1))); do
-        first_run "$WORK/out-side-$i" taskset -c "${cpus[$i]}" "$BIN" -j 1 >"$WORK/pair-$i" &
+    local copies=$1 run=$2 i
+    for i in $(seq 0 $((copies - 1))); do
+        "$run" "$WORK/out-side-$i" taskset -c "${cpus[$i]}" "$BIN" -j 1 >"$WORK/pair-$i" &
     done
     wait
     cat "$WORK"/pair-* | awk '{ if ($1 > w) w = $1; e += $2 } END { printf "%.3f %d\n", w, e }'
@@ -96,7 +108,7 @@ for _ in $(seq "$ROUNDS"); do
     for j in $JOBS; do
         first_run "$WORK/out-first-$j" "$BIN" -j "$j" >>"$WORK/first-$j"
         if [ "$j" -gt 1 ] && [ "$j" -le "${#cpus[@]}" ]; then
-            side_by_side "$j" >>"$WORK/side-by-side-$j"
+            side_by_side "$j" first_run >>"$WORK/side-by-side-$j"
         fi
     done
 done
@@ -141,7 +153,15 @@ for what in budget complete edges; do
         wall=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
         execs=$(run_field "$out.manifest.json" executions)
         rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
+        [ "$j" = "$first_j" ] && kind_base=$rate
         row "$n" "$label" "$j" "$wall" "$execs" "$rate" \
-            "exit $rc, complete=$(run_field "$out.manifest.json" complete), $(find "$out" -type f | wc -l) seeds, labels $(run_field "$out.manifest.json" labels_found) (input's $(run_field "$out.manifest.json" labels_input))"
+            "$(awk -v r="$rate" -v b="$kind_base" 'BEGIN { printf "%.2fx", r / b }') -j $first_j, exit $rc, complete=$(run_field "$out.manifest.json" complete), $(find "$out" -type f | wc -l) seeds, labels $(run_field "$out.manifest.json" labels_found) (input's $(run_field "$out.manifest.json" labels_input))"
+        # The machine's ceiling for reduction work: j copies of the -j 1 budget run at once.
+        if [ "$what" = budget ] && [ "$j" -gt 1 ] && [ "$j" -le "${#cpus[@]}" ]; then
+            read -r wall execs < <(side_by_side "$j" budget_run)
+            rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
+            row "$n" "budget: $j x -j 1 at once" "$j x 1" "$wall" "$execs" "$rate" \
+                "$(awk -v r="$rate" -v b="$kind_base" 'BEGIN { printf "%.2fx", r / b }') -j $first_j"
+        fi
     done
 done
