@@ -18,13 +18,14 @@
 # against afl-cmin -e and afl-cmin -e + afl-tmin -e, labels counted as edges.
 #
 # A corpus NAME-xK (json-x6, say) is generated with tools/gen_corpora.py --scale K: K differently
-# seeded copies of the NAME sample pile, for runs on a few thousand files. The corpora json-debian
-# and png-debian are real files made by others, fetched with apt-get download: the .json files of
-# at most 1 MiB in Debian's python3-botocore package (AWS service models and their examples), and
-# the .png files of at most 64 KiB in adwaita-icon-theme (icons).
+# seeded copies of the NAME sample pile, for runs on a few thousand files. The corpora json-debian,
+# json-real and png-debian are real files made by others, fetched with apt-get download: the .json
+# files of at most 1 MiB in Debian's python3-botocore package (AWS service models and their
+# examples; 1,491 files), the same with node-caniuse-db's (browser support data) added (2,279
+# files), and the .png files of at most 64 KiB in adwaita-icon-theme (icons).
 #
-# usage: tools/bench_distill.sh [CORPUS...]   (json png http json-x6 json-debian png-debian;
-#        default the first three)
+# usage: tools/bench_distill.sh [CORPUS...]   (json png http json-x6 json-debian json-real
+#        png-debian; default the first three)
 # env:   CD_BUILD (build dir, default ./build), BUDGET (seconds for the full run, default 60),
 #        JOBS (workers for corpus-distill, default 1), TMIN_LIMIT (seconds per afl-tmin, 60),
 #        MODES (hits, edges or both; default both)
@@ -200,16 +201,19 @@ compare() {
         "$(n_labels "$tmin" "$target" "${args[@]}")" "$cut files kept unminimised (limit ${TMIN_LIMIT}s)"
 }
 
-# debian_files PACKAGE SUFFIX MAX_KIB OUT: the files named *SUFFIX of at most MAX_KIB KiB in a
-# Debian package, as a tar.zst.
+# debian_files SUFFIX MAX_KIB OUT PACKAGE...: the files named *SUFFIX of at most MAX_KIB KiB in
+# the Debian packages, as one tar.zst.
 debian_files() {
-    local d=$WORK/debian
+    local d=$WORK/debian suffix=$1 max_kib=$2 out=$3 p
+    shift 3
     mkdir -p "$d/x"
-    (cd "$d" && apt-get download "$1" >/dev/null 2>&1) ||
-        { echo "bench_distill: apt-get download $1 failed" >&2; exit 2; }
-    dpkg-deb -x "$d/$1"_*.deb "$d/x"
-    (cd "$d/x" && find . -name "*$2" -size "-$(($3 + 1))k" -print0 | sort -z |
-        tar --null -T - -cf -) | zstd -q -o "$4"
+    for p in "$@"; do
+        (cd "$d" && apt-get download "$p" >/dev/null 2>&1) ||
+            { echo "bench_distill: apt-get download $p failed" >&2; exit 2; }
+        dpkg-deb -x "$d/$p"_*.deb "$d/x"
+    done
+    (cd "$d/x" && find . -name "*$suffix" -size "-$((max_kib + 1))k" -print0 | sort -z |
+        tar --null -T - -cf -) | zstd -q -o "$out"
     rm -rf "$d"
 }
 
@@ -229,10 +233,13 @@ for n in "$@"; do
         python3 "$SRC/tools/gen_corpora.py" -o "$WORK" --only "$base" --scale "${n#*-x}"
         archive=$WORK/$n.tar.zst ;;
     json-debian)
-        debian_files python3-botocore .json 1024 "$WORK/$n.tar.zst"
+        debian_files .json 1024 "$WORK/$n.tar.zst" python3-botocore
+        archive=$WORK/$n.tar.zst ;;
+    json-real)
+        debian_files .json 1024 "$WORK/$n.tar.zst" python3-botocore node-caniuse-db
         archive=$WORK/$n.tar.zst ;;
     png-debian)
-        debian_files adwaita-icon-theme .png 64 "$WORK/$n.tar.zst"
+        debian_files .png 64 "$WORK/$n.tar.zst" adwaita-icon-theme
         archive=$WORK/$n.tar.zst ;;
     esac
     # Flattened, each file named by its path: afl-showmap -i names its traces by base name, so
