@@ -491,6 +491,8 @@ bool cd_reduce_words(struct cd_reduce_run *r)
             k++;
         if (k == r->len || r->cur[k] != ':') {
             const struct string_edit cut = {0, 0};
+            /* The string alone first (cand is scratch): most strings have nothing left to cut,
+               and edit_copies scans the whole input. */
             if (cut_words(r->cur + p, e - p, r->cand) < e - p && edit_copies(r, p, e, &cut))
                 any = true;
             any |= drop_words(r, p);

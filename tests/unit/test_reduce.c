@@ -178,7 +178,7 @@ static bool has_fx(const uint8_t *s, size_t n)
 }
 
 /* Runs one pass once on text; returns whether it adopted something and leaves the result in p. */
-static bool one_pass(bool (*pass)(struct cd_reduce_run *), const char *text,
+static bool one_pass(cd_reduce_pass_fn_t pass, const char *text,
                      bool (*fn)(const uint8_t *, size_t), struct pctx *p,
                      struct cd_reduce_stats *stats)
 {
@@ -204,7 +204,7 @@ static void last_is(const struct pctx *p, const char *want)
 
 /* Runs pass once on text, which fn must accept, and checks that it adopts something, want last,
  * every candidate strictly shortlex-smaller. */
-static void pass_reaches(bool (*pass)(struct cd_reduce_run *), const char *text,
+static void pass_reaches(cd_reduce_pass_fn_t pass, const char *text,
                          bool (*fn)(const uint8_t *, size_t), const char *want, struct pctx *p,
                          struct cd_reduce_stats *st)
 {
