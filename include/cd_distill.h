@@ -1,7 +1,6 @@
 /* Distillation engine: the first pass over every ingested input, then multi-objective reduction
- * (pick a label uniformly at random among the unskippable ones, reduce its best example under
- * "the candidate becomes this label's best", until every label is skippable), with N workers
- * sharing one table. It reaches execution only through cd_runner_ops, so tests can drive it with
+ * (reduce best examples, for one label at a time chosen uniformly at random, or whole and largest
+ * first, until every label is skippable), with N workers sharing one table. It reaches execution only through cd_runner_ops, so tests can drive it with
  * a pure label function; cd_distill_exec_runner adapts the real executor. */
 #ifndef CD_DISTILL_H
 #define CD_DISTILL_H
@@ -39,11 +38,33 @@ struct cd_distill_progress {
     uint64_t best_examples;   /* distinct best examples */
     uint64_t best_bytes;      /* their total size */
     uint64_t elapsed_ns;
+    uint64_t seed_bytes;      /* the seed cover's bytes now (as the output would be written) */
+    uint64_t seeds;           /* its examples */
+    uint64_t select_only_bytes; /* the first pass's cover: the --no-reduce output; 0 until known */
+    uint64_t cmin_bytes;      /* what afl-cmin's rule picks from the first pass; 0 until known */
+};
+
+/* Most points of the run's course (cd_result.series) the engine keeps: one each time it computes
+ * the seed cover, a few seconds apart, every other one dropped when full. */
+#define CD_DISTILL_SERIES_MAX 512
+
+/* How reduction picks its next work. */
+enum cd_distill_order {
+    /* The write-up's, and the default: a label uniformly at random among the unskippable ones.
+       Measured best on a real library (libxml2, 2,000 real files, 60 s at -j 2): seeds at 1.01x
+       the select-only bytes, against 1.88x in bytes order. */
+    CD_ORDER_UNIFORM = 0,
+    /* Where the bytes are: the largest best example not yet reduced whole is reduced under "keeps
+       every label it is best for" (big cuts first, short attempts); once none is left, the
+       unskippable label with the largest best example. Its large candidates show new labels
+       (error paths of cut documents) whose only examples are as large, so the seeds grow. */
+    CD_ORDER_BYTES,
 };
 
 struct cd_distill_opts {
     uint64_t seed;            /* label choice; same seed and one worker: byte-identical output */
     bool no_reduce;           /* first pass only (an afl-cmin-like selection) */
+    enum cd_distill_order order;
     uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
     uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */
     unsigned jobs;            /* workers (0 counts as 1) */
@@ -87,7 +108,8 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
  * on a runner failure; the table keeps what was found. */
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
 
-/* Fills *out with the best examples and labels as they are now. Free with cd_result_release.
+/* Fills *out with the best examples and labels as they are now, the select-only seeds among them
+ * (marked baseline) and the run's course (series). Free with cd_result_release.
  * stats.complete is true only when the reduction loop ended with every label skippable and
  * nothing (signal, budget, failure, --no-reduce) cut it short. */
 enum cd_status cd_distill_result(const struct cd_distill *d, struct cd_result *out,

@@ -34,6 +34,7 @@ struct cd_manifest_info {
     uint64_t max_input_size;
     bool no_reduce;
     bool edges_only;             /* labels are edges only (-e) */
+    const char *order;           /* reduction order, "bytes" or "uniform"; NULL: "bytes" */
     char **operands;             /* NULL-terminated */
     struct cd_manifest_skip *skipped;
     size_t n_skipped;

@@ -16,6 +16,7 @@ struct cd_reduce_target {
     bool (*stop)(void *ctx);
     void *ctx;
     bool deletions_only;   /* skip the lowering passes (CD_REDUCE_BYTES on) */
+    bool coarse_first;     /* each round starts with the blocks pass: big cuts before fine ones */
 };
 
 /* The passes, in their default (cheapest first) order: deletions, then lowering (from

@@ -16,6 +16,7 @@ struct cd_result_example {
     struct cd_labelset labels;   /* every label it shows, sorted */
     struct cd_labelset best;     /* the labels it is the best example of, sorted */
     bool reproducer;             /* shows an outcome label: written apart from the seeds */
+    bool baseline;               /* one of the select-only seeds, kept for the cover */
     char sha1[41];               /* hex SHA-1 of data: its file name */
 };
 
@@ -37,8 +38,16 @@ struct cd_result_stats {
     uint64_t timeouts;           /* executions that timed out */
     uint64_t wall_ns;
     uint64_t labels_input;       /* labels known after the first pass */
+    uint64_t select_only_bytes;  /* seed bytes of the first pass's cover (the --no-reduce output) */
+    uint64_t cmin_bytes;         /* bytes afl-cmin's rule picks from the first pass (0 if unknown) */
+    uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
     bool complete;               /* every label finished, nothing stopped the run early */
     const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs" */
+};
+
+/* One point of the run's course: time, executions, labels, finished labels, seed bytes. */
+struct cd_result_point {
+    uint64_t ms, execs, labels, finished, seed_bytes;
 };
 
 struct cd_result {
@@ -47,15 +56,18 @@ struct cd_result {
     struct cd_result_label *labels;     /* sorted by id */
     size_t n_labels;
     struct cd_result_stats stats;
+    struct cd_result_point *series;     /* the run's course, oldest first */
+    size_t n_series;
 };
 
-/* Narrows r to a seed corpus that still shows every coverage label its seeds showed: examples are
- * taken largest first, each only when it is the best example of a label no example taken so far
- * shows (so every one taken is needed), then each label is held by the smallest taken example
- * that shows it. Examples neither taken nor reproducers are dropped; `best` then lists the labels
- * an example holds. Without this, every distinct best example is a seed. FAILED when out of
+/* Narrows r to a seed corpus that still shows every coverage label its examples showed: a weighted
+ * set cover by bytes (cd_cover_solve; never heavier than the baseline examples completed for the
+ * labels they lack), its lower bound in stats.cover_bound; with all_best, every example best for
+ * some label instead. The empty example is taken last, only for labels nothing else shows. Each
+ * label is then held by the smallest taken example that shows it. Examples neither taken nor
+ * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
  * memory, with r unchanged. */
-enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err);
+enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct cd_error *err);
 
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);

@@ -22,6 +22,9 @@ struct cd_table_example {
     size_t refs;                  /* labels it is best for */
     bool finished;                /* a reduction of it changed nothing anywhere */
     bool outcome;                 /* it shows an outcome label: a reproducer, never a seed */
+    bool pinned;                  /* kept while best for nothing (cd_table_pin) */
+    bool whole_done;              /* engine scratch: reducing it whole changed nothing */
+    bool whole_busy;              /* engine scratch: a worker is reducing it whole */
     struct cd_table_example *prev, *next; /* live list, in insertion order */
     size_t index;                 /* scratch for cd_distill_result */
 };
@@ -34,6 +37,7 @@ struct cd_table_label {
     bool busy;                    /* a worker is reducing it */
     bool donor_pending;           /* cd_table_donor has an untried donor for it */
     uint64_t donor_tried;         /* serial of the last donor taken for it, or 0 */
+    uint64_t shown;               /* offers showing it while counting (cd_table_count_shown) */
 };
 
 struct cd_table;
@@ -100,10 +104,21 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
 /* Records that donor (may be NULL) was taken for l, clearing its pending mark. */
 void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_example *donor);
 
+/* Keeps e (live) in the table even once it is best for no label, until the table is freed: the
+ * select-only seeds stay available to the seed cover whatever reduction does. */
+void cd_table_pin(struct cd_table *t, struct cd_table_example *e);
+
+/* While on, every offer counts each label it shows in the label's `shown`. */
+void cd_table_count_shown(struct cd_table *t, bool on);
+
+/* Returns the record index of label id (as cd_table_label_at numbers them); id must be known. */
+size_t cd_table_label_index(const struct cd_table *t, uint32_t id);
+
 /* Bumped once for every label added or improved. */
 uint64_t cd_table_changes(const struct cd_table *t);
 
-/* Live examples in insertion order (follow ->next), their count and total bytes. */
+/* Live examples (best for some label, or pinned) in insertion order (follow ->next), their
+ * count and total bytes. */
 struct cd_table_example *cd_table_examples(const struct cd_table *t);
 size_t cd_table_n_examples(const struct cd_table *t);
 uint64_t cd_table_example_bytes(const struct cd_table *t);

@@ -33,6 +33,7 @@ struct cli_opts {
     unsigned jobs;               /* 0: online CPUs */
     bool no_bind;
     uint64_t seed;
+    enum cd_distill_order order; /* --order */
     uint64_t max_time_s;
     uint64_t max_execs;
     bool no_reduce;

@@ -9,7 +9,8 @@
 #include <string.h>
 
 enum opt_id {
-    OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_MAX_TIME, OPT_MAX_EXECS,
+    OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
+    OPT_MAX_EXECS,
     OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
@@ -30,7 +31,9 @@ static const struct cli_option options[] = {
     {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
      OPT_JOBS},
     {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
-    {0, "seed", "N", "--seed N", "random seed of the label choice (default 0)", OPT_SEED},
+    {0, "seed", "N", "--seed N, --order O", "random seed (0); order: uniform (default), bytes",
+     OPT_SEED},
+    {0, "order", "O", NULL, NULL, OPT_ORDER},
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
     {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
@@ -187,6 +190,14 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_NO_BIND: o->no_bind = true; break;
     case OPT_SEED:
         if (!parse_num(val, false, UINT64_MAX, &o->seed))
+            goto bad;
+        break;
+    case OPT_ORDER:
+        if (strcmp(val, "bytes") == 0)
+            o->order = CD_ORDER_BYTES;
+        else if (strcmp(val, "uniform") == 0)
+            o->order = CD_ORDER_UNIFORM;
+        else
             goto bad;
         break;
     case OPT_MAX_TIME:

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define TTY_INTERVAL_NS 250000000ull
@@ -16,6 +17,7 @@ struct cli_progress {
     int verbosity;
     bool tty;
     bool line_shown;       /* a live status line is on screen */
+    int cols;              /* terminal width: a wider live line would wrap and not be cleared */
     uint64_t last_ns;
     char last_phase[32];
 };
@@ -41,6 +43,8 @@ struct cli_progress *cli_progress_new(int verbosity)
     pthread_mutex_init(&p->lock, NULL);
     p->verbosity = verbosity;
     p->tty = isatty(STDERR_FILENO) == 1;
+    struct winsize ws;
+    p->cols = p->tty && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
     return p;
 }
 
@@ -87,16 +91,27 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
     double secs = (double)s->elapsed_ns / 1e9;
     double rate = secs > 0 ? (double)s->execs / secs : 0;
     unsigned t = (unsigned)secs;
-    char bytes[32];
-    cli_bytes(s->best_bytes, bytes, sizeof bytes);
+    char bytes[32], sel[32];
     char line[200];
-    snprintf(line, sizeof line,
-             "%u:%02u:%02u %s: %llu in, %llu labels, %llu finished, %.0f execs/s, %llu best, %s",
-             t / 3600, t / 60 % 60, t % 60, s->phase, (unsigned long long)s->inputs,
-             (unsigned long long)s->labels, (unsigned long long)s->labels_finished, rate,
-             (unsigned long long)s->best_examples, bytes);
+    int n = snprintf(line, sizeof line, "%u:%02u:%02u %s: %llu in, %llu labels, %llu done, "
+                     "%.0f/s, ", t / 3600, t / 60 % 60, t % 60, s->phase,
+                     (unsigned long long)s->inputs, (unsigned long long)s->labels,
+                     (unsigned long long)s->labels_finished, rate);
+    if (n > 0 && (size_t)n < sizeof line) {
+        /* Once the first pass is over: the seeds as they would be written now, against the
+           select-only output (what --no-reduce writes); before, the best examples so far. */
+        if (s->select_only_bytes)
+            snprintf(line + n, sizeof line - (size_t)n, "seeds %s, %.2fx select-only %s",
+                     cli_bytes(s->seed_bytes, bytes, sizeof bytes),
+                     (double)s->seed_bytes / (double)s->select_only_bytes,
+                     cli_bytes(s->select_only_bytes, sel, sizeof sel));
+        else
+            snprintf(line + n, sizeof line - (size_t)n, "%llu best, %s",
+                     (unsigned long long)s->best_examples,
+                     cli_bytes(s->best_bytes, bytes, sizeof bytes));
+    }
     if (p->tty) {
-        fprintf(stderr, "\r\033[K%.*s", 79, line);
+        fprintf(stderr, "\r\033[K%.*s", p->cols - 1, line);
         p->line_shown = true;
     } else {
         fprintf(stderr, "corpus-distill: %s\n", line);

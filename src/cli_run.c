@@ -221,6 +221,16 @@ static void print_summary(struct run_state *s, int code)
         if (s->emitted.reproducers)
             fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
                     (unsigned long long)s->emitted.reproducers, s->crashes);
+        if (rs->select_only_bytes) {
+            char b3[32], b4[32], b5[32];
+            fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
+                            "afl-cmin's rule (%s); no cover of these examples under %s",
+                    (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
+                    cli_bytes(rs->select_only_bytes, b3, sizeof b3),
+                    rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
+                    cli_bytes(rs->cmin_bytes, b4, sizeof b4),
+                    cli_bytes(rs->cover_bound, b5, sizeof b5));
+        }
         fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished; "
                         "%llu execs in %.1f s (%.0f/s); %s%s\n",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
@@ -250,6 +260,9 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "seeds", json_object_new_uint64(s->emitted.seeds));
     json_object_object_add(j, "seed_bytes", json_object_new_uint64(s->emitted.seed_bytes));
     json_object_object_add(j, "reproducers", json_object_new_uint64(s->emitted.reproducers));
+    json_object_object_add(j, "select_only_bytes", json_object_new_uint64(rs->select_only_bytes));
+    json_object_object_add(j, "cmin_rule_bytes", json_object_new_uint64(rs->cmin_bytes));
+    json_object_object_add(j, "cover_bound_bytes", json_object_new_uint64(rs->cover_bound));
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
@@ -304,7 +317,8 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only, .operands = (char **)o->inputs, .skipped = s->skips,
+        .edges_only = o->edges_only,
+        .order = o->order == CD_ORDER_UNIFORM ? "uniform" : "bytes", .operands = (char **)o->inputs, .skipped = s->skips,
         .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
@@ -349,7 +363,7 @@ static int distill(struct run_state *s)
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_INPUT, "%s", err.msg);
     struct cd_distill_opts dopts = {
-        .seed = o->seed, .no_reduce = o->no_reduce, .max_execs = o->max_execs,
+        .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
@@ -377,7 +391,7 @@ static int distill(struct run_state *s)
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     s->have_result = true;
-    if (!o->all_best && cd_result_select_seeds(&s->result, &err) != CD_OK)
+    if (cd_result_select_seeds(&s->result, o->all_best, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     if (stop_flag && !s->result.stats.stopped_by) {
         s->result.stats.stopped_by = "signal";

@@ -1,10 +1,15 @@
 /* The distillation loop: the first pass runs every distinct input once, then multi-objective
- * reduction picks a label uniformly at random among the unskippable ones and reduces its best
- * example under "the candidate becomes this label's best", until every label is skippable, a
- * budget runs out or the stop flag is set. N workers share one table under one mutex; targets run
+ * reduction reduces best examples, until every label is skippable, a budget runs out or the stop
+ * flag is set. By default it picks a label uniformly at random and reduces its best under "the
+ * candidate becomes this label's best"; in bytes order the largest best example is reduced whole
+ * under "keeps every label it is best for", then the labels of the largest ones come first. The
+ * seed cover (cd_cover) is recomputed every few seconds, for the
+ * progress line and the run's course; the first pass's cover is pinned in the table, so that the
+ * output never weighs more than the select-only one plus what new labels need. N workers share one table under one mutex; targets run
  * outside it. With one worker everything runs on the calling thread and a seed fixes the run.
  * Execution is reached only through cd_runner_ops. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
+#include "cd_cover.h"
 #include "cd_distill.h"
 #include "cd_hash.h"
 #include "cd_reduce.h"
@@ -30,10 +35,15 @@
  * stopped. Without it one large example would take a large share of a budget while every other
  * label waits as it was found. */
 #define ATTEMPT_EXECS 500
+/* Most executions one attempt at reducing a whole example spends (see reduce_whole). */
+#define WHOLE_EXECS 100
 /* Most provisional reproducers a worker keeps (struct worker, prov): the newest are tried first
  * when the reduction ends, and a hang that does not confirm is rare. */
 #define PROV_KEEP 4
 #define PROGRESS_NS 250000000ull
+/* The seed cover is recomputed at most this often, and at least fifty times its own cost apart,
+ * with the lock held: a few milliseconds on tens of thousands of labels. */
+#define COVER_NS 3000000000ull
 
 struct worker {
     struct cd_distill *d;
@@ -49,7 +59,10 @@ struct worker {
     uint64_t donor_tries, donor_wins; /* donor starts, and those that improved their label */
     uint64_t changes;            /* table changes made by this worker's own offers */
     pthread_t thread;
-    /* the reduction in progress */
+    /* the reduction in progress: of label, or of a whole example (whole) that was best for the
+       labels in whole_labels when it started */
+    bool whole;
+    struct cd_labelset whole_labels;
     uint32_t label;
     uint64_t serial;             /* the label's best example as this worker knows it */
     char *origin;
@@ -101,6 +114,12 @@ struct cd_distill {
     pthread_mutex_t ing_mu;
     struct cd_ingest *ing;
     bool ing_done;               /* the stream ended (ing_mu held) */
+    /* the seed cover, as last computed, and the run's course */
+    uint64_t next_cover_ns;
+    uint64_t seed_bytes, seeds, select_only_bytes, cmin_bytes;
+    struct cd_result_point *series;
+    size_t n_series;
+    uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
 };
 
 /* xoshiro256** seeded through splitmix64: label choice only. */
@@ -192,10 +211,93 @@ static uint64_t count_skippable(const struct cd_table *t)
     return n;
 }
 
+/* The seed cover of the table as it is now (what the output would be, cd_result_select_seeds):
+ * its bytes and seeds in d; with pin, its examples are pinned as the select-only baseline. Returns
+ * false when out of memory. Lock held. */
+static bool table_cover(struct cd_distill *d, bool pin)
+{
+    size_t n = 0, total = 0, k = 0;
+    for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
+        if (!e->outcome && e->len) {
+            n++;
+            total += e->labels.n;
+        }
+    struct cd_cover_set *sets = calloc(n ? n : 1, sizeof *sets);
+    struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
+    uint32_t *items = calloc(total ? total : 1, sizeof *items), *next = items;
+    bool *chosen = calloc(n ? n : 1, sizeof *chosen), ok = false;
+    struct cd_cover_stats cs;
+    struct cd_error err;
+    if (!sets || !ex || !items || !chosen)
+        goto out;
+    for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next) {
+        if (e->outcome || !e->len)
+            continue;
+        for (size_t i = 0; i < e->labels.n; i++)
+            next[i] = (uint32_t)cd_table_label_index(d->table, e->labels.v[i]);
+        ex[k] = e;
+        sets[k++] = (struct cd_cover_set){e->len, next, e->labels.n, e->pinned};
+        next += e->labels.n;
+    }
+    if (cd_cover_solve(sets, n, cd_table_n_labels(d->table), chosen, &cs, &err) != CD_OK)
+        goto out;
+    d->seed_bytes = cs.bytes;
+    d->seeds = cs.chosen;
+    for (k = 0; pin && k < n; k++)
+        if (chosen[k])
+            cd_table_pin(d->table, ex[k]);
+    ok = true;
+out:
+    free(sets);
+    free(ex);
+    free(items);
+    free(chosen);
+    return ok;
+}
+
+/* Appends a point to the run's course, thinning it to every other point when full. Lock held. */
+static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
+{
+    if (!d->series) {
+        d->series = calloc(CD_DISTILL_SERIES_MAX, sizeof *d->series);
+        if (!d->series)
+            return;
+    }
+    if (d->n_series == CD_DISTILL_SERIES_MAX) {
+        for (size_t i = 0; i < CD_DISTILL_SERIES_MAX / 2; i++)
+            d->series[i] = d->series[2 * i + 1];
+        d->n_series = CD_DISTILL_SERIES_MAX / 2;
+        d->series_gap_ns = d->series_gap_ns ? 2 * d->series_gap_ns : COVER_NS;
+    }
+    d->series[d->n_series++] = (struct cd_result_point){
+        .ms = (now - d->start_ns) / 1000000, .execs = d->stats.execs,
+        .labels = cd_table_n_labels(d->table), .finished = finished,
+        .seed_bytes = d->seed_bytes};
+}
+
+/* Recomputes the seed cover when it is due (or forced) and records the run's course. Lock held. */
+static void update_cover(struct cd_distill *d, bool force)
+{
+    uint64_t now = cd_now_ns();
+    if (!force && now < d->next_cover_ns)
+        return;
+    if (!table_cover(d, false))
+        return; /* out of memory: the figures stay as they were */
+    uint64_t cost = cd_now_ns() - now, gap = 50 * cost;
+    if (gap < COVER_NS)
+        gap = COVER_NS;
+    if (gap < d->series_gap_ns)
+        gap = d->series_gap_ns;
+    d->next_cover_ns = now + gap;
+    record_point(d, now, count_skippable(d->table));
+}
+
 /* Calls the progress callback, at most every PROGRESS_NS unless forced. Lock held, so calls
  * never overlap. */
 static void progress(struct cd_distill *d, bool force)
 {
+    if (d->select_only_bytes)
+        update_cover(d, force);
     if (!d->opts.progress)
         return;
     uint64_t now = cd_now_ns();
@@ -211,6 +313,10 @@ static void progress(struct cd_distill *d, bool force)
         .best_examples = cd_table_n_examples(d->table),
         .best_bytes = cd_table_example_bytes(d->table),
         .elapsed_ns = now - d->start_ns,
+        .seed_bytes = d->seed_bytes,
+        .seeds = d->seeds,
+        .select_only_bytes = d->select_only_bytes,
+        .cmin_bytes = d->cmin_bytes,
     };
     d->opts.progress(d->opts.cb_ctx, &p);
 }
@@ -328,6 +434,7 @@ void cd_distill_free(struct cd_distill *d)
         d->ops->close(d->workers[i].state);
     for (unsigned i = 0; d->workers && i < d->jobs; i++) {
         cd_labelset_release(&d->workers[i].labels);
+        cd_labelset_release(&d->workers[i].whole_labels);
         free(d->workers[i].origin);
         free(d->workers[i].in_data);
         free(d->workers[i].in_name);
@@ -336,6 +443,7 @@ void cd_distill_free(struct cd_distill *d)
     free(d->workers);
     free(d->pending);
     free(d->pending_origin);
+    free(d->series);
     cd_table_free(d->table);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->ing_mu);
@@ -483,9 +591,55 @@ static void join_threads(struct cd_distill *d, unsigned n)
         pthread_join(d->workers[i].thread, NULL);
 }
 
+/* Label records by how many first-pass inputs showed them, fewest first (afl-cmin's order). */
+struct rarity {
+    uint64_t shown;
+    uint32_t id;
+    struct cd_table_example *best;
+};
+
+static int rarest_first(const void *a, const void *b)
+{
+    const struct rarity *x = a, *y = b;
+    if (x->shown != y->shown)
+        return x->shown < y->shown ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The bytes afl-cmin's rule keeps from the first pass: from the rarest label up, the smallest
+ * input showing it (its best now) is taken when no input taken so far shows it; inputs that crash
+ * or hang are left out, as afl-cmin leaves them. 0 when out of memory. Lock held. */
+static uint64_t cmin_like(struct cd_distill *d)
+{
+    size_t n = cd_table_n_labels(d->table), m = 0;
+    struct rarity *r = calloc(n ? n : 1, sizeof *r);
+    bool *covered = calloc(n ? n : 1, sizeof *covered);
+    uint64_t bytes = 0;
+    if (!r || !covered)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const struct cd_table_label *l = cd_table_label_at(d->table, i);
+        if (!cd_labels_is_outcome(l->id) && !l->best->outcome)
+            r[m++] = (struct rarity){l->shown, l->id, l->best};
+    }
+    qsort(r, m, sizeof *r, rarest_first);
+    for (size_t i = 0; i < m; i++) {
+        if (covered[cd_table_label_index(d->table, r[i].id)])
+            continue;
+        bytes += r[i].best->len;
+        for (size_t k = 0; k < r[i].best->labels.n; k++)
+            covered[cd_table_label_index(d->table, r[i].best->labels.v[k])] = true;
+    }
+out:
+    free(r);
+    free(covered);
+    return bytes;
+}
+
 enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, struct cd_error *err)
 {
     unsigned started = 0;
+    cd_table_count_shown(d->table, true);
     d->ing = ing;
     d->ing_done = false;
     d->phase = "first pass";
@@ -497,11 +651,31 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     d->ing = NULL;
     lock(d);
     d->stats.labels_input = cd_table_n_labels(d->table);
+    cd_table_count_shown(d->table, false);
+    /* The select-only output: pinned, so that the cover can always fall back on it. */
+    if (!table_cover(d, true)) {
+        struct cd_error e;
+        cd_error_set(&e, CD_FAILED, "out of memory choosing the select-only seeds");
+        fail(d, &e);
+    }
+    d->select_only_bytes = d->stats.select_only_bytes = d->seed_bytes;
+    d->cmin_bytes = d->stats.cmin_bytes = cmin_like(d);
     return end_phase(d, err);
 }
 
+/* Whether the example w reduces whole (w->serial) is still the best of some label it started
+ * with: a whole reduction holds while one is left. Lock held. */
+static bool holds_whole(const struct worker *w)
+{
+    for (size_t i = 0; i < w->whole_labels.n; i++)
+        if (cd_table_find(w->d->table, w->whole_labels.v[i])->best->serial == w->serial)
+            return true;
+    return false;
+}
+
 /* Offers w's run of data during a reduction, st its status, and returns whether data became the
- * best of the label being reduced (w->serial follows it then). A failed run fails the whole
+ * best of the label being reduced, or, reducing a whole example, of every label that example was
+ * still best for (w->serial follows it then). A failed run fails the whole
  * run; an undelivered one (WARN) is not offered. Lock held. */
 static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, size_t len,
                       enum cd_outcome outcome)
@@ -510,7 +684,7 @@ static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, 
     if (st >= CD_FAILED)
         fail(w->d, &w->err);
     if (st != CD_OK || !offer(w, data, len, outcome, w->origin, &stored) || !stored ||
-        cd_table_find(w->d->table, w->label)->best != stored)
+        (w->whole ? holds_whole(w) : cd_table_find(w->d->table, w->label)->best != stored))
         return false;
     w->serial = stored->serial;
     return true;
@@ -641,8 +815,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     struct cd_hash h = cd_hash_bytes(cand, len);
     enum cd_outcome outcome;
     lock(d);
-    struct cd_table_label *l = cd_table_find(d->table, w->label);
-    if (l->best->serial != w->serial) {
+    if (w->whole ? !holds_whole(w) : cd_table_find(d->table, w->label)->best->serial != w->serial) {
         w->stale = true;
         unlock(d);
         return false;
@@ -661,7 +834,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     unlock(d);
     enum cd_status st = execute(w, cand, len, true, &outcome);
-    if (st == CD_OK && outcome == CD_OUTCOME_SLOW && w->label != w->labels.v[0]) {
+    if (st == CD_OK && outcome == CD_OUTCOME_SLOW && (w->whole || w->label != w->labels.v[0])) {
         /* A clean run that a busy machine stalled past the tight timeout would be lost: never
            offered unconfirmed, and never run again once seen. Outside the timeout label's own
            reduction (whose end confirms what it adopts), a slow candidate runs once more. */
@@ -686,7 +859,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         lock(d);
         struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, timeout);
         unlock(d);
-        bool own = w->label == timeout;
+        bool own = !w->whole && w->label == timeout;
         if (!wins.fresh)
             return unconfirmed(w, cand, len, wins.reducing && own, wins.reducing && !own);
         st = execute(w, cand, len, false, &outcome);
@@ -719,7 +892,7 @@ static bool reduce_stop(void *ctx)
 static enum cd_status reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
-    struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false};
+    struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, false};
     take_pending(w, id);
     for (;;) {
         lock(d);
@@ -801,8 +974,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     }
 }
 
-/* Picks a label uniformly at random among the unskippable ones nobody is reducing; coverage
- * labels before outcome labels, so that costly crash and timeout reproducers come last. Outcome
+/* Picks a label among the unskippable ones nobody is reducing: uniformly at random, or in bytes
+ * order the one with the largest best example (the first seen on ties); coverage labels before
+ * outcome labels, so that costly crash and timeout reproducers come last. Outcome
  * labels wait while a coverage label is still being reduced: that work may add coverage labels,
  * and every candidate of a timeout reproducer that still hangs runs to the timeout, which with
  * several workers took a worker away early in every run. Lock held. Returns NULL when there is
@@ -822,6 +996,16 @@ static struct cd_table_label *choose_label(struct cd_distill *d)
     int kind = counts[0] ? 0 : 1;
     if (!counts[kind] || (kind == 1 && busy_coverage))
         return NULL;
+    if (d->opts.order == CD_ORDER_BYTES) {
+        struct cd_table_label *big = NULL;
+        for (size_t i = 0; i < n; i++) {
+            struct cd_table_label *l = cd_table_label_at(d->table, i);
+            if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
+                (!big || l->best->len > big->best->len))
+                big = l;
+        }
+        return big;
+    }
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
         struct cd_table_label *l = cd_table_label_at(d->table, i);
@@ -845,6 +1029,96 @@ static void wait_a_while(struct cd_distill *d)
     pthread_cond_timedwait(&d->cv, &d->mu, &ts);
 }
 
+/* Whether e is being reduced whole by some worker. Lock held. */
+static bool whole_busy(const struct cd_distill *d, const struct cd_table_example *e)
+{
+    for (unsigned i = 0; i < d->jobs; i++)
+        if (d->workers[i].whole && d->workers[i].serial == e->serial)
+            return true;
+    return false;
+}
+
+/* In bytes order, the largest coverage example best for some unskippable label that no whole
+ * reduction left unchanged and nobody reduces whole (the first stored on ties); NULL when there
+ * is none. An example whose labels are all skippable is marked done: every candidate that keeps
+ * them all would have been adopted for each. Lock held. */
+static struct cd_table_example *choose_whole(struct cd_distill *d)
+{
+    if (d->opts.order != CD_ORDER_BYTES)
+        return NULL;
+    for (;;) {
+        struct cd_table_example *big = NULL;
+        for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
+            if (!e->outcome && e->refs && !e->whole_done && e->len && !whole_busy(d, e) &&
+                (!big || e->len > big->len))
+                big = e;
+        if (!big)
+            return NULL;
+        for (size_t i = 0; i < big->labels.n; i++) {
+            const struct cd_table_label *l = cd_table_find(d->table, big->labels.v[i]);
+            if (l->best == big && !l->busy && !cd_table_skippable(l))
+                return big;
+        }
+        big->whole_done = true;
+    }
+}
+
+/* Reduces example e (chosen under the lock, which is held on entry and on return) whole: every
+ * candidate must keep every label it is still best for. Nothing is marked finished: label
+ * reductions decide that. The example it ends on is marked done when the reducer reached a
+ * fixpoint. */
+static void reduce_whole(struct worker *w, struct cd_table_example *e)
+{
+    struct cd_distill *d = w->d;
+    struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, true};
+    w->whole_labels.n = 0;
+    bool ok = true;
+    for (size_t i = 0; i < e->labels.n && ok; i++)
+        if (cd_table_find(d->table, e->labels.v[i])->best == e)
+            ok = cd_labelset_push(&w->whole_labels, e->labels.v[i]);
+    uint8_t *copy = cd_memdup(e->data, e->len);
+    free(w->origin);
+    w->origin = strdup(e->origin);
+    if (!ok || !copy || !w->origin) {
+        free(copy);
+        cd_error_set(&w->err, CD_FAILED, "out of memory copying a best example");
+        fail(d, &w->err);
+        return;
+    }
+    size_t len = e->len;
+    w->whole = true;
+    w->serial = e->serial;
+    /* Short attempts: the largest example is chosen afresh after each, so that examples that
+       new labels found while it shrank (as large as it was then) come next once it is smaller. */
+    w->attempt_cap = d->opts.attempt_execs ? d->attempt_execs : WHOLE_EXECS;
+    w->stale = w->capped = w->yielded = false;
+    w->timeouts = w->execs = 0;
+    d->in_flight++;
+    unlock(d);
+    uint8_t *out = NULL;
+    size_t out_len;
+    bool changed;
+    enum cd_status st = cd_reducer_run(&w->red, &target, copy, len, &out, &out_len, &changed,
+                                       &w->err);
+    free(copy);
+    free(out);
+    lock(d);
+    if (st >= CD_FAILED)
+        fail(d, &w->err);
+    else if (st == CD_OK && !w->stale && holds_whole(w))
+        for (size_t i = 0; i < w->whole_labels.n; i++) {
+            struct cd_table_example *x = cd_table_find(d->table, w->whole_labels.v[i])->best;
+            if (x->serial == w->serial) {
+                x->whole_done = true;
+                break;
+            }
+        }
+    w->whole = false;
+    d->in_flight--;
+    pthread_cond_broadcast(&d->cv);
+    progress(d, false);
+}
+
 /* The reduction loop of one worker: until every label is skippable with nothing in flight. */
 static void *reduce_worker(void *arg)
 {
@@ -852,6 +1126,11 @@ static void *reduce_worker(void *arg)
     struct cd_distill *d = w->d;
     lock(d);
     while (!should_stop(d) && !d->reduce_done) {
+        struct cd_table_example *e = choose_whole(d);
+        if (e) {
+            reduce_whole(w, e);
+            continue;
+        }
         struct cd_table_label *l = choose_label(d);
         if (!l) {
             if (d->in_flight == 0) {
@@ -906,6 +1185,10 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
     stats.complete = d->reduce_done && !d->failed && !d->stats.stopped_by && !d->opts.no_reduce &&
                      count_skippable(d->table) == cd_table_n_labels(d->table);
     enum cd_status st = cd_result_build(out, d->table, &stats, err);
+    if (st == CD_OK && d->n_series) {
+        out->series = cd_memdup(d->series, d->n_series * sizeof *d->series);
+        out->n_series = out->series ? d->n_series : 0;
+    }
     unlock(d);
     return st;
 }

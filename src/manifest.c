@@ -6,11 +6,14 @@
  *   schema_version  1
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
- *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only}
+ *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
+ *                    order: "bytes"|"uniform"}
  *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
- *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers}
+ *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
+ *                    cmin_rule_bytes, cover_bound_bytes}
  *   run             {executions, first_pass_executions, crashes, timeouts, wall_time_s,
- *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text}
+ *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
+ *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
@@ -138,6 +141,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "max_input_size", json_object_new_uint64(info->max_input_size));
     put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
     put(o, "edges_only", json_object_new_boolean(info->edges_only));
+    put(o, "order", jstr(info->order ? info->order : "bytes"));
     put(root, "settings", o);
 
     o = json_object_new_object();
@@ -168,6 +172,9 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "seeds", json_object_new_uint64(seeds));
     put(o, "seed_bytes", json_object_new_uint64(seed_bytes));
     put(o, "reproducers", json_object_new_uint64(repro));
+    put(o, "select_only_bytes", json_object_new_uint64(r->stats.select_only_bytes));
+    put(o, "cmin_rule_bytes", json_object_new_uint64(r->stats.cmin_bytes));
+    put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
     put(root, "output", o);
 
     const struct cd_result_stats *s = &r->stats;
@@ -182,6 +189,16 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "labels_finished", json_object_new_uint64(finished));
     put(o, "complete", json_object_new_boolean(s->complete));
     put(o, "stopped_by", s->stopped_by ? json_object_new_string(s->stopped_by) : NULL);
+    json_object *course = json_object_new_array();
+    for (size_t i = 0; i < r->n_series; i++) {
+        const struct cd_result_point *pt = &r->series[i];
+        json_object *row = json_object_new_array();
+        uint64_t v[] = {pt->ms, pt->execs, pt->labels, pt->finished, pt->seed_bytes};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            json_object_array_add(row, json_object_new_uint64(v[k]));
+        json_object_array_add(course, row);
+    }
+    put(o, "course", course);
     put(root, "run", o);
 
     o = json_object_new_object();

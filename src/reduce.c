@@ -109,6 +109,13 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
         unsigned order[CD_REDUCE_NPASSES];
         bool round = false;
         order_passes(red, order);
+        if (target->coarse_first) { /* the blocks pass to the front */
+            unsigned i = 0;
+            while (order[i] != CD_REDUCE_BLOCKS)
+                i++;
+            memmove(&order[1], &order[0], i * sizeof order[0]);
+            order[0] = CD_REDUCE_BLOCKS;
+        }
         for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped && !round; i++) {
             if (order[i] >= CD_REDUCE_BYTES &&
                 (target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))

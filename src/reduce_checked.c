@@ -89,7 +89,8 @@ bool cd_reduce_checked(struct cd_reduce_run *r)
     size_t from = 0, at, len;
     while (!r->stopped && find_chunk(r, from, &at, &len)) {
         struct chunk c = {r, at, len};
-        struct cd_reduce_target t = {chunk_pred, chunk_stop, &c, r->target->deletions_only};
+        struct cd_reduce_target t = {chunk_pred, chunk_stop, &c, r->target->deletions_only,
+                                     false};
         struct cd_reducer red = {0};
         uint8_t *out;
         size_t out_len;

@@ -1,6 +1,7 @@
 /* The result of a distillation as emit and the manifest see it, built from the table: distinct
  * best examples sorted by SHA-1 (their file names), every label they show and the labels they are
  * best for, reproducer flags, and labels sorted by id. It owns copies of everything. */
+#include "cd_cover.h"
 #include "cd_distill.h"
 #include "cd_hash.h"
 #include "cd_table.h"
@@ -21,6 +22,7 @@ void cd_result_release(struct cd_result *r)
     }
     free(r->examples);
     free(r->labels);
+    free(r->series);
     memset(r, 0, sizeof *r);
 }
 
@@ -51,6 +53,7 @@ static bool copy_example(struct cd_result_example *r, const struct cd_table_exam
     r->len = e->len;
     r->labels.n = r->labels.cap = e->labels.n;
     r->reproducer = e->outcome;
+    r->baseline = e->pinned;
     cd_hash_sha1_hex(e->data, e->len, r->sha1);
     return true;
 }
@@ -160,29 +163,22 @@ static void take(struct cover *c, size_t x)
     }
 }
 
-/* Takes, largest first, every example that is the best of a coverage label not yet shown by a
- * taken one. A smaller example cannot show that label (it would be its best), so each taken
- * example is needed, and the labels end up held by examples no larger than their best.
- * The empty example comes last: afl-fuzz and afl-showmap skip empty files, so a label it is best
- * for goes to the smallest non-empty example showing it, and only labels no other example shows
- * are left to it. */
-static void take_needed(struct cover *c)
+/* Takes the cover's examples (chosen), then the empty example only for labels no taken one
+ * shows: afl-fuzz and afl-showmap skip empty files, so a label the empty example is best for goes
+ * to the smallest non-empty example showing it. Then each label's holder: the smallest taken
+ * non-empty example showing it, else the empty one, else its best as it was. */
+static void take_chosen(struct cover *c, const bool *chosen)
 {
     const struct cd_result *r = c->r;
-    for (size_t k = 0; k < c->n_order; k++) {
-        const struct cd_result_example *e = &r->examples[c->order[k]];
-        if (e->len && any_uncovered(c, &e->best))
+    for (size_t k = 0; k < c->n_order; k++)
+        if (chosen[k])
             take(c, c->order[k]);
+    for (size_t k = 0; k < c->n_order; k++) {
+        size_t x = c->order[k];
+        const struct cd_result_example *e = &r->examples[x];
+        if (e->len == 0 && any_uncovered(c, &e->labels))
+            take(c, x);
     }
-    for (int empty = 0; empty < 2; empty++)
-        for (size_t k = c->n_order; k-- > 0;) { /* smallest first, the empty example last */
-            size_t x = c->order[k];
-            const struct cd_result_example *e = &r->examples[x];
-            if ((e->len == 0) == (empty == 1) && !c->taken[x] && any_uncovered(c, &e->labels))
-                take(c, x);
-        }
-    /* Holders: the smallest taken non-empty example showing the label, else the empty one, else
-       its best as it was. */
     for (size_t li = 0; li < r->n_labels; li++)
         c->holder[li] = r->labels[li].example;
     for (int pass = 0; pass < 2; pass++) {
@@ -200,7 +196,47 @@ static void take_needed(struct cover *c)
     }
 }
 
-enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err)
+/* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
+ * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve),
+ * whose bound goes into r's stats. */
+static enum cd_status choose(struct cover *c, bool all_best, bool *chosen, struct cd_error *err)
+{
+    struct cd_result *r = (struct cd_result *)c->r;
+    if (all_best) {
+        for (size_t k = 0; k < c->n_order; k++)
+            chosen[k] = r->examples[c->order[k]].best.n > 0 && r->examples[c->order[k]].len;
+        return CD_OK;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < c->n_order; k++)
+        total += r->examples[c->order[k]].labels.n;
+    struct cd_cover_set *sets = calloc(c->n_order ? c->n_order : 1, sizeof *sets);
+    uint32_t *items = calloc(total ? total : 1, sizeof *items), *next = items;
+    if (!sets || !items) {
+        free(sets);
+        free(items);
+        return cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+    }
+    for (size_t k = 0; k < c->n_order; k++) {
+        const struct cd_result_example *e = &r->examples[c->order[k]];
+        sets[k] = (struct cd_cover_set){.weight = e->len, .items = next, .baseline = e->baseline};
+        for (size_t i = 0; e->len && i < e->labels.n; i++) {
+            size_t li = label_index(r, e->labels.v[i]);
+            if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
+                next[sets[k].n++] = (uint32_t)li;
+        }
+        next += sets[k].n;
+    }
+    struct cd_cover_stats cs;
+    enum cd_status st = cd_cover_solve(sets, c->n_order, r->n_labels, chosen, &cs, err);
+    if (st == CD_OK)
+        r->stats.cover_bound = cs.bound;
+    free(sets);
+    free(items);
+    return st;
+}
+
+enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     size_t n = r->n_examples, nl = r->n_labels;
@@ -212,7 +248,8 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err)
     c.covered = calloc(nl ? nl : 1, sizeof *c.covered);
     c.holder = calloc(nl ? nl : 1, sizeof *c.holder);
     struct by_size *sizes = calloc(n ? n : 1, sizeof *sizes);
-    if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder || !sizes) {
+    bool *chosen = calloc(n ? n : 1, sizeof *chosen);
+    if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder || !sizes || !chosen) {
         free(sizes);
         st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
         goto out;
@@ -224,7 +261,10 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, struct cd_error *err)
     for (size_t k = 0; k < c.n_order; k++)
         c.order[k] = sizes[k].index;
     free(sizes);
-    take_needed(&c);
+    st = choose(&c, all_best, chosen, err);
+    if (st != CD_OK)
+        goto out;
+    take_chosen(&c, chosen);
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)
         if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
@@ -259,5 +299,6 @@ out:
     free(c.taken);
     free(c.covered);
     free(c.holder);
+    free(chosen);
     return st;
 }

@@ -19,6 +19,7 @@ struct cd_table {
     uint64_t example_bytes;
     uint64_t serial;
     uint64_t changes;
+    bool count_shown;
 };
 
 int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
@@ -159,7 +160,7 @@ static void example_link(struct cd_table *t, struct cd_table_example *e)
 static void example_unref(struct cd_table *t, struct cd_table_example *e)
 {
     assert(e->refs > 0);
-    if (--e->refs)
+    if (--e->refs || e->pinned)
         return;
     if (e->prev)
         e->prev->next = e->next;
@@ -251,6 +252,19 @@ struct cd_table_wins cd_table_wins(const struct cd_table *t, const uint8_t *data
     return count_wins(t, data, len, labels, false, reducing);
 }
 
+/* Counts every label of an offer in its record while counting is on; all are known by then, but
+ * for labels not stored (a run that won nothing shows only known labels or none). */
+static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
+{
+    if (!t->count_shown)
+        return;
+    for (size_t i = 0; i < labels->n; i++) {
+        struct cd_table_label *l = lookup(t, labels->v[i]);
+        if (l)
+            l->shown++;
+    }
+}
+
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
                               const struct cd_labelset *labels, const char *origin,
                               size_t *improved, struct cd_table_example **stored,
@@ -263,8 +277,10 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
         *improved = 0;
     if (stored)
         *stored = NULL;
-    if (!wins)
+    if (!wins) {
+        count_shown(t, labels);
         return CD_OK;
+    }
     struct cd_table_example *e = example_new(t, data, len, labels, origin);
     if (!e || !reserve_labels(t, fresh)) {
         if (e)
@@ -294,6 +310,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
         mark_donees(t, id);
     }
     assert(e->refs == wins);
+    count_shown(t, labels);
     if (improved)
         *improved = wins;
     if (stored)
@@ -325,6 +342,24 @@ struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i)
 {
     assert(i < t->n_labels);
     return &t->labels[i];
+}
+
+void cd_table_pin(struct cd_table *t, struct cd_table_example *e)
+{
+    (void)t;
+    e->pinned = true;
+}
+
+void cd_table_count_shown(struct cd_table *t, bool on)
+{
+    t->count_shown = on;
+}
+
+size_t cd_table_label_index(const struct cd_table *t, uint32_t id)
+{
+    const struct cd_table_label *l = lookup(t, id);
+    assert(l);
+    return (size_t)(l - t->labels);
 }
 
 bool cd_table_skippable(const struct cd_table_label *l)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Distillation end to end on the sample corpora with 4 workers, checked against afl-showmap: every
-# sample reaches completion, the output (seeds and reproducers) covers every label the
+# sample within an execution budget (to completion in the long tier, CD_DISTILL_FULL=1), the
+# output (seeds and reproducers) covers every label the
 # input set covered, the seeds alone every label of the inputs that do not crash, no output file
 # is larger than the largest input, a planted crash comes out as a small reproducer and never as
-# a seed, a complete run is reproducible with the same seed,
-# with -e the JSON sample reaches completion and keeps every input edge, --no-reduce keeps every
-# label, and SIGINT mid-run still leaves a valid output. Labels are
+# a seed, a complete run is reproducible with the same seed, a budgeted -j 1 run's seeds weigh no
+# more than the select-only output's,
+# with -e a JSON subset reaches completion and keeps every input edge, --no-reduce keeps every
+# label, and SIGINT mid-run still leaves a valid output. No verdict depends on the machine's speed:
+# budgets are executions, and completion is asked only of inputs small enough for any machine. Labels are
 # afl-showmap -r raw counts classified by the intended ranges (1, 2, 3, 4-7, 8-15, 16-31, 32-127,
 # 128+), never by afl-showmap's own classes: Debian's 4.04c drops counts such as 5 or 12.
 set -euo pipefail
@@ -17,9 +20,12 @@ fi
 : "${CD_BIN:?}" "${CD_TARGETS:?}" "${CD_SRC:?}"
 export AFL_QUIET=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
-# The sample corpora run with 4 workers and must reach completion: the PNG and HTTP samples within
-# COMPLETE_BUDGET seconds, the JSON sample, whose 30-70 KB crawl dumps take minutes to reduce,
-# within JSON_BUDGET. The tiny set below runs to completion with one worker.
+# The sample corpora run with 4 workers for EXECS executions each; in the long tier
+# (CD_DISTILL_FULL=1) they must reach completion instead: the PNG and HTTP samples within
+# COMPLETE_BUDGET seconds, the JSON sample, whose 30-70 KB crawl dumps take many minutes to
+# reduce, within JSON_BUDGET. The tiny set and the -e subset below run to completion anywhere.
+FULL=${CD_DISTILL_FULL:-0}
+EXECS=${CD_DISTILL_EXECS:-20000}
 COMPLETE_BUDGET=${CD_DISTILL_COMPLETE_BUDGET:-400}
 JSON_BUDGET=${CD_DISTILL_JSON_BUDGET:-1200}
 
@@ -156,19 +162,24 @@ for n in json png http; do
     cp "$WORK/hangs/$n"/* "$in"/ 2>/dev/null || true
     out="$WORK/out/$n"
     rc=0
-    budget=$COMPLETE_BUDGET
-    [ "$n" != json ] || budget=$JSON_BUDGET
+    budget=(--max-execs "$EXECS")
+    if [ "$FULL" = 1 ]; then
+        budget=(--max-time "$COMPLETE_BUDGET")
+        [ "$n" != json ] || budget=(--max-time "$JSON_BUDGET")
+    fi
     # shellcheck disable=SC2086
-    "$CD_BIN" -q -j 4 --seed 1 --max-time "$budget" "$in" -o "$out" -- "$target" $args || rc=$?
+    "$CD_BIN" -q -j 4 --seed 1 "${budget[@]}" "$in" -o "$out" -- "$target" $args || rc=$?
     if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
         fail "$n: corpus-distill exited $rc"
         continue
     fi
     [ -f "$out.manifest.json" ] || fail "$n: no manifest"
-    if [ "$rc" = 0 ] && python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; sys.exit(0 if r["complete"] else 1)' "$out.manifest.json"; then
+    if [ "$FULL" != 1 ]; then
+        ok "$n: -j 4 ran ${budget[*]} (exit $rc)"
+    elif [ "$rc" = 0 ] && python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]; sys.exit(0 if r["complete"] else 1)' "$out.manifest.json"; then
         ok "$n: -j 4 reached completion"
     else
-        fail "$n: -j 4 did not reach completion in $budget s (exit $rc)"
+        fail "$n: -j 4 did not reach completion in ${budget[*]} s (exit $rc)"
     fi
     for f in "$WORK/hangs/$n"/*; do
         [ -e "$f" ] && rm -f "$in/$(basename "$f")"
@@ -184,19 +195,49 @@ for n in json png http; do
     fi
 done
 
-# --- -e: edge labels; the JSON sample to completion with 4 workers -------------------------------
-# Every edge an input showed is shown by the output, and the manifest counts edges, not hits.
+# --- a budgeted run's seeds weigh no more than the select-only output's --------------------------
+# One worker and a seed fix the run, and the budget is executions, so the verdict is the same on
+# any machine.
+if [ -d "$WORK/in/json" ]; then
+    for mode in no-reduce budget; do
+        args=(--no-reduce)
+        [ "$mode" = no-reduce ] || args=(--max-execs 5000)
+        rc=0
+        "$CD_BIN" -q -j 1 --seed 3 "${args[@]}" "$WORK/in/json" -o "$WORK/anytime-$mode" -- \
+            "$CD_TARGETS/sample_json" @@ || rc=$?
+        [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "anytime $mode: corpus-distill exited $rc"
+    done
+    sel=$(find "$WORK/anytime-no-reduce" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    got=$(find "$WORK/anytime-budget" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    if [ "$got" -le "$sel" ] && [ "$sel" -gt 0 ]; then
+        ok "anytime: 5,000 executions leave $got seed bytes, select-only $sel"
+    else
+        fail "anytime: 5,000 executions leave $got seed bytes, more than select-only $sel"
+    fi
+    covers anytime "$WORK/in/json" "$WORK/anytime-budget" "$CD_TARGETS/sample_json" @@
+fi
+
+# --- -e: edge labels; a JSON subset to completion with 4 workers --------------------------------
+# Every edge an input showed is shown by the output, and the manifest counts edges, not hits. The
+# subset (the 40 smallest sample files, the whole sample in the long tier) completes in seconds.
 if [ -d "$WORK/in/json" ]; then
     rc=0
-    "$CD_BIN" -q -j 4 --seed 1 -e --max-time "$COMPLETE_BUDGET" "$WORK/in/json" -o "$WORK/edges" -- \
+    edges_in="$WORK/in/json"
+    if [ "$FULL" != 1 ]; then
+        edges_in="$WORK/in/json-small"
+        mkdir -p "$edges_in"
+        find "$WORK/in/json" -type f -printf '%s %p\n' | sort -n | head -n 40 | cut -d' ' -f2- |
+            while IFS= read -r f; do cp "$f" "$edges_in/"; done
+    fi
+    "$CD_BIN" -q -j 4 --seed 1 -e "$edges_in" -o "$WORK/edges" -- \
         "$CD_TARGETS/sample_json" @@ || rc=$?
     if [ "$rc" != 0 ]; then
         fail "-e: corpus-distill exited $rc, expected 0 (complete)"
     else
-        ok "-e: -j 4 reached completion on the JSON sample"
+        ok "-e: -j 4 reached completion on $(find "$edges_in" -type f | wc -l) JSON sample files"
         mkdir -p "$WORK/all.edges"
         cp "$WORK/edges"/* "$WORK/edges.crashes"/* "$WORK/all.edges"/ 2>/dev/null || true
-        labels "$WORK/in/json" "$CD_TARGETS/sample_json" @@ | cut -d: -f1 | sort -u >"$WORK/in.edges"
+        labels "$edges_in" "$CD_TARGETS/sample_json" @@ | cut -d: -f1 | sort -u >"$WORK/in.edges"
         labels "$WORK/all.edges" "$CD_TARGETS/sample_json" @@ | cut -d: -f1 | sort -u >"$WORK/out.edges"
         missing=$(comm -23 "$WORK/in.edges" "$WORK/out.edges" | wc -l)
         n_in=$(wc -l <"$WORK/in.edges")
@@ -310,9 +351,14 @@ fi
 
 # --- SIGINT mid-run: a valid, incomplete output -------------------------------------------------
 if [ -d "$WORK/in/png" ]; then
-    "$CD_BIN" -q -j 1 "$WORK/in/png" -o "$WORK/int" -- "$CD_TARGETS/sample_png" @@ &
+    # The signal comes once the reduction has started (its first progress line), so that every
+    # input ran, however fast the machine is.
+    "$CD_BIN" -j 1 "$WORK/in/png" -o "$WORK/int" -- "$CD_TARGETS/sample_png" @@ 2>"$WORK/int.log" &
     bg_pid=$!
-    sleep 3
+    for _ in $(seq 600); do
+        grep -q ' reduce: ' "$WORK/int.log" && break
+        sleep 0.2
+    done
     kill -INT "$bg_pid" 2>/dev/null || true
     rc=0
     wait "$bg_pid" || rc=$?

@@ -69,7 +69,7 @@ static void pctx_start(struct pctx *p, bool (*fn)(const uint8_t *, size_t), cons
 static enum cd_status reduce_bytes(struct pctx *p, struct cd_reducer *red, const uint8_t *in,
                                    size_t n, uint8_t **out, size_t *len, bool *changed)
 {
-    struct cd_reduce_target t = {pred, stop, p, false};
+    struct cd_reduce_target t = {pred, stop, p, false, false};
     struct cd_error err;
     *out = NULL;
     *len = 0;
@@ -185,7 +185,7 @@ static bool one_pass(cd_reduce_pass_fn_t pass, const char *text,
     size_t n = strlen(text);
     memset(stats, 0, sizeof *stats);
     pctx_start(p, fn, (const uint8_t *)text, n);
-    struct cd_reduce_target t = {pred, stop, p, false};
+    struct cd_reduce_target t = {pred, stop, p, false, false};
     uint8_t cur[256], cand[256];
     memcpy(cur, text, n);
     struct cd_reduce_run r = {&t, cur, n, cand, n, stats, false};
@@ -316,7 +316,7 @@ static void test_reduce_chunks_delete_whole_parts(void)
     memcpy(p.last, cur, n);
     p.last_len = n;
     CU_ASSERT(chunks_valid_with_keep(cur, n));
-    struct cd_reduce_target t = {pred, stop, &p, false};
+    struct cd_reduce_target t = {pred, stop, &p, false, false};
     struct cd_reduce_run r = {&t, cur, n, cand, n, &stats, false};
     CU_ASSERT(cd_reduce_chunks(&r));
     CU_ASSERT_EQUAL(r.len, 17); /* the KEEP chunk alone */
@@ -330,7 +330,7 @@ static void test_reduce_chunks_delete_whole_parts(void)
     memcpy(cur, text, strlen(text));
     memcpy(q.last, text, strlen(text));
     q.last_len = strlen(text);
-    struct cd_reduce_target qt = {pred, stop, &q, false};
+    struct cd_reduce_target qt = {pred, stop, &q, false, false};
     struct cd_reduce_run qr = {&qt, cur, strlen(text), cand, strlen(text), &qs, false};
     CU_ASSERT(!cd_reduce_chunks(&qr));
     CU_ASSERT_EQUAL(qs.execs, 0);
@@ -770,7 +770,7 @@ static void test_reduce_blocks_sweep_is_bounded(void)
             cur[i] = (uint8_t)('a' + i % 26);
         struct pctx p = {.fn = nothing, .descent_ok = true};
         struct cd_reduce_stats st = {0};
-        struct cd_reduce_target t = {pred, stop, &p, false};
+        struct cd_reduce_target t = {pred, stop, &p, false, false};
         struct cd_reduce_run r = {&t, cur, n, cand, n, &st, false};
         CU_ASSERT(!cd_reduce_blocks(&r));
         if (n < CD_REDUCE_BLOCK_STEPS) {
@@ -800,7 +800,7 @@ static void test_reduce_stop_check(void)
     p.stop_after = 3;
     p.last_len = strlen(text);
     memcpy(p.last, text, p.last_len);
-    struct cd_reduce_target t = {pred, stop, &p, false};
+    struct cd_reduce_target t = {pred, stop, &p, false, false};
     uint8_t *out = NULL;
     size_t len = 0;
     bool changed;
@@ -857,7 +857,7 @@ static void test_reduce_random_inputs(void)
         size_t n = random_input(&x, text, sizeof text);
         for (unsigned k = 0; k < CD_REDUCE_NPASSES; k++) {
             pctx_start(&p, coin, text, n);
-            struct cd_reduce_target t = {pred, stop, &p, false};
+            struct cd_reduce_target t = {pred, stop, &p, false, false};
             struct cd_reduce_stats st = {0};
             uint8_t *cur = malloc(n ? n : 1), *cand = malloc(n ? n : 1);
             CU_ASSERT_FATAL(cur && cand);

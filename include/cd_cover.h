@@ -1,0 +1,37 @@
+/* Seed selection as weighted set cover: which examples (sets of labels, weighed in bytes) to keep
+ * so that every label some example shows stays shown, at as few bytes as can be found. Greedy by
+ * bytes per newly covered label, then examples made redundant by later picks are dropped; a lower
+ * bound on any cover's bytes (the examples every cover needs, plus a dual price for the rest, as
+ * MoonLight and OptiMin report one) says how far from the best the choice can be. A baseline (the
+ * select-only output) bounds the result: the chosen cover never weighs more than the baseline plus
+ * a greedy cover of the labels the baseline lacks. It knows labels only as dense indices. */
+#ifndef CD_COVER_H
+#define CD_COVER_H
+
+#include "cd_common.h"
+
+/* One example: its weight (bytes, at least 1) and the dense indices of the labels it shows. */
+struct cd_cover_set {
+    uint64_t weight;
+    const uint32_t *items;  /* indices below the universe size; borrowed for the call */
+    size_t n;
+    bool baseline;          /* part of the baseline cover */
+};
+
+/* What the cover came to. */
+struct cd_cover_stats {
+    uint64_t bytes;          /* weight of the chosen sets */
+    uint64_t bound;          /* no cover of the same labels by these sets weighs less */
+    uint64_t baseline_bytes; /* weight of the baseline sets (0 without a baseline) */
+    size_t chosen;           /* sets chosen */
+    size_t items;            /* labels covered: every label some set shows */
+};
+
+/* Chooses sets covering every item some set shows; chosen[i] (n_sets entries, written) tells
+ * whether set i is taken. Deterministic: ties go to the lower index. With baseline sets, the
+ * choice is the lighter of the greedy cover and the baseline completed greedily. FAILED only when
+ * out of memory. */
+enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
+                              bool *chosen, struct cd_cover_stats *stats, struct cd_error *err);
+
+#endif
