@@ -212,7 +212,8 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
         st = cd_error_set(err, CD_FAILED, "out of memory choosing the seeds");
         goto out;
     }
-    memset(chosen, 0, n_sets * sizeof *chosen);
+    for (size_t i = 0; i < n_sets; i++)
+        chosen[i] = false;
     stats->bytes = cover_from(&s, chosen, order);
     bool any_baseline = false;
     for (size_t i = 0; i < n_sets; i++) {
