@@ -1,0 +1,38 @@
+/* The fork-server driver of the real-library benchmark targets: reads the file named by its
+ * argument (AFL's @@) and hands its bytes to LLVMFuzzerTestOneInput, once per process. The same
+ * harness file built with -fsanitize=fuzzer (libAFLDriver) instead gives the persistent,
+ * shared-memory build. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s FILE\n", argv[0]);
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "rb");
+    if (!f)
+        return 2;
+    size_t cap = 1 << 16, len = 0, n;
+    uint8_t *buf = malloc(cap);
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            uint8_t *p = realloc(buf, cap *= 2);
+            if (!p)
+                break;
+            buf = p;
+        }
+    }
+    fclose(f);
+    if (!buf)
+        return 2;
+    LLVMFuzzerTestOneInput(buf, len);
+    free(buf);
+    return 0;
+}

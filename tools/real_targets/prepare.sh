@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Builds the real-library targets of tools/bench_real.sh and gathers their real inputs, once, into
+# DIR (default build/bench-real): each library from its Debian bookworm source package (apt-get
+# source through a private deb-src list, so the machine's apt configuration is untouched; Debian's
+# patches applied by dpkg-source) compiled with afl-clang-fast, linked with our harness for a
+# fork-server @@ target (and, for json-c, a persistent libFuzzer-style one through libAFLDriver);
+# each input set the files of that format in Debian binary packages (apt-get download), at most
+# 1 MiB each, the first COUNT (default 2000) in path order, as DIR/inputs/NAME.tar.zst. Steps
+# already done are skipped, so it is safe to run again.
+#
+# usage: tools/real_targets/prepare.sh [DIR]
+set -Eeuo pipefail
+trap 'echo "prepare: failed at line $LINENO (build logs in $DIR/log)" >&2' ERR
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+DIR=$(mkdir -p "${1:-$HERE/../../build/bench-real}" && cd "${1:-$HERE/../../build/bench-real}" && pwd)
+COUNT=${COUNT:-2000}
+JOBS=$(nproc)
+CC=afl-clang-fast
+export AFL_QUIET=1
+
+for p in afl++ dpkg-dev zstd autoconf automake libtool make cmake; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+        { echo "prepare: Debian package $p is missing (tools/setup installs it)" >&2; exit 2; }
+done
+
+# A private apt configuration with the deb-src twins of the machine's Debian sources.
+APT=$DIR/apt
+apt_src() {
+    if [ ! -d "$APT/lists" ]; then
+        mkdir -p "$APT/parts" "$APT/lists/partial"
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -e "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" > "$APT/parts/$(basename "$f")"
+        done
+        if [ -f /etc/apt/sources.list ]; then
+            sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > "$APT/parts/list.list"
+        fi
+        apt-get -q -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$APT/parts" \
+            -o Dir::State::Lists="$APT/lists" update >/dev/null
+    fi
+    apt-get -q -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$APT/parts" \
+        -o Dir::State::Lists="$APT/lists" source "$@" >/dev/null 2>&1
+}
+
+# source PKG: the unpacked, patched Debian source tree of PKG under DIR/src; prints its path.
+source_tree() {
+    local pkg=$1 d=$DIR/src/$1
+    if [ ! -f "$d/.unpacked" ]; then
+        rm -rf "$d"
+        mkdir -p "$d"
+        (cd "$d" && apt_src --download-only "$pkg") ||
+            { echo "prepare: apt-get source $pkg failed" >&2; exit 2; }
+        (cd "$d" && dpkg-source --no-check -x ./*.dsc tree >/dev/null)
+        touch "$d/.unpacked"
+    fi
+    echo "$d/tree"
+}
+
+# inputs NAME 'GLOB...' PACKAGE...: DIR/inputs/NAME.tar.zst, the first COUNT files matching one
+# of the globs in the packages, of at most 1 MiB and not empty, in path order.
+inputs() {
+    local name=$1 globs=$2 out=$DIR/inputs/$1.tar.zst d=$DIR/debs/$1 p g
+    shift 2
+    [ -f "$out" ] && return
+    rm -rf "$d"
+    mkdir -p "$d/x" "$DIR/inputs"
+    for p in "$@"; do
+        (cd "$d" && apt-get download "$p" >/dev/null 2>&1) ||
+            { echo "prepare: apt-get download $p failed" >&2; exit 2; }
+        dpkg-deb -x "$d/$p"_*.deb "$d/x"
+    done
+    local find_args=()
+    for g in $globs; do
+        [ ${#find_args[@]} -eq 0 ] || find_args+=(-o)
+        find_args+=(-name "$g")
+    done
+    (cd "$d/x" && find . -type f \( "${find_args[@]}" \) -size -1025k -size +0 -print0 |
+        sort -z > "$d/all")
+    head -z -n "$COUNT" "$d/all" > "$d/list"
+    tar --null -C "$d/x" -T "$d/list" -cf - | zstd -q -f -o "$out.tmp"
+    mv "$out.tmp" "$out"
+    rm -rf "$d"
+}
+
+# harness NAME LIB... -- CFLAGS...: DIR/bin/NAME, the fork-server @@ target of harness NAME.c.
+harness() {
+    local name=$1 libs=()
+    shift
+    while [ "$1" != -- ]; do libs+=("$1"); shift; done
+    shift
+    mkdir -p "$DIR/bin"
+    $CC -O2 -g "$@" -o "$DIR/bin/$name" "$HERE/harness_main.c" "$HERE/$name.c" "${libs[@]}" -lm
+}
+
+t=$(source_tree libxml2)
+if [ ! -x "$DIR/bin/xml" ]; then
+    # Debian's patches touch the autotools inputs, so regenerate as dh_autoreconf does.
+    (cd "$t" && autoreconf -fi && CC=$CC ./configure --disable-shared --without-python \
+        --without-lzma --without-zlib --without-http --without-ftp --without-threads &&
+        make -j"$JOBS" libxml2.la) >"$DIR/log" 2>&1
+    harness xml "$t/.libs/libxml2.a" -- -I"$t/include"
+fi
+
+t=$(source_tree json-c)
+if [ ! -x "$DIR/bin/json" ]; then
+    cmake -S "$t" -B "$t/afl" -DCMAKE_C_COMPILER=$CC -DCMAKE_BUILD_TYPE=Release \
+        -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF -DDISABLE_WERROR=ON >"$DIR/log" 2>&1
+    cmake --build "$t/afl" -j"$JOBS" >>"$DIR/log" 2>&1
+    harness json "$t/afl/libjson-c.a" -- -I"$t" -I"$t/afl"
+    # The persistent build: libAFLDriver's loop over shared-memory test cases.
+    $CC -O2 -g -fsanitize=fuzzer -I"$t" -I"$t/afl" -o "$DIR/bin/json-persist" "$HERE/json.c" \
+        "$t/afl/libjson-c.a"
+fi
+
+t=$(source_tree lua5.4)
+if [ ! -x "$DIR/bin/lua" ]; then
+    # Debian's makefile links through libtool for its shared library: compile the core directly.
+    mkdir -p "$t/afl"
+    # luaconf.h, as Debian patches it, names the header debian/rules generates.
+    echo '#define DEB_HOST_MULTIARCH "'"$(dpkg-architecture -qDEB_HOST_MULTIARCH)"'"' \
+        > "$t/afl/lua5.4-deb-multiarch.h"
+    (cd "$t/src" && ls ./*.c | grep -v -e '/lua.c$' -e '/luac.c$' |
+        xargs -P "$JOBS" -I{} sh -c "$CC -O2 -g -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I../afl -c {} -o ../afl/\$(basename {} .c).o" &&
+        ar rcs ../afl/liblua.a ../afl/*.o) >"$DIR/log" 2>&1
+    harness lua "$t/afl/liblua.a" -- -I"$t/src" -I"$t/afl"
+fi
+
+t=$(source_tree libyaml)
+if [ ! -x "$DIR/bin/yaml" ]; then
+    (cd "$t" && autoreconf -fi && CC=$CC ./configure --disable-shared && make -j"$JOBS") \
+        >"$DIR/log" 2>&1
+    harness yaml "$t/src/.libs/libyaml.a" -- -I"$t/include"
+fi
+
+# Real inputs of each format, made by others.
+inputs xml '*.xml *.xsl *.page' docbook-xsl gnome-user-docs
+inputs json '*.json' python3-botocore node-caniuse-db
+inputs lua '*.lua *.nse' nmap-common prosody awesome
+inputs yaml '*.yml *.yaml' ansible
+echo "$DIR"
