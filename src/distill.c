@@ -116,7 +116,7 @@ struct cd_distill {
     bool ing_done;               /* the stream ended (ing_mu held) */
     /* the seed cover, as last computed, and the run's course */
     uint64_t next_cover_ns;
-    uint64_t seed_bytes, seeds, select_only_bytes, cmin_bytes;
+    uint64_t seed_bytes, seeds;
     struct cd_result_point *series;
     size_t n_series;
     uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
@@ -296,7 +296,7 @@ static void update_cover(struct cd_distill *d, bool force)
  * never overlap. */
 static void progress(struct cd_distill *d, bool force)
 {
-    if (d->select_only_bytes)
+    if (d->stats.select_only_bytes)
         update_cover(d, force);
     if (!d->opts.progress)
         return;
@@ -315,8 +315,8 @@ static void progress(struct cd_distill *d, bool force)
         .elapsed_ns = now - d->start_ns,
         .seed_bytes = d->seed_bytes,
         .seeds = d->seeds,
-        .select_only_bytes = d->select_only_bytes,
-        .cmin_bytes = d->cmin_bytes,
+        .select_only_bytes = d->stats.select_only_bytes,
+        .cmin_bytes = d->stats.cmin_bytes,
     };
     d->opts.progress(d->opts.cb_ctx, &p);
 }
@@ -658,8 +658,8 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
         cd_error_set(&e, CD_FAILED, "out of memory choosing the select-only seeds");
         fail(d, &e);
     }
-    d->select_only_bytes = d->stats.select_only_bytes = d->seed_bytes;
-    d->cmin_bytes = d->stats.cmin_bytes = cmin_like(d);
+    d->stats.select_only_bytes = d->seed_bytes;
+    d->stats.cmin_bytes = cmin_like(d);
     return end_phase(d, err);
 }
 
