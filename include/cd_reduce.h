@@ -22,7 +22,9 @@ struct cd_reduce_target {
 /* The passes, in their default (cheapest first) order: deletions, then lowering (from
  * CD_REDUCE_BYTES on). */
 enum cd_reduce_pass {
-    CD_REDUCE_LINES = 0,   /* delete lines and runs of lines */
+    CD_REDUCE_PREFIX = 0,  /* keep the shortest leading part that holds */
+    CD_REDUCE_LINES,       /* delete lines and runs of lines */
+    CD_REDUCE_ELEMENTS,    /* delete markup elements, start tag to matching end tag */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_ITEMS,       /* delete comma-separated items of (), [], {} lists */
     CD_REDUCE_HOIST,       /* replace a (), [], {} span by one of the values inside it */
@@ -50,6 +52,9 @@ enum cd_reduce_pass {
  * example must stay long (a buffer that grows past 32 KiB, 128 records of a list) took one
  * candidate per byte to confirm, each an execution, with a byte or two at most to gain. */
 #define CD_REDUCE_BLOCK_STEPS 1024
+
+/* The prefix pass's shortest prefix: shorter ones would rarely hold and cost a candidate each. */
+#define CD_REDUCE_PREFIX_MIN 16
 
 /* Counters of one pass. */
 struct cd_reduce_stats {
@@ -81,7 +86,9 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
 
 /* The passes: each runs once over cur, adopting what the predicate accepts. They return whether
  * any candidate was adopted. */
+bool cd_reduce_prefix(struct cd_reduce_run *r);
 bool cd_reduce_lines(struct cd_reduce_run *r);
+bool cd_reduce_elements(struct cd_reduce_run *r);
 bool cd_reduce_brackets(struct cd_reduce_run *r);
 bool cd_reduce_items(struct cd_reduce_run *r);
 bool cd_reduce_hoist(struct cd_reduce_run *r);

@@ -1,6 +1,7 @@
-/* The reducer's driver: runs the passes (reduce_delete.c, reduce_lower.c, reduce_checked.c) over
- * one example until none adopts anything, ordering them by what they earned so far (successes per
- * execution), cheap passes first on ties, and starting again from the first after any success.
+/* The reducer's driver: runs the passes (reduce_prefix.c, reduce_elements.c, reduce_delete.c,
+ * reduce_lower.c, reduce_checked.c) over one example until none adopts anything, ordering them by
+ * what they earned so far (bytes removed or successes per execution), cheap passes first on ties,
+ * and starting again from the first after any success.
  * It sees the caller only through the predicate and the stop check. */
 #include "cd_reduce.h"
 
@@ -31,7 +32,8 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len)
 const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 {
     static const char *const names[CD_REDUCE_NPASSES] = {
-        [CD_REDUCE_LINES] = "lines",     [CD_REDUCE_BRACKETS] = "brackets",
+        [CD_REDUCE_PREFIX] = "prefix",   [CD_REDUCE_LINES] = "lines",
+        [CD_REDUCE_ELEMENTS] = "elements", [CD_REDUCE_BRACKETS] = "brackets",
         [CD_REDUCE_ITEMS] = "items",     [CD_REDUCE_HOIST] = "hoist",
         [CD_REDUCE_SPACES] = "spaces",   [CD_REDUCE_WORDS] = "words",
         [CD_REDUCE_CHUNKS] = "chunks",   [CD_REDUCE_CHECKED] = "checked",
@@ -43,7 +45,8 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 }
 
 static const cd_reduce_pass_fn_t pass_fn[CD_REDUCE_NPASSES] = {
-    [CD_REDUCE_LINES] = cd_reduce_lines,     [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
+    [CD_REDUCE_PREFIX] = cd_reduce_prefix,   [CD_REDUCE_LINES] = cd_reduce_lines,
+    [CD_REDUCE_ELEMENTS] = cd_reduce_elements, [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_ITEMS] = cd_reduce_items,     [CD_REDUCE_HOIST] = cd_reduce_hoist,
     [CD_REDUCE_SPACES] = cd_reduce_spaces,   [CD_REDUCE_WORDS] = cd_reduce_words,
     [CD_REDUCE_CHUNKS] = cd_reduce_chunks,   [CD_REDUCE_CHECKED] = cd_reduce_checked,
@@ -58,11 +61,20 @@ cd_reduce_pass_fn_t cd_reduce_pass_fn(enum cd_reduce_pass pass)
 }
 
 /* Bytes removed per execution for deleting passes, successes per execution for lowering ones,
- * each with one of prior, so that untried passes start equal and keep the default order. Many
- * small successes (a digit at a time) must not put a pass ahead of one that removes lines. */
+ * each with a prior, so that untried passes start equal and keep the default order. Many small
+ * successes (a digit at a time) must not put a pass ahead of one that removes lines. A deleting
+ * pass's prior is worth PRIOR_EXECS candidates at PRIOR_BYTES bytes: a pass that pays on some
+ * examples only (elements on markup, chunks on binary formats) must not fall behind a pass that
+ * removes a few bytes a candidate everywhere on the evidence of its first few candidates, since
+ * after any success the passes start again from the first and a pass at the back then rarely
+ * runs at all. */
+#define PRIOR_BYTES 64
+#define PRIOR_EXECS 8
 static double yield_of(const struct cd_reduce_stats *s, bool lowering)
 {
-    return (double)((lowering ? s->successes : s->bytes_removed) + 1) / (double)(s->execs + 1);
+    if (lowering)
+        return (double)(s->successes + 1) / (double)(s->execs + 1);
+    return (double)(s->bytes_removed + PRIOR_BYTES) / (double)(s->execs + PRIOR_EXECS);
 }
 
 /* Deleting passes come before lowering ones whatever their yields: a lowering success keeps the

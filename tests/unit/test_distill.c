@@ -503,11 +503,12 @@ static void test_distill_hang_confirmed_when_it_matters(void)
 {
     struct runner_ctx rc;
     /* The timeout label is held by "HANG" from the start, and every other label by a clean
-       minimal input, except the label of 8 q's, which only "qqqqqqqqHAN()G" shows. Reducing it
-       meets a longer hang (the brackets deleted), which can win nothing: it is not confirmed,
-       the first pass confirms its own. */
+       minimal input, except the label of 8 q's, which only "HAN()Gqqqqqqqq" shows (the q's
+       last, so that no prefix of it keeps the label). Reducing it meets a longer hang (the
+       brackets deleted), which can win nothing: it is not confirmed, the first pass confirms
+       its own. */
     static const char *const done[] = {"HANG", "H", "A", "N", "G", "(", ")", "q", "qq", "qqq",
-                                       "qqqq", "qqqqqqqqHAN()G"};
+                                       "qqqq", "HAN()Gqqqqqqqq"};
     distill_hangs(done, 12, &rc);
     CU_ASSERT(rc.slow_runs > 0);
     CU_ASSERT_EQUAL(rc.confirmed, 1);

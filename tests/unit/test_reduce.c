@@ -672,6 +672,98 @@ static void test_reduce_brackets_delete_sibling_runs(void)
     CU_ASSERT(p.descent_ok);
 }
 
+/* At least three 'x': a count that only grows with the prefix, as a hit count does. */
+static bool three_x(const uint8_t *s, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == 'x';
+    return k >= 3;
+}
+
+/* The shortest prefix that holds, in about two candidates per bit of the length. */
+static void test_reduce_prefix_keeps_shortest_head(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    char text[201];
+    memset(text, '.', 200);
+    text[200] = 0;
+    text[10] = text[70] = text[130] = text[190] = 'x';
+    CU_ASSERT(one_pass(cd_reduce_prefix, text, three_x, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 131);
+    CU_ASSERT(st.execs <= 2 * 8 + 2);
+    CU_ASSERT(p.descent_ok);
+    /* the whole example needed: no prefix holds, nothing adopted */
+    CU_ASSERT(!one_pass(cd_reduce_prefix, "..x..x..x", three_x, &p, &st));
+    CU_ASSERT(st.execs <= 2 * 4 + 2);
+}
+
+/* Tags nest (<a ...>, </a>, <a/>; comments skipped), the root is <r>, and KEEP is there twice. */
+static bool markup_with_two_keeps(const uint8_t *s, size_t n)
+{
+    char stack[16][8];
+    int depth = 0, keeps = 0, roots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 4 <= n && !memcmp(s + i, "KEEP", 4))
+            keeps++;
+        if (s[i] != '<')
+            continue;
+        if (i + 4 <= n && !memcmp(s + i, "<!--", 4)) {
+            size_t j = i + 4;
+            while (j + 3 <= n && memcmp(s + j, "-->", 3))
+                j++;
+            if (j + 3 > n)
+                return false;
+            i = j + 2;
+            continue;
+        }
+        bool close = i + 1 < n && s[i + 1] == '/';
+        size_t j = i + 1 + close, k = j;
+        while (k < n && isalpha(s[k]))
+            k++;
+        if (k == j || k - j >= sizeof stack[0])
+            return false;
+        size_t e = k;
+        bool quoted = false;
+        for (; e < n && (quoted || s[e] != '>'); e++)
+            quoted ^= s[e] == '"';
+        if (e >= n)
+            return false;
+        if (close) {
+            if (!depth || strlen(stack[depth - 1]) != k - j ||
+                memcmp(stack[depth - 1], s + j, k - j))
+                return false;
+            depth--;
+        } else if (s[e - 1] != '/') {
+            if (depth == 16)
+                return false;
+            roots += depth == 0;
+            memcpy(stack[depth], s + j, k - j);
+            stack[depth++][k - j] = 0;
+        }
+        i = e;
+    }
+    return depth == 0 && roots == 1 && n >= 3 && !memcmp(s, "<r>", 3) && keeps >= 2;
+}
+
+/* Whole elements go, parents first and then their children; a '>' inside a quoted attribute, a
+ * start tag inside a comment and a nested element of the same name do not end an element early. */
+static void test_reduce_elements_delete_subtrees(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    pass_reaches(cd_reduce_elements,
+                 "<r><a x=\"1>2\"><b>no</b><b>KEEP</b></a><!-- <a> --><c/><d><e>t</e></d>"
+                 "<a><a>KEEP</a></a><f>z</f></r>",
+                 markup_with_two_keeps,
+                 "<r><a x=\"1>2\"><b>KEEP</b></a><!-- <a> --><a><a>KEEP</a></a></r>", &p, &st);
+    CU_ASSERT(st.execs <= 12); /* one candidate per element at most */
+    /* no markup: nothing tried */
+    CU_ASSERT(!one_pass(cd_reduce_elements, "KEEP, KEEP", markup_with_two_keeps, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+}
+
 static bool equal_pair(const uint8_t *s, size_t n)
 {
     return n == 2 && s[0] == s[1] && s[0] >= 'a';
@@ -889,6 +981,8 @@ int main(void)
         {"test_reduce_to_xy", test_reduce_to_xy},
         {"test_reduce_lowers_bytes", test_reduce_lowers_bytes},
         {"test_reduce_single_passes", test_reduce_single_passes},
+        {"test_reduce_prefix_keeps_shortest_head", test_reduce_prefix_keeps_shortest_head},
+        {"test_reduce_elements_delete_subtrees", test_reduce_elements_delete_subtrees},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
