@@ -15,6 +15,8 @@ struct cd_emit_opts {
     const char *manifest_path; /* the manifest beside seed_dir: it proves the directory is ours */
     bool force;                /* replace a non-empty directory this tool did not write */
     bool tar;                  /* seed_dir names a .tar.zst archive to write instead of a dir */
+    bool seed_dir_is_input;    /* seed_dir is also an input operand of the run: files in it that
+                                  its manifest does not list were inputs, and may be replaced */
 };
 
 /* What was written (or staged). */
@@ -26,12 +28,17 @@ struct cd_emit_stats {
 /* Returns true when name is 40 lower-case hex digits: the name of a seed file. */
 bool cd_emit_is_seed_name(const char *name);
 
-/* Checks that seed_dir may be replaced: OK when it does not exist, is empty, holds only seed files
- * and the manifest at manifest_path names it, or force is set. FAILED with a one-line message when
- * it is a foreign non-empty directory or not a directory. With tar set, seed_dir must be missing,
- * or a regular file that the manifest names (or force). If an earlier run was interrupted between
- * the two renames of a swap (seed_dir missing, an old corpus aside), that corpus is put back first. */
-enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *err);
+/* Checks that seed_dir may be replaced: OK when it does not exist, is empty, or force is set, or
+ * the manifest at manifest_path names it and it holds only the seed files that manifest lists.
+ * A file it does not list (another tool's: libFuzzer writes SHA-1-named finds into its corpus
+ * directory) is refused with a one-line message naming how many and one of them, unless
+ * seed_dir_is_input, when *unlisted (may be NULL) gets their number. FAILED with a one-line
+ * message as well for a foreign non-empty directory or a non-directory. With tar set, seed_dir
+ * must be missing, or a regular file that the manifest names (or force). If an earlier run was
+ * interrupted between the two renames of a swap (seed_dir missing, an old corpus aside), that
+ * corpus is put back first. */
+enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
+                             struct cd_error *err);
 
 /* A new corpus being built beside seed_dir. */
 struct cd_emit_stage;
@@ -48,9 +55,12 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
 const char *cd_emit_stage_path(const struct cd_emit_stage *st);
 
 /* Swaps the staged directory in as seed_dir (rechecking cd_emit_check first): one atomic
- * renameat2(RENAME_EXCHANGE) where the file system offers it, else old aside, new in, old removed.
- * Frees st in every case; on failure the staged directory is removed and seed_dir is untouched. */
-enum cd_status cd_emit_commit(struct cd_emit_stage *st, struct cd_error *err);
+ * renameat2(RENAME_EXCHANGE) where the file system offers it, else old aside, new in. The old
+ * directory is removed when it was ours; one that only force allowed to replace is moved to
+ * "NAME.replaced-XXXXXX" beside it, and *replaced (may be NULL) gets that path (owned, else
+ * NULL). Frees st in every case; on failure the staged directory is removed and seed_dir is
+ * untouched. */
+enum cd_status cd_emit_commit(struct cd_emit_stage *st, char **replaced, struct cd_error *err);
 
 /* Removes the staged directory and frees st. NULL is a no-op. */
 void cd_emit_abort(struct cd_emit_stage *st);

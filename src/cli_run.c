@@ -167,7 +167,22 @@ struct run_state {
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
     char error[1024];               /* the message of a failing exit, for --json-summary */
+    bool out_is_input;              /* the seed directory is also an input operand */
+    size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
+    char *replaced;                 /* where a directory --force replaced was moved, or NULL */
 };
+
+/* Whether directory dir is one of the operands (compared by device and inode). */
+static bool is_operand(const char *dir, const char *const *operands, size_t n)
+{
+    struct stat d, o;
+    if (stat(dir, &d) != 0 || !S_ISDIR(d.st_mode))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (stat(operands[i], &o) == 0 && o.st_dev == d.st_dev && o.st_ino == d.st_ino)
+            return true;
+    return false;
+}
 
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
 static int run_fail(struct run_state *s, int code, const char *fmt, ...)
@@ -215,6 +230,11 @@ static void print_summary(struct run_state *s, int code)
         fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu duplicates)%s%s\n",
                 (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
                 (unsigned long long)rs->duplicates, skip[0] ? "; " : "", skip);
+        if (s->unlisted)
+            fprintf(stderr, "corpus-distill: %zu file%s in '%s' that its manifest did not list "
+                            "%s taken as input%s\n",
+                    s->unlisted, s->unlisted == 1 ? "" : "s", s->out,
+                    s->unlisted == 1 ? "was" : "were", s->unlisted == 1 ? "" : "s");
         fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
                 (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
                 s->out);
@@ -257,6 +277,9 @@ static void print_summary(struct run_state *s, int code)
     for (size_t i = 0; i < s->n_skips; i++)
         json_object_object_add(sk, s->skips[i].reason, json_object_new_uint64(s->skips[i].count));
     json_object_object_add(j, "skipped", sk);
+    json_object_object_add(j, "unlisted_inputs", json_object_new_uint64(s->unlisted));
+    json_object_object_add(j, "replaced_moved_to",
+                           s->replaced ? json_object_new_string(s->replaced) : NULL);
     json_object_object_add(j, "seeds", json_object_new_uint64(s->emitted.seeds));
     json_object_object_add(j, "seed_bytes", json_object_new_uint64(s->emitted.seed_bytes));
     json_object_object_add(j, "reproducers", json_object_new_uint64(s->emitted.reproducers));
@@ -296,7 +319,7 @@ static int write_output(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     struct cd_error err;
-    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar};
+    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar, s->out_is_input};
     struct cd_emit_stage *stage = NULL;
     if (o->tar) {
         if (cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK
@@ -308,7 +331,7 @@ static int write_output(struct run_state *s)
             cd_emit_abort(stage);
             goto fail;
         }
-        if (cd_emit_commit(stage, &err) != CD_OK)
+        if (cd_emit_commit(stage, &s->replaced, &err) != CD_OK)
             goto fail;
     }
     struct cd_manifest_info info = {
@@ -423,10 +446,11 @@ int cli_run(const struct cli_opts *o)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s.jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
     /* Refuse a foreign output directory before spending any time on the run. */
-    struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar};
-    if (cd_emit_check(&eo, &err) != CD_OK) {
+    s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
+    struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input};
+    if (cd_emit_check(&eo, &s.unlisted, &err) != CD_OK) {
         code = run_fail(&s, CLI_EXIT_OUTPUT, "%s%s", err.msg,
-                        strstr(err.msg, "not written by") ? " (--force replaces it)" : "");
+                        strstr(err.msg, "not written by") ? " (--force moves it aside)" : "");
         goto out;
     }
     install_signals(o->verbosity < 0);
@@ -446,6 +470,9 @@ int cli_run(const struct cli_opts *o)
     code = write_output(&s);
     if (code != CLI_EXIT_OK)
         goto out;
+    if (s.replaced)
+        fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
+                        "to '%s'\n", s.out, s.replaced);
     code = s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
     print_summary(&s, code);
 out:
@@ -459,5 +486,6 @@ out:
     free(s.out);
     free(s.crashes);
     free(s.manifest);
+    free(s.replaced);
     return code;
 }

@@ -169,30 +169,80 @@ static void recover_aside(const char *seed_dir, const char *parent, const char *
     closedir(d);
 }
 
-/* Returns whether the manifest at path records seed directory base. */
-static bool manifest_names(const char *path, const char *base)
+/* Reads the manifest at path into *m and returns whether it records seed directory base; *m is
+ * released (zeroed) when not. */
+static bool manifest_of(const char *path, const char *base, struct cd_manifest *m)
 {
-    struct cd_manifest m;
-    if (!path || cd_manifest_read(path, &m, NULL) != CD_OK)
+    memset(m, 0, sizeof *m);
+    if (!path || cd_manifest_read(path, m, NULL) != CD_OK)
         return false;
     bool ok = false;
-    if (m.info.seed_dir) {
+    if (m->info.seed_dir) {
         char *whole, *parent, *mbase;
-        if (split_path(m.info.seed_dir, &whole, &parent, &mbase))
+        if (split_path(m->info.seed_dir, &whole, &parent, &mbase))
             ok = strcmp(mbase, base) == 0;
         free(whole);
         free(parent);
         free(mbase);
     }
-    cd_manifest_release(&m);
+    if (!ok)
+        cd_manifest_release(m);
     return ok;
 }
 
-enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *err)
+/* Returns whether the manifest at path records seed directory base. */
+static bool manifest_names(const char *path, const char *base)
+{
+    struct cd_manifest m;
+    bool ok = manifest_of(path, base, &m);
+    if (ok)
+        cd_manifest_release(&m);
+    return ok;
+}
+
+/* Whether m lists a seed file of this name. */
+static bool lists_seed(const struct cd_manifest *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_seeds; i++)
+        if (m->seeds[i].file && strcmp(m->seeds[i].file, name) == 0)
+            return true;
+    return false;
+}
+
+/* Counts the entries of the open directory d that are not regular files listed as seeds by m
+ * (NULL: none is listed) into *unlisted, the first one's name into first; *empty when it has no
+ * entry at all. */
+static void count_unlisted(DIR *d, const struct cd_manifest *m, size_t *unlisted, bool *empty,
+                           bool *seed_names, char first[256])
+{
+    struct dirent *e;
+    *unlisted = 0;
+    *empty = *seed_names = true;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        *empty = false;
+        struct stat es;
+        bool regular = fstatat(dirfd(d), e->d_name, &es, AT_SYMLINK_NOFOLLOW) == 0 &&
+                       S_ISREG(es.st_mode);
+        *seed_names &= regular && cd_emit_is_seed_name(e->d_name);
+        if (regular && m && lists_seed(m, e->d_name))
+            continue;
+        if ((*unlisted)++ == 0)
+            snprintf(first, 256, "%s", e->d_name);
+    }
+}
+
+enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
+                             struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     char *whole = NULL, *parent = NULL, *base = NULL;
     DIR *d = NULL;
+    struct cd_manifest m;
+    bool ours = false;
+    if (unlisted)
+        *unlisted = 0;
     if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_set(err, CD_FAILED, "out of memory");
         goto out;
@@ -228,26 +278,34 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, struct cd_error *e
         st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", whole, strerror(errno));
         goto out;
     }
-    bool empty = true, only_seeds = true;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        empty = false;
-        struct stat es;
-        if (!cd_emit_is_seed_name(e->d_name) || fstatat(dirfd(d), e->d_name, &es,
-                                                        AT_SYMLINK_NOFOLLOW) != 0
-            || !S_ISREG(es.st_mode)) {
-            only_seeds = false;
-            break;
-        }
-    }
-    if (empty || (only_seeds && manifest_names(opts->manifest_path, base)))
+    /* Ours means: the manifest beside it names it. Even then a file it does not list as a seed
+       may be another tool's (libFuzzer writes its finds into its first corpus directory, under
+       SHA-1 names): such a file is never removed unless this run took it as an input. */
+    ours = manifest_of(opts->manifest_path, base, &m);
+    size_t n = 0;
+    bool empty, seed_names;
+    char first[256];
+    count_unlisted(d, ours ? &m : NULL, &n, &empty, &seed_names, first);
+    if (empty || n == 0)
         goto out;
-    st = cd_error_set(err, CD_FAILED,
-                      "refusing to replace '%s': not empty and not written by corpus-distill%s",
-                      whole, only_seeds ? " (no manifest beside it names it)" : "");
+    if (!ours) {
+        st = cd_error_set(err, CD_FAILED,
+                          "refusing to replace '%s': not empty and not written by corpus-distill%s",
+                          whole, seed_names ? " (no manifest beside it names it)" : "");
+    } else if (opts->seed_dir_is_input) {
+        if (unlisted)
+            *unlisted = n;
+    } else {
+        st = cd_error_set(err, CD_FAILED,
+                          "refusing to replace '%s': %zu file%s in it (first '%s') %s not among "
+                          "the seeds its manifest lists; name '%s' as an input too to keep %s "
+                          "coverage, or move %s out",
+                          whole, n, n == 1 ? "" : "s", first, n == 1 ? "is" : "are", whole,
+                          n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+    }
 out:
+    if (ours)
+        cd_manifest_release(&m);
     if (d)
         closedir(d);
     free(whole);
@@ -498,12 +556,40 @@ static enum cd_status swap_by_two_renames(struct cd_emit_stage *s, char **aside,
     return CD_OK;
 }
 
-enum cd_status cd_emit_commit(struct cd_emit_stage *s, struct cd_error *err)
+/* Moves the directory aside (the corpus --force replaced) to a visible "PARENT/BASE.replaced-XXXXXX"
+ * and returns that path (owned), or NULL with err set. */
+static char *keep_replaced(const struct cd_emit_stage *s, const char *aside, struct cd_error *err)
 {
-    enum cd_status st = cd_emit_check(&s->opts, err);
+    size_t n = strlen(s->parent) + strlen(s->base) + 24;
+    char *kept = malloc(n);
+    if (!kept) {
+        cd_error_set(err, CD_FAILED, "out of memory");
+        return NULL;
+    }
+    snprintf(kept, n, "%s/%s.replaced-XXXXXX", s->parent, s->base);
+    if (!mkdtemp(kept) || rename(aside, kept) != 0) {
+        cd_error_set(err, CD_FAILED, "cannot keep the replaced '%s' as '%s': %s", s->seed_dir,
+                     kept, strerror(errno));
+        rmdir(kept);
+        free(kept);
+        return NULL;
+    }
+    return kept;
+}
+
+enum cd_status cd_emit_commit(struct cd_emit_stage *s, char **replaced, struct cd_error *err)
+{
+    if (replaced)
+        *replaced = NULL;
+    enum cd_status st = cd_emit_check(&s->opts, NULL, err);
     char *aside = NULL;
     if (st != CD_OK)
         goto out;
+    /* What only --force allows to replace is kept, moved aside under a name the caller prints. */
+    struct cd_emit_opts strict = s->opts;
+    struct cd_error ignored;
+    strict.force = false;
+    bool foreign = s->opts.force && cd_emit_check(&strict, NULL, &ignored) != CD_OK;
     if (rename(s->tmp, s->seed_dir) == 0)
         goto done; /* seed_dir was missing or an empty directory */
     if (errno != ENOTEMPTY && errno != EEXIST) {
@@ -524,8 +610,19 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *s, struct cd_error *err)
     }
 done:
     (void)fsync_path(s->parent);
-    if (aside)
+    if (aside && foreign) {
+        char *kept = keep_replaced(s, aside, err);
+        if (!kept) {
+            st = CD_FAILED; /* and the old corpus stays where it is, nothing removed */
+            goto out;
+        }
+        if (replaced)
+            *replaced = kept;
+        else
+            free(kept);
+    } else if (aside) {
         (void)rm_tree(aside);
+    }
     free(s->tmp);
     s->tmp = NULL;
     remove_leftovers(s->parent, s->base, NULL);
@@ -633,7 +730,7 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
     struct archive *a = NULL;
     int fd = -1;
     assert(opts->tar);
-    CD_FORWARD_IF_ERROR(cd_emit_check(opts, err));
+    CD_FORWARD_IF_ERROR(cd_emit_check(opts, NULL, err));
     if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_set(err, CD_FAILED, "out of memory");
         goto out;

@@ -114,7 +114,7 @@ static enum cd_status emit_all(const struct cd_emit_opts *o, const struct cd_res
 {
     struct cd_error err;
     struct cd_emit_stage *st;
-    enum cd_status s = cd_emit_check(o, &err);
+    enum cd_status s = cd_emit_check(o, NULL, &err);
     if (s != CD_OK)
         return s;
     s = cd_emit_stage_seeds(&st, o, r, NULL, &err);
@@ -125,7 +125,7 @@ static enum cd_status emit_all(const struct cd_emit_opts *o, const struct cd_res
         cd_emit_abort(st);
         return s;
     }
-    s = cd_emit_commit(st, &err);
+    s = cd_emit_commit(st, NULL, &err);
     if (s != CD_OK)
         return s;
     struct cd_manifest_info info = {.seed_dir = (char *)o->seed_dir,
@@ -144,7 +144,8 @@ static void fixture_init(struct fixture *f)
     f->seeds = path_join(f->root, "seeds");
     f->crashes = path_join(f->root, "seeds.crashes");
     f->manifest = path_join(f->root, "seeds.manifest.json");
-    f->opts = (struct cd_emit_opts){f->seeds, f->crashes, f->manifest, false, false};
+    f->opts = (struct cd_emit_opts){.seed_dir = f->seeds, .crashes_dir = f->crashes,
+                                    .manifest_path = f->manifest};
 }
 
 static void fixture_release(struct fixture *f)
@@ -231,7 +232,7 @@ static void test_emit_refuses_foreign_dir(void)
     mkdir(f.seeds, 0755);
     char *notes = path_join(f.seeds, "notes.txt");
     write_text(notes, "mine");
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing"));
     CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_FAILED);
     char *text = read_text(notes);
@@ -243,7 +244,7 @@ static void test_emit_refuses_foreign_dir(void)
     unlink(notes);
     char *hexfile = path_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
     write_text(hexfile, "x");
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     write_text(notes, "mine");
     /* --force replaces it */
     f.opts.force = true;
@@ -262,9 +263,9 @@ static void test_emit_refuses_non_directory(void)
     struct cd_error err;
     fixture_init(&f);
     write_text(f.seeds, "a file");
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     f.opts.force = true;
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_FAILED);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     fixture_release(&f);
 }
 
@@ -277,7 +278,7 @@ static void test_emit_replaces_own_dir(void)
     sample_result(&r1, "first");
     sample_result(&r2, "second");
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r2), CD_OK);
     CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
     char *old = path_join(f.seeds, r1.examples[0].sha1);
@@ -310,17 +311,17 @@ static void test_emit_interrupted_swap_keeps_old(void)
     CU_ASSERT_EQUAL(count_entries(staged), 2);
     CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
     CU_ASSERT_EQUAL(access(old, F_OK), 0);
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK);
 
     /* the process dies between the two renames of the fallback swap: the old corpus is aside */
     char *aside = path_join(f.root, ".seeds.old-Ab12Cd");
     CU_ASSERT_EQUAL_FATAL(rename(f.seeds, aside), 0);
-    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &err), CD_OK); /* puts it back */
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK); /* puts it back */
     CU_ASSERT_EQUAL(access(old, F_OK), 0);
     CU_ASSERT_NOT_EQUAL(access(aside, F_OK), 0);
 
     /* the next complete run replaces the corpus and clears what the dead run left */
-    CU_ASSERT_EQUAL(cd_emit_commit(st, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_commit(st, NULL, &err), CD_OK);
     CU_ASSERT_NOT_EQUAL(access(old, F_OK), 0);
     CU_ASSERT_NOT_EQUAL(access(staged, F_OK), 0);
     CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
@@ -359,6 +360,81 @@ static void test_emit_output_named_as_input(void)
     free(p);
     free_result(&r1);
     free_result(&r2);
+    fixture_release(&f);
+}
+
+/* A file that another tool wrote into our own directory (libFuzzer names its finds by SHA-1) is
+ * not a seed our manifest lists: the directory is not replaced, unless it is an input of the run,
+ * and then the file is counted as an input. */
+static void test_emit_keeps_files_its_manifest_does_not_list(void)
+{
+    struct fixture f;
+    struct cd_result r1, r2;
+    struct cd_error err;
+    fixture_init(&f);
+    sample_result(&r1, "first");
+    sample_result(&r2, "second");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
+    char *find = path_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
+    write_text(find, "a libFuzzer find");
+    size_t unlisted = 99;
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "1 file in it (first "
+                                           "'0123456789abcdef0123456789abcdef01234567')"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    CU_ASSERT_EQUAL(unlisted, 0);
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r2), CD_FAILED);
+    char *text = read_text(find);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    free(text);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 3);
+    CU_ASSERT_EQUAL(count_entries(f.root), 3); /* seeds, manifest, crashes: nothing staged left */
+    f.opts.seed_dir_is_input = true;
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_OK);
+    CU_ASSERT_EQUAL(unlisted, 1);
+    CU_ASSERT_EQUAL(emit_all(&f.opts, &r2), CD_OK);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    free(find);
+    free_result(&r1);
+    free_result(&r2);
+    fixture_release(&f);
+}
+
+/* --force replaces a directory that is not ours by moving it aside, never by deleting it. */
+static void test_emit_force_moves_foreign_dir_aside(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    struct cd_error err;
+    struct cd_emit_stage *st;
+    fixture_init(&f);
+    sample_result(&r, "abc");
+    mkdir(f.seeds, 0755);
+    char *notes = path_join(f.seeds, "notes.txt");
+    write_text(notes, "mine");
+    f.opts.force = true;
+    CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r, NULL, &err), CD_OK);
+    char *replaced = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_emit_commit(st, &replaced, &err), CD_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(replaced);
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
+    char *moved = path_join(replaced, "notes.txt");
+    char *text = read_text(moved);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    if (text)
+        CU_ASSERT_STRING_EQUAL(text, "mine");
+    CU_ASSERT_PTR_NOT_NULL(strstr(replaced, "/seeds.replaced-"));
+    /* our own directory, replaced again, is removed: nothing more is kept aside */
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r, NULL, &err), CD_OK);
+    char *again = NULL;
+    CU_ASSERT_EQUAL(cd_emit_commit(st, &again, &err), CD_OK);
+    CU_ASSERT_PTR_NULL(again);
+    free(text);
+    free(moved);
+    free(replaced);
+    free(notes);
+    free_result(&r);
     fixture_release(&f);
 }
 
@@ -443,6 +519,9 @@ int main(void)
         {"test_emit_replaces_own_dir", test_emit_replaces_own_dir},
         {"test_emit_interrupted_swap_keeps_old", test_emit_interrupted_swap_keeps_old},
         {"test_emit_output_named_as_input", test_emit_output_named_as_input},
+        {"test_emit_keeps_files_its_manifest_does_not_list",
+         test_emit_keeps_files_its_manifest_does_not_list},
+        {"test_emit_force_moves_foreign_dir_aside", test_emit_force_moves_foreign_dir_aside},
         {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
         {"test_emit_tar_holds_seeds_only", test_emit_tar_holds_seeds_only},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
