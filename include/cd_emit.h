@@ -40,6 +40,20 @@ bool cd_emit_is_seed_name(const char *name);
 enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
                              struct cd_error *err);
 
+/* The lock of one output: ".NAME.lock" beside seed_dir, held (flock) for a whole run. */
+struct cd_emit_lock {
+    int fd;       /* -1: not held */
+    char *path;
+};
+
+/* Takes the lock of seed_dir for this process, creating missing parent directories; FAILED at
+ * once, with a one-line message, when another run holds it. Release with cd_emit_unlock. */
+enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock *lk,
+                            struct cd_error *err);
+
+/* Removes the lock file and releases the lock; a lock not held (fd -1) is a no-op. */
+void cd_emit_unlock(struct cd_emit_lock *lk);
+
 /* A new corpus being built beside seed_dir. */
 struct cd_emit_stage;
 

@@ -170,6 +170,7 @@ struct run_state {
     bool out_is_input;              /* the seed directory is also an input operand */
     size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
+    struct cd_emit_lock lock;       /* held from the first check of the output to the end */
 };
 
 /* Whether directory dir is one of the operands (compared by device and inode). */
@@ -429,6 +430,7 @@ int cli_run(const struct cli_opts *o)
     struct cd_error err;
     int code;
     memset(&s, 0, sizeof s);
+    s.lock.fd = -1;
     s.o = o;
     /* With --tar, "-o seeds" and "-o seeds.tar.zst" both write seeds.tar.zst beside seeds.* */
     char *stem = beside(o->out_dir, "");
@@ -448,6 +450,10 @@ int cli_run(const struct cli_opts *o)
     /* Refuse a foreign output directory before spending any time on the run. */
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input};
+    if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        goto out;
+    }
     if (cd_emit_check(&eo, &s.unlisted, &err) != CD_OK) {
         code = run_fail(&s, CLI_EXIT_OUTPUT, "%s%s", err.msg,
                         strstr(err.msg, "not written by") ? " (--force moves it aside)" : "");
@@ -487,5 +493,6 @@ out:
     free(s.crashes);
     free(s.manifest);
     free(s.replaced);
+    cd_emit_unlock(&s.lock);
     return code;
 }

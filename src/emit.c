@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -630,6 +631,70 @@ out:
     free(aside);
     cd_emit_abort(s);
     return st;
+}
+
+enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock *lk,
+                            struct cd_error *err)
+{
+    char *whole, *parent, *base;
+    lk->fd = -1;
+    lk->path = NULL;
+    if (!split_path(opts->seed_dir, &whole, &parent, &base))
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    enum cd_status st = mkdir_p(parent, err);
+    size_t n = strlen(parent) + strlen(base) + 8;
+    lk->path = st == CD_OK ? malloc(n) : NULL;
+    if (st == CD_OK && !lk->path)
+        st = cd_error_set(err, CD_FAILED, "out of memory");
+    if (lk->path)
+        snprintf(lk->path, n, "%s/.%s.lock", parent, base);
+    /* The holder unlinks the file when done: a lock taken on a file that is no longer at the
+       path (its holder just ended) is taken again on the new one. */
+    while (st == CD_OK) {
+        int fd = open(lk->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            st = cd_error_set(err, CD_FAILED, "cannot create the lock '%s': %s", lk->path,
+                              strerror(errno));
+            break;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(fd);
+            st = e == EWOULDBLOCK
+                     ? cd_error_set(err, CD_FAILED,
+                                    "another corpus-distill run is writing '%s' (it holds '%s')",
+                                    whole, lk->path)
+                     : cd_error_set(err, CD_FAILED, "cannot lock '%s': %s", lk->path,
+                                    strerror(e));
+            break;
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(lk->path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            lk->fd = fd;
+            break;
+        }
+        close(fd);
+    }
+    if (st != CD_OK) {
+        free(lk->path);
+        lk->path = NULL;
+    }
+    free(whole);
+    free(parent);
+    free(base);
+    return st;
+}
+
+void cd_emit_unlock(struct cd_emit_lock *lk)
+{
+    if (lk->fd >= 0) {
+        unlink(lk->path);
+        close(lk->fd);
+    }
+    free(lk->path);
+    lk->fd = -1;
+    lk->path = NULL;
 }
 
 static enum cd_status mkdir_p(const char *path, struct cd_error *err)

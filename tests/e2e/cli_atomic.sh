@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replacing a corpus is atomic: a run killed with SIGKILL mid-way leaves the old corpus exactly as
 # it was (same files, same contents, nothing added), the next run recognises the directory as its
-# own, replaces it and clears what the killed run left beside it; -o naming an input works.
+# own, replaces it and clears what the killed run left beside it; -o naming an input works. Two
+# runs on the same -o at once: the second stops at once (exit 5, one line), the first is unharmed.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -39,5 +40,22 @@ leftovers=$(find . -maxdepth 1 -name '.seeds.*')
 [ -z "$leftovers" ] || err "left beside the corpus: $leftovers"
 find seeds -mindepth 1 | grep -q . || err "corpus empty after the replacement"
 find seeds -mindepth 1 -type f | sed 's|.*/||' | grep -qvE '^[0-9a-f]{40}$' && err "non-seed file in corpus"
+# A second run on the same -o while one works: refused at once, whatever the first is doing.
+"$bin" -q -j 1 all -o seeds -- "$target" @@ &
+pid=$!
+for _ in $(seq 100); do [ -e .seeds.lock ] && break; sleep 0.1; done
+start=$(date +%s)
+"$bin" -q -j 1 in -o seeds -- "$target" @@ 2>second.txt
+rc=$?
+[ $rc = 5 ] || err "second run on the same -o: exit $rc, expected 5"
+[ $(( $(date +%s) - start )) -le 5 ] || err "second run did not stop at once"
+grep -q "another corpus-distill run is writing 'seeds'" second.txt || err "message: $(cat second.txt)"
+[ "$(wc -l <second.txt)" = 1 ] || err "second run's message is not one line"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 1 ]; } || err "first run exited $rc after the second was refused"
+[ ! -e .seeds.lock ] || err "lock file left after the run"
+find seeds -mindepth 1 | grep -q . || err "corpus empty after the first run"
 [ $fail = 0 ] && echo "ok"
 exit $fail

@@ -438,6 +438,27 @@ static void test_emit_force_moves_foreign_dir_aside(void)
     fixture_release(&f);
 }
 
+/* One run per output at a time: a second lock fails at once; the lock file goes with the lock. */
+static void test_emit_lock_is_exclusive(void)
+{
+    struct fixture f;
+    struct cd_error err;
+    struct cd_emit_lock a, b;
+    fixture_init(&f);
+    CU_ASSERT_EQUAL_FATAL(cd_emit_lock(&f.opts, &a, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_emit_lock(&f.opts, &b, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "another corpus-distill run is writing"));
+    CU_ASSERT_EQUAL(b.fd, -1);
+    char *path = strdup(a.path);
+    cd_emit_unlock(&a);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+    CU_ASSERT_EQUAL(cd_emit_lock(&f.opts, &b, &err), CD_OK);
+    cd_emit_unlock(&b);
+    cd_emit_unlock(&b); /* not held: a no-op */
+    free(path);
+    fixture_release(&f);
+}
+
 static void test_emit_creates_missing_parents(void)
 {
     struct fixture f;
@@ -522,6 +543,7 @@ int main(void)
         {"test_emit_keeps_files_its_manifest_does_not_list",
          test_emit_keeps_files_its_manifest_does_not_list},
         {"test_emit_force_moves_foreign_dir_aside", test_emit_force_moves_foreign_dir_aside},
+        {"test_emit_lock_is_exclusive", test_emit_lock_is_exclusive},
         {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
         {"test_emit_tar_holds_seeds_only", test_emit_tar_holds_seeds_only},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
