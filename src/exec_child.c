@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* memmem, pipe2, sched_setaffinity, prctl */
 #include "exec_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -143,8 +144,33 @@ static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
     return CD_OK;
 }
 
-/* Makes the private input file. In stdin mode it is unlinked at once: only the descriptor,
- * which the target inherits as its stdin, is needed. */
+/* Removes the input files that runs killed before they could clean up (SIGKILL, power loss) left
+ * in dir: ".cd-input-PID-*", regular, ours, after a process that no longer exists. A live pid,
+ * ours or another run's, keeps its file. */
+static void sweep_stale_inputs(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, ".cd-input-", 10) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + 10, &end, 10);
+        struct stat sb;
+        if (pid <= 0 || pid > INT_MAX || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+            sb.st_uid == geteuid())
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Makes the private input file, named after this process so that a later run can tell a file
+ * that a killed run left. In stdin mode it is unlinked at once: only the descriptor, which the
+ * target inherits as its stdin, is needed. */
 static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
 {
     const char *dir = ex->opts.tmp_dir;
@@ -155,11 +181,12 @@ static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
     char abs[PATH_MAX];
     if (!realpath(dir, abs))
         return cd_error_set(err, CD_FAILED, "temporary directory '%s': %s", dir, strerror(errno));
-    size_t n = strlen(abs) + sizeof "/.cd-input-XXXXXX";
+    sweep_stale_inputs(abs);
+    size_t n = strlen(abs) + sizeof "/.cd-input-XXXXXX" + 24;
     ex->input_path = malloc(n);
     if (!ex->input_path)
         return cd_error_set(err, CD_FAILED, "out of memory");
-    snprintf(ex->input_path, n, "%s/.cd-input-XXXXXX", abs);
+    snprintf(ex->input_path, n, "%s/.cd-input-%ld-XXXXXX", abs, (long)getpid());
     ex->input_fd = mkostemp(ex->input_path, O_CLOEXEC);
     if (ex->input_fd < 0)
         return cd_error_set(err, CD_FAILED, "cannot create input file in '%s': %s", abs,

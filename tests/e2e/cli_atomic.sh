@@ -3,6 +3,7 @@
 # it was (same files, same contents, nothing added), the next run recognises the directory as its
 # own, replaces it and clears what the killed run left beside it; -o naming an input works. Two
 # runs on the same -o at once: the second stops at once (exit 5, one line), the first is unharmed.
+# The @@ input file a killed run left in TMPDIR is removed by the next run; a live run's is not.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -15,7 +16,10 @@ fail=0
 err() { echo "FAIL: $*"; fail=1; }
 snapshot() { (cd "$1" && find . -mindepth 1 | sort | xargs -r sha1sum); }
 
-mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
+mkdir all in tmpdir && tar --zstd -xf "$corpus" -C all || exit 1
+export TMPDIR=$tmp/tmpdir
+# Another live process's input file, which no run may take for a leftover.
+touch "tmpdir/.cd-input-$$-AbCdEf"
 find all -type f | sort | head -n 10 | while read -r f; do cp "$f" in/; done
 
 "$bin" -q -j 1 --max-time 5 in -o seeds -- "$target" @@
@@ -31,6 +35,7 @@ sleep 4
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 [ "$(snapshot seeds)" = "$before" ] || err "the old corpus changed after SIGKILL"
+ls -A tmpdir | grep -q "^\.cd-input-$pid-" || err "no input file of the killed run to clear (test premise)"
 
 # The next run (naming the corpus as one of its inputs) replaces it and leaves nothing beside it.
 "$bin" -q -j 1 --max-time 5 seeds in -o seeds -- "$target" @@
@@ -38,6 +43,7 @@ rc=$?
 { [ $rc = 0 ] || [ $rc = 1 ]; } || err "run after the kill exited $rc"
 leftovers=$(find . -maxdepth 1 -name '.seeds.*')
 [ -z "$leftovers" ] || err "left beside the corpus: $leftovers"
+[ "$(ls -A tmpdir)" = ".cd-input-$$-AbCdEf" ] || err "TMPDIR after the next run: $(ls -A tmpdir)"
 find seeds -mindepth 1 | grep -q . || err "corpus empty after the replacement"
 find seeds -mindepth 1 -type f | sed 's|.*/||' | grep -qvE '^[0-9a-f]{40}$' && err "non-seed file in corpus"
 # A second run on the same -o while one works: refused at once, whatever the first is doing.
