@@ -42,6 +42,8 @@
 
 #include "cd_common.h"
 
+#include <signal.h>
+
 /* Why an item was skipped; the summary counts each. */
 enum cd_skip {
     CD_SKIP_TOO_LARGE = 0, /* larger than max_input_size */
@@ -62,7 +64,16 @@ struct cd_ingest_opts {
     size_t max_input_size;       /* larger inputs are skipped; 0 means CD_INGEST_DEFAULT_MAX_SIZE */
     bool archives_as_raw;        /* treat archive operands (and "-") as one raw input each */
     bool skip_empty;             /* skip zero-byte inputs (afl-fuzz ignores them too) */
+    /* Reading an operand that is no regular file (a FIFO, a character device) waits for data
+       at most this long without any (0: CD_INGEST_STREAM_IDLE_MS), and gives up at once when
+       *stop (may be NULL) is set or CLOCK_MONOTONIC passes deadline_ns (0: none). */
+    unsigned stream_idle_ms;
+    const volatile sig_atomic_t *stop;
+    uint64_t deadline_ns;
 };
+
+/* Default of cd_ingest_opts.stream_idle_ms: a FIFO nobody writes to is given up after it. */
+#define CD_INGEST_STREAM_IDLE_MS 30000
 
 /* One input: valid until the next cd_ingest_next call or cd_ingest_free. */
 struct cd_input {
@@ -95,8 +106,10 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
  *   (err holds one line naming the operand, the entry and the cause, e.g. "cannot open 'x': No such
  *   file or directory", "skipping 'a.tar:big' (2097152 bytes): larger than the 1048576-byte
  *   limit"); the stream goes on with the next call. A damaged archive yields its good entries
- *   first, then one WARN, then the next operand. Symlinks, devices, fifos and skipped empty inputs
- *   are counted in the stats without a WARN;
+ *   first, then one WARN, then the next operand. Symlinks, devices, fifos inside directories and
+ *   skipped empty inputs are counted in the stats without a WARN; an operand that is a fifo or a
+ *   device is read to its end as one input, and skipped with a WARN when nothing comes for
+ *   stream_idle_ms, or at once when stop is set or the deadline passes;
  * - DONE at the end (at once for no operands or only empty directories); later calls return DONE;
  * - FAILED on an unrecoverable error (out of memory); the reader should then be freed.
  * An empty input set is not an error here: the caller decides. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
@@ -381,9 +382,14 @@ static int distill(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     struct cd_error err;
-    struct cd_ingest_opts io = {.operands = o->inputs, .n_operands = o->n_inputs,
-                                .max_input_size = o->max_input_size,
-                                .archives_as_raw = o->raw_archives, .skip_empty = true};
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct cd_ingest_opts io = {
+        .operands = o->inputs, .n_operands = o->n_inputs, .max_input_size = o->max_input_size,
+        .archives_as_raw = o->raw_archives, .skip_empty = true, .stop = &stop_flag,
+        .deadline_ns = o->max_time_s ? ((uint64_t)now.tv_sec + o->max_time_s) * 1000000000ull +
+                                           (uint64_t)now.tv_nsec
+                                     : 0};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_INPUT, "%s", err.msg);
     struct cd_distill_opts dopts = {

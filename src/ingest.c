@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ING_BUF_MIN ((size_t)64 << 10)
@@ -149,6 +151,66 @@ enum cd_status ing_read_fd(struct cd_ingest *ing, int fd, long long size, struct
     return ing_emit(ing, len, in);
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads an operand that is no regular file (opened O_NONBLOCK) to its end as one input. A FIFO
+ * without a writer reads as empty at once, so the end counts only once poll has reported the
+ * descriptor ready; until then the wait is checked every 100 ms against the stop flag, the
+ * deadline and the idle limit, so that a FIFO nobody writes to neither hangs the run nor passes
+ * for an empty input. */
+static enum cd_status read_stream(struct cd_ingest *ing, int fd, struct cd_input *in,
+                                  struct cd_error *err)
+{
+    uint64_t idle_ns = (uint64_t)(ing->opts.stream_idle_ms ? ing->opts.stream_idle_ms
+                                                            : CD_INGEST_STREAM_IDLE_MS) * 1000000ull;
+    uint64_t last = now_ns();
+    size_t len = 0;
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, 100);
+        if (r < 0 && errno != EINTR) {
+            ing_skip(ing, CD_SKIP_UNREADABLE);
+            return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+        }
+        uint64_t now = now_ns();
+        if (r <= 0) {
+            if (ing->opts.stop && *ing->opts.stop) {
+                ing_skip(ing, CD_SKIP_UNREADABLE);
+                return cd_error_set(err, CD_WARN, "stopped reading '%s'", ing->name);
+            }
+            if ((ing->opts.deadline_ns && now >= ing->opts.deadline_ns) || now - last >= idle_ns) {
+                ing_skip(ing, CD_SKIP_UNREADABLE);
+                return cd_error_set(err, CD_WARN, "skipping '%s': nothing written to it for %.0f s",
+                                    ing->name, (double)(now - last) / 1e9);
+            }
+            continue;
+        }
+        if (len == ing->buf_cap && ing_buf_reserve(ing, len + 1) != 0)
+            return cd_error_set(err, CD_FAILED, "out of memory");
+        ssize_t n = read(fd, ing->buf + len, ing->buf_cap - len);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0) {
+            ing_skip(ing, CD_SKIP_UNREADABLE);
+            return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+        }
+        if (n == 0)
+            return ing_emit(ing, len, in);
+        len += (size_t)n;
+        last = now;
+        if (len > ing->limit) {
+            ing_skip(ing, CD_SKIP_TOO_LARGE);
+            return cd_error_set(err, CD_WARN, "skipping '%s': larger than the %zu-byte limit",
+                                ing->name, ing->limit);
+        }
+    }
+}
+
 enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts *opts,
                              struct cd_error *err)
 {
@@ -189,7 +251,8 @@ static enum cd_status start_operand(struct cd_ingest *ing, size_t i, struct cd_i
         enum cd_status ast = ing_archive_open(ing, -1, err);
         return ast == CD_OK ? ING_AGAIN : ast;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (read_stream waits, with a limit). */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         ing_skip(ing, CD_SKIP_UNREADABLE);
         return cd_error_set(err, CD_WARN, "cannot open '%s': %s", ing->name, strerror(errno));
@@ -208,7 +271,11 @@ static enum cd_status start_operand(struct cd_ingest *ing, size_t i, struct cd_i
             st = ING_AGAIN;
         goto out;
     }
-    if (S_ISREG(sb.st_mode) && !ing->opts.archives_as_raw) {
+    if (!S_ISREG(sb.st_mode)) {
+        st = read_stream(ing, fd, in, err);
+        goto out;
+    }
+    if (!ing->opts.archives_as_raw) {
         st = ing_archive_open(ing, fd, err);
         if (st == CD_OK) {
             fd = -1; /* the archive reader owns it now */
@@ -222,7 +289,7 @@ static enum cd_status start_operand(struct cd_ingest *ing, size_t i, struct cd_i
         if (st != CD_OK)
             goto out;
     }
-    st = ing_read_fd(ing, fd, S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1, in, err);
+    st = ing_read_fd(ing, fd, (long long)sb.st_size, in, err);
 out:
     if (fd >= 0)
         close(fd);

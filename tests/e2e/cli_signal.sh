@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SIGINT and SIGTERM end a run gracefully: exit 1, a complete valid output of the best examples so
 # far, the manifest marked incomplete and stopped by a signal; a second SIGINT changes nothing.
+# A FIFO operand nobody writes to holds no run: SIGINT and --max-time end it within seconds, an
+# idle one is skipped with a line naming it, and one that is written to is an input.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -30,5 +32,26 @@ ok = (not m["run"]["complete"] and m["run"]["stopped_by"] == "signal" and files
 sys.exit(0 if ok else 1)
 PY
 done
+mkfifo fifo && printf '{"a": [1]}' >a.json
+"$bin" -q fifo a.json -o fifo-int -- "$target" @@ 2>/dev/null &
+pid=$!
+sleep 1
+start=$(date +%s)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ $(( $(date +%s) - start )) -le 5 ] || err "FIFO: SIGINT took over 5 s"
+[ $rc = 1 ] || err "FIFO and SIGINT: exit $rc, expected 1"
+start=$(date +%s)
+"$bin" --max-time 2 fifo a.json -o fifo-time -- "$target" @@ 2>fifo.txt
+rc=$?
+[ $(( $(date +%s) - start )) -le 8 ] || err "FIFO: --max-time 2 took over 8 s"
+[ $rc = 1 ] || err "FIFO and --max-time: exit $rc, expected 1"
+grep -q "skipping 'fifo': nothing written to it" fifo.txt || err "FIFO message: $(cat fifo.txt)"
+(sleep 1; printf '{"b": {}}' >fifo) &
+"$bin" -q --json-summary fifo -o fifo-data -- "$target" @@ >fifo.json
+rc=$?
+[ $rc = 0 ] || err "written FIFO: exit $rc"
+grep -q '"inputs": 1, "input_bytes": 9,' fifo.json || err "written FIFO: $(cat fifo.json)"
 [ $fail = 0 ] && echo "ok"
 exit $fail

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define T_MAX 1024
@@ -387,6 +388,50 @@ static void test_ingest_nonexistent_operand_warns_and_goes_on(void)
     CU_ASSERT_STRING_EQUAL(r->warns[0], "cannot open 'nope': No such file or directory");
     CU_ASSERT_STRING_EQUAL(r->warns[1], "cannot open 'gone/also': No such file or directory");
     CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_UNREADABLE], 2);
+    t_free(r);
+    t_leave();
+}
+
+/* A FIFO operand nobody writes to is given up after the idle limit, with a warning naming it,
+ * and the run goes on; one a writer fills is one input; the stop flag ends the wait at once. */
+static void test_ingest_fifo_operand_never_hangs(void)
+{
+    t_enter();
+    t_puts("real", "data");
+    CU_ASSERT_FATAL(mkfifo("idle", 0600) == 0);
+    const char *ops[] = {"idle", "real"};
+    struct cd_ingest_opts opts = {.operands = ops, .n_operands = 2, .stream_idle_ms = 300};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct t_run *r = t_ingest(&opts);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CU_ASSERT(t1.tv_sec - t0.tv_sec < 5);
+    CU_ASSERT_EQUAL(r->n, 1);
+    CU_ASSERT(t_has(r, "real", "data", 4));
+    CU_ASSERT(t_warned(r, "skipping 'idle': nothing written to it"));
+    CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_UNREADABLE], 1);
+    t_free(r);
+
+    volatile sig_atomic_t stop = 1;
+    opts.stream_idle_ms = 60000;
+    opts.stop = &stop;
+    r = t_ingest(&opts);
+    CU_ASSERT(t_warned(r, "stopped reading 'idle'"));
+    t_free(r);
+
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int fd = open("idle", O_WRONLY);
+        _exit(fd >= 0 && write(fd, "fifo!", 5) == 5 ? 0 : 1);
+    }
+    opts.stop = NULL;
+    r = t_ingest(&opts);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CU_ASSERT_EQUAL(r->n, 2);
+    CU_ASSERT(t_has(r, "idle", "fifo!", 5));
     t_free(r);
     t_leave();
 }
@@ -885,6 +930,7 @@ int main(void)
          test_ingest_unreadable_entries_warn_and_go_on},
         {"test_ingest_nonexistent_operand_warns_and_goes_on",
          test_ingest_nonexistent_operand_warns_and_goes_on},
+        {"test_ingest_fifo_operand_never_hangs", test_ingest_fifo_operand_never_hangs},
         {"test_ingest_archive_formats", test_ingest_archive_formats},
         {"test_ingest_archive_order_is_stream_order_and_operands_in_order",
          test_ingest_archive_order_is_stream_order_and_operands_in_order},
