@@ -332,7 +332,17 @@ static enum cd_status write_all(int fd, const uint8_t *data, size_t len, const c
     return CD_OK;
 }
 
-/* Creates "PARENT/.BASE.tmp-XXXXXX", mode 0644, close-on-exec: *tmp is owned, *fd open. */
+/* The process's umask (read back by setting it; emit runs with no other thread creating files).
+ * mkstemp and mkdtemp make private files; what we publish gets the modes a new file would. */
+static mode_t current_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
+/* Creates "PARENT/.BASE.tmp-XXXXXX", mode 0644 less the umask, close-on-exec: *tmp is owned, *fd
+ * open. */
 static enum cd_status temp_open(const char *parent, const char *base, char **tmp, int *fd,
                                 struct cd_error *err)
 {
@@ -350,7 +360,7 @@ static enum cd_status temp_open(const char *parent, const char *base, char **tmp
         return st;
     }
     (void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
-    if (fchmod(*fd, 0644) != 0)
+    if (fchmod(*fd, 0644 & ~current_umask()) != 0)
         return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
     return CD_OK;
 }
@@ -442,7 +452,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         s->tmp = NULL;
         goto out;
     }
-    (void)chmod(s->tmp, 0755);
+    (void)chmod(s->tmp, 0755 & ~current_umask());
     dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));

@@ -4,6 +4,7 @@
 # own, replaces it and clears what the killed run left beside it; -o naming an input works. Two
 # runs on the same -o at once: the second stops at once (exit 5, one line), the first is unharmed.
 # The @@ input file a killed run left in TMPDIR is removed by the next run; a live run's is not.
+# Created files honour the umask.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -63,5 +64,9 @@ rc=$?
 { [ $rc = 0 ] || [ $rc = 1 ]; } || err "first run exited $rc after the second was refused"
 [ ! -e .seeds.lock ] || err "lock file left after the run"
 find seeds -mindepth 1 | grep -q . || err "corpus empty after the first run"
+# Created files honour the umask.
+(umask 077 && "$bin" -q -j 1 --max-time 3 in -o private -- "$target" @@)
+modes=$(stat -c '%a' private private.manifest.json "$(find private -type f | head -n 1)" | sort -u)
+[ "$modes" = "$(printf '600\n700')" ] || err "modes under umask 077: $(echo $modes)"
 [ $fail = 0 ] && echo "ok"
 exit $fail
