@@ -46,8 +46,10 @@ struct cd_emit_lock {
     char *path;
 };
 
-/* Takes the lock of seed_dir for this process, creating missing parent directories; FAILED at
- * once, with a one-line message, when another run holds it. Release with cd_emit_unlock. */
+/* Takes the lock of seed_dir for this process, creating missing parent directories, and removes
+ * the temp files that killed runs left beside seed_dir and the manifest, and in crashes_dir those
+ * untouched for ten minutes; FAILED at once, with a one-line message, when another run holds
+ * the lock. Release with cd_emit_unlock. */
 enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock *lk,
                             struct cd_error *err);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static enum cd_status mkdir_p(const char *path, struct cd_error *err);
@@ -643,6 +644,55 @@ out:
     return st;
 }
 
+/* Whether name is ".<stem>.tmp-XXXXXX" (temp_open's names), of any stem when stem is NULL. */
+static bool temp_name(const char *name, const char *stem)
+{
+    size_t n = strlen(name);
+    if (n < 13 || name[0] != '.' || strncmp(name + n - 11, ".tmp-", 5) != 0)
+        return false;
+    return !stem || (strlen(stem) == n - 12 && strncmp(name + 1, stem, n - 12) == 0);
+}
+
+/* Removes the regular temp files (temp_open's) of stem, or of any stem, in dir that were last
+ * written at least min_age seconds ago: what runs killed while writing left. */
+static void sweep_temp_files(const char *dir, const char *stem, time_t min_age)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat sb;
+        if (temp_name(e->d_name, stem) &&
+            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+            now - sb.st_mtime >= min_age)
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Clears the temp files killed runs left: beside the corpus and beside the manifest (their
+ * names are this output's, and the lock is held), and in the reproducer directory (which
+ * several outputs may share: only files untouched for TEMP_STALE_S, since a live run renames its
+ * temp file within moments). */
+#define TEMP_STALE_S 600
+static void sweep_leftovers(const struct cd_emit_opts *opts)
+{
+    const char *paths[2] = {opts->seed_dir, opts->manifest_path};
+    for (int i = 0; i < 2; i++) {
+        char *whole, *parent, *base;
+        if (paths[i] && split_path(paths[i], &whole, &parent, &base)) {
+            sweep_temp_files(parent, base, 0);
+            free(whole);
+            free(parent);
+            free(base);
+        }
+    }
+    if (opts->crashes_dir)
+        sweep_temp_files(opts->crashes_dir, NULL, TEMP_STALE_S);
+}
+
 enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock *lk,
                             struct cd_error *err)
 {
@@ -682,6 +732,7 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
         if (fstat(fd, &a) == 0 && stat(lk->path, &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
             lk->fd = fd;
+            sweep_leftovers(opts);
             break;
         }
         close(fd);

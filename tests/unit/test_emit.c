@@ -9,10 +9,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void add_example(struct cd_result *r, const char *data, const char *origin,
@@ -459,6 +461,47 @@ static void test_emit_lock_is_exclusive(void)
     fixture_release(&f);
 }
 
+/* Taking the lock clears the temp files killed runs left: beside the corpus and the manifest at
+ * once, in the shared reproducer directory only when untouched for a while. */
+static void test_emit_lock_clears_killed_runs_temp_files(void)
+{
+    struct fixture f;
+    struct cd_error err;
+    struct cd_emit_lock lk;
+    fixture_init(&f);
+    mkdir(f.crashes, 0755);
+    const char *gone[] = {".seeds.manifest.json.tmp-Ab12Cd", ".seeds.tmp-Zz99Yy"};
+    const char *kept[] = {".other.tmp-Ab12Cd", ".seeds.manifest.json.tmp-toolong"};
+    char *p;
+    for (int i = 0; i < 2; i++) {
+        write_text(p = path_join(f.root, gone[i]), "partial");
+        free(p);
+        write_text(p = path_join(f.root, kept[i]), "not ours");
+        free(p);
+    }
+    char *old = path_join(f.crashes, ".crash-0123.tmp-Qq11Ww");
+    char *fresh = path_join(f.crashes, ".crash-4567.tmp-Rr22Xx");
+    write_text(old, "partial");
+    write_text(fresh, "being written");
+    struct timespec times[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    CU_ASSERT_EQUAL(utimensat(AT_FDCWD, old, times, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(cd_emit_lock(&f.opts, &lk, &err), CD_OK);
+    for (int i = 0; i < 2; i++) {
+        p = path_join(f.root, gone[i]);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+        free(p);
+        p = path_join(f.root, kept[i]);
+        CU_ASSERT_EQUAL(access(p, F_OK), 0);
+        free(p);
+    }
+    CU_ASSERT_NOT_EQUAL(access(old, F_OK), 0);
+    CU_ASSERT_EQUAL(access(fresh, F_OK), 0);
+    cd_emit_unlock(&lk);
+    free(old);
+    free(fresh);
+    fixture_release(&f);
+}
+
 static void test_emit_creates_missing_parents(void)
 {
     struct fixture f;
@@ -544,6 +587,8 @@ int main(void)
          test_emit_keeps_files_its_manifest_does_not_list},
         {"test_emit_force_moves_foreign_dir_aside", test_emit_force_moves_foreign_dir_aside},
         {"test_emit_lock_is_exclusive", test_emit_lock_is_exclusive},
+        {"test_emit_lock_clears_killed_runs_temp_files",
+         test_emit_lock_clears_killed_runs_temp_files},
         {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
         {"test_emit_tar_holds_seeds_only", test_emit_tar_holds_seeds_only},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
