@@ -11,6 +11,8 @@
 #include "cd_result.h"
 
 #define CD_MANIFEST_SCHEMA 1
+/* The reader refuses larger files (a million labels write about a hundred megabytes). */
+#define CD_MANIFEST_MAX_BYTES (1ll << 30)
 
 /* One counted reason why inputs were skipped ("too large": 2). */
 struct cd_manifest_skip {
@@ -83,7 +85,9 @@ enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info
 char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r);
 
 /* Parses the manifest at path into *m (zeroed first). FAILED with a one-line message when the file
- * cannot be read, is not JSON, or does not follow schema 1. Release with cd_manifest_release. */
+ * cannot be read, is not a regular file, is larger than CD_MANIFEST_MAX_BYTES, is not JSON, or
+ * does not follow schema 1 (counts are integers from 0 up, never NaN, infinite or fractional).
+ * Release with cd_manifest_release. */
 enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err);
 
 /* Returns the seed with this sha1 (or a unique prefix of at least 4 hex digits), else NULL. */

@@ -22,10 +22,13 @@
 #include "cd_emit.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Copies s, writing bytes that are not valid UTF-8 as "\xNN". */
 static char *utf8_clean(const char *s)
@@ -266,19 +269,39 @@ static json_object *get(struct reader *rd, json_object *o, const char *key, json
     return v;
 }
 
-static uint64_t get_u64(struct reader *rd, json_object *o, const char *key)
+/* A count: a JSON integer from 0 to max. Fractions, exponents, NaN, infinities and negative or
+ * larger numbers make the manifest bad, as our writer never writes them. */
+static uint64_t get_count(struct reader *rd, json_object *o, const char *key, uint64_t max)
 {
     json_object *v = NULL;
     if (rd->bad)
         return 0;
-    if (!o || !json_object_object_get_ex(o, key, &v)
-        || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+    if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int) ||
+        json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max) {
         rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\"", key);
+        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\" (a count is expected)",
+                 key);
         return 0;
     }
-    return json_object_is_type(v, json_type_double) ? (uint64_t)json_object_get_double(v)
-                                                     : json_object_get_uint64(v);
+    return json_object_get_uint64(v);
+}
+
+/* A setting from the command line (a random seed may take all 64 bits). */
+static uint64_t get_u64(struct reader *rd, json_object *o, const char *key)
+{
+    return get_count(rd, o, key, UINT64_MAX);
+}
+
+/* A measured count or size: never near 2^63, and json-c turns any integer above 2^64 - 1 into
+ * 2^64 - 1 without a word. */
+static uint64_t get_measured(struct reader *rd, json_object *o, const char *key)
+{
+    return get_count(rd, o, key, INT64_MAX);
+}
+
+static unsigned get_uint(struct reader *rd, json_object *o, const char *key)
+{
+    return (unsigned)get_count(rd, o, key, UINT_MAX);
 }
 
 static char *get_str(struct reader *rd, json_object *o, const char *key)
@@ -368,7 +391,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         *count = i + 1;
         copy_sha1(rd, e, "sha1", x->sha1);
         x->file = get_str(rd, e, "file");
-        x->size = get_u64(rd, e, "size");
+        x->size = get_measured(rd, e, "size");
         x->origin = get_str(rd, e, "origin");
         get_labels(rd, e, "labels", &x->labels);
         get_labels(rd, e, "best", &x->best);
@@ -428,11 +451,11 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     if (sha)
         snprintf(info->target_sha1, sizeof info->target_sha1, "%s", json_object_get_string(sha));
     info->map_size = get_u64(rd, t, "map_size");
-    info->timeout_ms = (unsigned)get_u64(rd, t, "timeout_ms");
-    info->mem_limit_mb = (unsigned)get_u64(rd, t, "mem_limit_mb");
+    info->timeout_ms = get_uint(rd, t, "timeout_ms");
+    info->mem_limit_mb = get_uint(rd, t, "mem_limit_mb");
     json_object *s = get(rd, root, "settings", json_type_object);
     info->seed = get_u64(rd, s, "seed");
-    info->jobs = (unsigned)get_u64(rd, s, "jobs");
+    info->jobs = get_uint(rd, s, "jobs");
     info->max_time_s = get_u64(rd, s, "max_time_s");
     info->max_execs = get_u64(rd, s, "max_execs");
     info->max_input_size = get_u64(rd, s, "max_input_size");
@@ -444,9 +467,9 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
                        json_object_get_boolean(eo);
     json_object *in = get(rd, root, "input", json_type_object);
     info->operands = get_strv(rd, in, "operands");
-    m->stats.inputs = get_u64(rd, in, "inputs");
-    m->stats.input_bytes = get_u64(rd, in, "bytes");
-    m->stats.duplicates = get_u64(rd, in, "duplicates");
+    m->stats.inputs = get_measured(rd, in, "inputs");
+    m->stats.input_bytes = get_measured(rd, in, "bytes");
+    m->stats.duplicates = get_measured(rd, in, "duplicates");
     json_object *sk = get(rd, in, "skipped", json_type_object);
     if (sk) {
         size_t n = (size_t)json_object_object_length(sk);
@@ -456,7 +479,8 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
             if (!info->skipped || info->n_skipped >= n)
                 break;
             info->skipped[info->n_skipped].reason = strdup(key);
-            info->skipped[info->n_skipped++].count = json_object_get_uint64(val);
+            (void)val;
+            info->skipped[info->n_skipped++].count = get_measured(rd, sk, key);
         }
     }
     json_object *out = get(rd, root, "output", json_type_object);
@@ -467,15 +491,25 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
 static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
     json_object *run = get(rd, root, "run", json_type_object);
-    m->stats.execs = get_u64(rd, run, "executions");
-    m->stats.first_pass_execs = get_u64(rd, run, "first_pass_executions");
-    m->stats.crashes = get_u64(rd, run, "crashes");
-    m->stats.timeouts = get_u64(rd, run, "timeouts");
+    m->stats.execs = get_measured(rd, run, "executions");
+    m->stats.first_pass_execs = get_measured(rd, run, "first_pass_executions");
+    m->stats.crashes = get_measured(rd, run, "crashes");
+    m->stats.timeouts = get_measured(rd, run, "timeouts");
     json_object *w = NULL;
-    if (run && json_object_object_get_ex(run, "wall_time_s", &w))
-        m->stats.wall_ns = (uint64_t)(json_object_get_double(w) * 1e9);
-    m->stats.labels_input = get_u64(rd, run, "labels_input");
-    m->labels_finished = get_u64(rd, run, "labels_finished");
+    if (run && json_object_object_get_ex(run, "wall_time_s", &w)) {
+        double secs = json_object_get_double(w);
+        /* NaN fails both comparisons; 1e10 s is over 300 years */
+        if (!(json_object_is_type(w, json_type_double) || json_object_is_type(w, json_type_int)) ||
+            !(secs >= 0 && secs < 1e10)) {
+            if (!rd->bad)
+                snprintf(rd->what, sizeof rd->what, "wrong \"wall_time_s\"");
+            rd->bad = true;
+        } else {
+            m->stats.wall_ns = (uint64_t)(secs * 1e9);
+        }
+    }
+    m->stats.labels_input = get_measured(rd, run, "labels_input");
+    m->labels_finished = get_measured(rd, run, "labels_finished");
     json_object *c = get(rd, run, "complete", json_type_boolean);
     m->stats.complete = c && json_object_get_boolean(c);
     json_object *sb = NULL;
@@ -489,10 +523,18 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
 enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err)
 {
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* stat before any open: opening a FIFO would wait for a writer */
+    struct stat sb;
+    if (stat(path, &sb) != 0)
         return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
-    fclose(f);
+    if (!S_ISREG(sb.st_mode))
+        return cd_error_set(err, CD_FAILED, "cannot read '%s': not a regular file", path);
+    if (access(path, R_OK) != 0)
+        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
+    if (sb.st_size > CD_MANIFEST_MAX_BYTES)
+        return cd_error_set(err, CD_FAILED,
+                            "cannot read '%s': larger than the %lld-byte limit of a manifest", path,
+                            (long long)CD_MANIFEST_MAX_BYTES);
     json_object *root = json_object_from_file(path);
     if (!root)
         return cd_error_set(err, CD_FAILED, "cannot parse '%s': not JSON (%s)", path,

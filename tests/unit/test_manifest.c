@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void add_example(struct cd_result *r, const char *data, const char *origin,
                         const char *const *labels, const char *const *best, bool reproducer)
@@ -208,6 +210,71 @@ static void test_manifest_rejects_bad_files(void)
     cd_test_rmdir(dir);
 }
 
+/* text with the number after "key": replaced by value (owned). */
+static char *with_value(const char *text, const char *key, const char *value)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *at = strstr(text, pat);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    at += strlen(pat);
+    while (*at == ' ')
+        at++;
+    const char *end = at + strspn(at, "-+0123456789.eE");
+    char *out = malloc(strlen(text) + strlen(value) + 1);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, value, end);
+    return out;
+}
+
+/* Numbers our writer never writes (NaN, infinities, negative, fractional, out of range) make a
+ * manifest bad, with one line, and so does a file that is no regular file or is too large. */
+static void test_manifest_rejects_bad_numbers(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    sample_result(&r);
+    struct cd_manifest_info info = sample_info();
+    char *text = cd_manifest_to_string(&info, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    static const struct {
+        const char *key, *value;
+    } bad[] = {{"executions", "-5"},       {"executions", "NaN"},  {"executions", "1e400"},
+               {"executions", "2.5"},      {"executions", "-Infinity"}, {"timeout_ms", "4294967296"},
+               {"jobs", "-1"},             {"wall_time_s", "NaN"}, {"wall_time_s", "-1"},
+               {"size", "18446744073709551616"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *t = with_value(text, bad[i].key, bad[i].value);
+        FILE *f = fopen(path, "w");
+        fputs(t, f);
+        fclose(f);
+        enum cd_status st = cd_manifest_read(path, &m, &err);
+        if (st != CD_FAILED)
+            fprintf(stderr, "read with %s: %s\n", bad[i].key, bad[i].value);
+        CU_ASSERT_EQUAL(st, CD_FAILED);
+        CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+        cd_manifest_release(&m);
+        free(t);
+    }
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_OK); /* the untouched text reads */
+    cd_manifest_release(&m);
+    CU_ASSERT_EQUAL(truncate(path, CD_MANIFEST_MAX_BYTES + 1), 0);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limit"));
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED); /* and does not wait */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
+    free(text);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
 static void test_manifest_string_is_json(void)
 {
     struct cd_result r;
@@ -251,6 +318,7 @@ int main(void)
         {"test_manifest_round_trip", test_manifest_round_trip},
         {"test_manifest_label_map_consistent", test_manifest_label_map_consistent},
         {"test_manifest_rejects_bad_files", test_manifest_rejects_bad_files},
+        {"test_manifest_rejects_bad_numbers", test_manifest_rejects_bad_numbers},
         {"test_manifest_string_is_json", test_manifest_string_is_json},
         {"test_manifest_seed_prefix_lookup", test_manifest_seed_prefix_lookup},
         CU_TEST_INFO_NULL,
