@@ -10,6 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* s with control bytes and DEL written as \xHH (and backslashes doubled), into buf: names in a
+ * manifest come from file and archive entry names, or from whoever edited it, and must not drive
+ * the terminal. Long names are cut, marked by "...". */
+static const char *shown(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 8 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
+        else if (c == '\\')
+            n += (size_t)snprintf(buf + n, cap - n, "\\\\");
+        else
+            buf[n++] = (char)c;
+    }
+    if (*s)
+        n += (size_t)snprintf(buf + n, cap - n, "...");
+    buf[n] = 0;
+    return buf;
+}
+
 static const char *label_text(uint32_t id, char *buf, size_t cap)
 {
     cd_labels_format(id, buf, cap);
@@ -95,11 +116,12 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
                m->stats.complete ? "complete"
                                  : m->stats.stopped_by ? m->stats.stopped_by : "incomplete");
         printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
+        char o[1024];
         for (size_t k = 0; k < m->n_seeds; k++)
             printf("%.12s %8llu %7zu %5zu %5llu  %s\n", m->seeds[k].sha1,
                    (unsigned long long)m->seeds[k].size, m->seeds[k].labels.n,
                    m->seeds[k].best.n, (unsigned long long)(only ? only[k] : 0),
-                   m->seeds[k].origin);
+                   shown(m->seeds[k].origin, o, sizeof o));
     }
     free(only);
     return CLI_EXIT_OK;
@@ -109,7 +131,8 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, bool as_jso
 {
     const struct cd_manifest_example *s = cd_manifest_find_seed(m, sha1);
     if (!s) {
-        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n", sha1);
+        char q[256];
+        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n", shown(sha1, q, sizeof q));
         return CLI_EXIT_INCOMPLETE;
     }
     if (as_json) {
@@ -122,7 +145,9 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, bool as_jso
         print_json(j);
         return CLI_EXIT_OK;
     }
-    printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size, s->origin);
+    char o[1024];
+    printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size,
+           shown(s->origin, o, sizeof o));
     printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
     char t[64];
     for (size_t i = 0; i < s->labels.n; i++)
@@ -159,6 +184,7 @@ static int audit_label(const struct cd_manifest *m, const char *text, bool as_js
     }
     const struct cd_manifest_example *lists[2] = {m->seeds, m->reproducers};
     size_t counts[2] = {m->n_seeds, m->n_reproducers};
+    char o[1024];
     for (int w = 0; w < 2; w++)
         for (size_t k = 0; k < counts[w]; k++) {
             const struct cd_manifest_example *s = &lists[w][k];
@@ -168,7 +194,7 @@ static int audit_label(const struct cd_manifest *m, const char *text, bool as_js
                 json_object_array_add(a, json_object_new_string(s->sha1));
             else
                 printf("  %s %s %8llu  %s\n", s->sha1, w ? "reproducer" : "seed      ",
-                       (unsigned long long)s->size, s->origin);
+                       (unsigned long long)s->size, shown(s->origin, o, sizeof o));
         }
     if (j) {
         json_object_object_add(j, "covered_by", a);

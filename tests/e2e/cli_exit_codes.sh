@@ -90,6 +90,16 @@ expect 0 audit seeds.manifest.json --label "$label" --json
 python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(sys.argv[1] not in d["covered_by"])' "$seed" ||
   err "audit --label does not list the seed covering it"
 expect 1 audit seeds.manifest.json --label 999999:8
+# Names in a manifest never reach the terminal raw: control bytes are printed escaped.
+python3 - <<'PY'
+import json
+m = json.load(open("seeds.manifest.json"))
+m["seeds"][0]["origin"] = "evil\x1b]0;title\x07\x1b[31mred"
+json.dump(m, open("evil.manifest.json", "w"))
+PY
+expect 0 audit evil.manifest.json
+! grep -q $'\x1b' out.txt || err "audit printed a raw escape byte"
+grep -qF 'evil\x1b]0;title\x07\x1b[31mred' out.txt || err "audit did not show the escaped name: $(cat out.txt)"
 expect 0 audit seeds.manifest.json --diff seeds3.manifest.json --json
 python3 -c 'import json,sys; d=json.load(open("out.txt")); sys.exit(bool(not d["gained"] or d["lost"]))' ||
   err "reduction gained no labels over --no-reduce, or lost some: $(head -c 300 out.txt)"
