@@ -22,7 +22,7 @@ struct cd_reduce_target {
 /* The passes, in their default (cheapest first) order: deletions, then lowering (from
  * CD_REDUCE_BYTES on). */
 enum cd_reduce_pass {
-    CD_REDUCE_PREFIX = 0,  /* keep the shortest leading part that holds */
+    CD_REDUCE_PREFIX = 0,  /* keep the shortest leading part (up to half) that holds */
     CD_REDUCE_LINES,       /* delete lines and runs of lines */
     CD_REDUCE_ELEMENTS,    /* delete markup elements, start tag to matching end tag */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
