@@ -337,25 +337,34 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
     return CD_OK;
 }
 
-/* In the child between fork and exec: only async-signal-safe calls. */
+/* In the child between fork and exec: only async-signal-safe calls. Every descriptor the target
+ * gets is first copied above 199: any of them may itself be 0, 1, 2, 198 or 199 (a parent started
+ * with stdin closed, or holding hundreds of descriptors with -j 64), and a dup2 onto one of those
+ * numbers would close it before its own turn. Copies made with dup2 onto a free number also lose
+ * close-on-exec, which a descriptor dup'ed onto itself would keep. */
 static void child_exec(struct cd_exec *ex, int ctl, int st, int errw)
 {
     setsid();
-    int a = fcntl(ctl, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
-    int b = fcntl(st, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
-    if (a < 0 || b < 0 || dup2(a, FORKSRV_FD) < 0 || dup2(b, FORKSRV_FD + 1) < 0)
-        _exit(126);
-    dup2(ex->info.file_input ? ex->devnull_fd : ex->input_fd, 0);
-    dup2(ex->devnull_fd, 1);
-    if (!ex->opts.debug_child)
-        dup2(errw >= 0 ? errw : ex->devnull_fd, 2);
-    struct rlimit r = {0, 0};
-    setrlimit(RLIMIT_CORE, &r);
-    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < FORKSRV_FD + 2) {
-        r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > FORKSRV_FD + 2 ? FORKSRV_FD + 2
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < FORKSRV_FD + 8) {
+        r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > FORKSRV_FD + 8 ? FORKSRV_FD + 8
                                                                                  : r.rlim_max;
         setrlimit(RLIMIT_NOFILE, &r);
     }
+    int in = ex->info.file_input ? ex->devnull_fd : ex->input_fd;
+    int out = ex->devnull_fd;
+    int errfd = ex->opts.debug_child ? -1 : errw >= 0 ? errw : ex->devnull_fd;
+    int a = fcntl(ctl, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    int b = fcntl(st, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    int i = fcntl(in, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    int o = fcntl(out, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+    int e = errfd >= 0 ? fcntl(errfd, F_DUPFD_CLOEXEC, FORKSRV_FD + 2) : -1;
+    if (a < 0 || b < 0 || i < 0 || o < 0 || (errfd >= 0 && e < 0) ||
+        dup2(a, FORKSRV_FD) < 0 || dup2(b, FORKSRV_FD + 1) < 0 || dup2(i, 0) < 0 ||
+        dup2(o, 1) < 0 || (e >= 0 && dup2(e, 2) < 0))
+        _exit(126);
+    r.rlim_cur = r.rlim_max = 0;
+    setrlimit(RLIMIT_CORE, &r);
     if (ex->opts.mem_limit_mb) {
         r.rlim_cur = r.rlim_max = (rlim_t)ex->opts.mem_limit_mb << 20;
         setrlimit(RLIMIT_AS, &r);
@@ -425,24 +434,53 @@ out:
     return status;
 }
 
-/* Whether pid's environment holds the mark with our pid: a process some target started. */
+/* Whether pid's environment holds the mark with our pid: a process some target started. The mark
+ * comes last in an environment of any size, so the whole file is read, a chunk at a time, keeping
+ * the last bytes of each chunk in case the mark straddles two. */
 static bool marked(pid_t pid)
 {
-    char path[64], want[64], env[16384];
+    char path[64], want[64], buf[16384];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
-    int len = snprintf(want, sizeof want, MARK_VAR "=%d", (int)getpid());
+    /* With the NUL before and after it, so that only a whole variable matches. */
+    int len = snprintf(want, sizeof want, "%c" MARK_VAR "=%d%c", '\0', (int)getpid(), '\0');
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    ssize_t n = read(fd, env, sizeof env - 1);
+    bool found = false;
+    size_t kept = 1;
+    buf[0] = '\0'; /* the start of the file counts as after a NUL */
+    for (;;) {
+        ssize_t n = read(fd, buf + kept, sizeof buf - kept);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        size_t have = kept + (size_t)n;
+        if (memmem(buf, have, want, (size_t)len)) {
+            found = true;
+            break;
+        }
+        kept = have < (size_t)len ? have : (size_t)len - 1;
+        memmove(buf, buf + have - kept, kept);
+    }
     close(fd);
-    if (n < 0)
+    return found;
+}
+
+/* Whether pid belongs to the target started as fork server fs: in its process group or session,
+ * or carrying our mark (it left them with setsid). The fork server itself is not counted. */
+bool exec_child_is_targets(pid_t pid, pid_t fs)
+{
+    if (pid <= 0 || pid == fs || fs <= 0)
         return false;
-    env[n] = '\0';
-    for (ssize_t i = 0; i + len <= n; i++)
-        if ((i == 0 || env[i - 1] == '\0') && memcmp(env + i, want, (size_t)len + 1) == 0)
-            return true;
-    return false;
+    return getpgid(pid) == fs || getsid(pid) == fs || marked(pid);
+}
+
+/* waitpid that a signal does not interrupt. */
+static void reap(pid_t pid)
+{
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
 }
 
 /* Kills and reaps our children that belong to the target's session or process group, or carry
@@ -476,7 +514,7 @@ void exec_child_reap_orphans(struct cd_exec *ex)
         }
         if (stray) {
             kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
+            reap(pid);
         }
     }
 }
@@ -497,7 +535,7 @@ void exec_child_stop(struct cd_exec *ex)
     pid_t group = ex->fsrv_pid;
     kill(-group, SIGKILL);
     kill(group, SIGKILL);
-    waitpid(group, NULL, 0);
+    reap(group);
     pthread_mutex_lock(&servers_mu);
     servers_drop(group);
     pthread_mutex_unlock(&servers_mu);

@@ -62,24 +62,11 @@ enum io { IO_OK, IO_EOF, IO_TIMEOUT, IO_ERROR };
 
 /* Reads one word within timeout_ms (0: block), draining stderr meanwhile so that a chatty target
  * never blocks on a full pipe. */
-static enum io read_word_from(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms, size_t got);
-
 static enum io read_word(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms)
-{
-    return read_word_from(ex, v, timeout_ms, 0);
-}
-
-/* Completes a word of which got bytes are already in *v, without a time limit. */
-static enum io read_word_rest(struct cd_exec *ex, uint32_t *v, size_t got)
-{
-    return read_word_from(ex, v, 0, got);
-}
-
-static enum io read_word_from(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms, size_t got)
 {
     uint64_t deadline = cd_now_ns() + (uint64_t)timeout_ms * 1000000u;
     uint8_t buf[4];
-    memcpy(buf, v, got);
+    size_t got = 0;
     while (got < 4) {
         struct pollfd pf[2] = {{ex->st_fd, POLLIN, 0}, {ex->err_fd, POLLIN, 0}};
         int wait = -1;
@@ -115,17 +102,12 @@ static enum io read_word_from(struct cd_exec *ex, uint32_t *v, unsigned timeout_
     return IO_OK;
 }
 
+/* The pid comes right after the fork, before the child can fill any pipe: a blocking read (as
+ * afl-fuzz does) would save a poll per run, but a fork server that takes a request and never
+ * answers would hold the run past Ctrl-C and --max-time. */
 static enum io read_pid(struct cd_exec *ex, uint32_t *v)
 {
-    ssize_t n;
-    do
-        n = read(ex->st_fd, v, 4);
-    while (n < 0 && errno == EINTR);
-    if (n == 4)
-        return IO_OK;
-    if (n > 0) /* a split word: finish it the careful way */
-        return read_word_rest(ex, v, (size_t)n);
-    return n == 0 ? IO_EOF : IO_ERROR;
+    return read_word(ex, v, EXEC_PID_TIMEOUT_MS);
 }
 
 static bool write_word(struct cd_exec *ex, uint32_t v)
@@ -406,12 +388,14 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
     if (!write_word(ex, ex->was_killed))
         return RUN_DIED;
     ex->was_killed = 0;
-    /* The pid comes right after the fork, before the child can fill any pipe: a plain blocking
-     * read (as afl-fuzz does) saves a poll per run. */
     uint32_t w;
     enum io io = read_pid(ex, &w);
     if (io == IO_EOF)
         return RUN_DIED;
+    if (io == IO_TIMEOUT) {
+        exec_child_stop(ex); /* a hung fork server: a new one is started */
+        return RUN_DIED;
+    }
     if (io != IO_OK) {
         cd_error_set(err, CD_FAILED, "reading a child pid from the fork server: %s",
                      strerror(errno));
@@ -428,6 +412,15 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
     io = read_word(ex, &w, limit_ms);
     if (io == IO_TIMEOUT) {
         timed_out = true;
+        /* Only a process of the target is killed: a fork server reporting some other pid must
+         * not make us kill a process of the user's. */
+        if (!exec_child_is_targets(ex->child_pid, ex->fsrv_pid)) {
+            pid_t pid = ex->child_pid;
+            exec_child_stop(ex);
+            cd_error_set(err, CD_FAILED, "fork server of '%s' reported pid %d, which is no "
+                         "process of the target", ex->path, (int)pid);
+            return RUN_FAILED;
+        }
         kill(ex->child_pid, SIGKILL);
         ex->was_killed = 1;
         io = read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS);
@@ -476,7 +469,8 @@ static enum cd_status run_with_restart(struct cd_exec *ex, const uint8_t *data, 
             return CD_FAILED;
         if (attempt > 0) {
             exec_child_stop(ex);
-            return cd_error_set(err, CD_FAILED, "fork server of '%s' died twice in a row",
+            return cd_error_set(err, CD_FAILED,
+                                "fork server of '%s' died or stopped answering twice in a row",
                                 ex->path);
         }
         CD_FORWARD_IF_ERROR(restart(ex, err));

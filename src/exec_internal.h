@@ -13,6 +13,7 @@
 #define EXEC_HELLO_TIMEOUT_MS 10000u      /* start-up of the target until its hello */
 #define EXEC_CALIB_RUNS 5u                /* runs that calibrate a timeout of 0 */
 #define EXEC_CONFIRM_MS 1000u             /* calibration runs, cap, and the re-run of a hang */
+#define EXEC_PID_TIMEOUT_MS 2000u         /* a request until the fork server reports the child */
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
 
 /* What the target binary contains. */
@@ -66,6 +67,8 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err);
 enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err);
 void exec_child_stop(struct cd_exec *ex);
 void exec_child_reap_orphans(struct cd_exec *ex);
+/* Whether pid is a process of the target started as fork server fs (never fs itself). */
+bool exec_child_is_targets(pid_t pid, pid_t fs);
 void exec_child_release(struct cd_exec *ex);
 
 /* exec_outcome.c */

@@ -2,7 +2,7 @@
 # Four workers on two-core machines: a -j 4 run on the HTTP sample reaches completion, and neither
 # it nor a -j 4 run on the JSON sample stopped by SIGINT leaves a target process or a shared-memory
 # segment behind (segments are found by the creator pid, processes by a variable in their
-# environment that only this test sets).
+# environment that only this test sets). -j 64 with inherited descriptors sees what -j 1 sees.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v ipcs >/dev/null || { echo "skipped: ipcs not installed"; exit 77; }
@@ -54,5 +54,25 @@ rc=$?
 [ -n "$(ls json-seeds 2>/dev/null)" ] || err "no seeds written after SIGINT"
 leftovers $pid "-j 4 run stopped by SIGINT"
 
-[ $fail = 0 ] && echo "ok: -j 4 completes on the HTTP sample; nothing left after it or after SIGINT"
+# -j 64 with a stdin target, 50 inherited descriptors and stdin closed: hundreds of descriptors in
+# the tool, so that its pipes and input files take the numbers the target's stdin and fork-server
+# channels (0, 198, 199) need. The labels must be those of -j 1.
+mkdir in
+for i in $(seq 1 500); do printf 'count:%d' "$i" > "in/c$i"; printf 'ab%dcd' "$i" > "in/s$i"; done
+labels_of() {
+  python3 -c 'import json, sys; print(sorted(json.load(open(sys.argv[1]))["labels"]))' "$1"
+}
+"$bin" -q -j 1 --no-reduce in -o one -- "$targets/exec_basic" || err "-j 1 on a stdin target failed"
+(
+  for fd in $(seq 300 349); do eval "exec $fd</dev/null"; done
+  exec 0<&-
+  "$bin" -q -j 64 --no-reduce in -o many -- "$targets/exec_basic"
+) || err "-j 64 with 50 inherited descriptors and stdin closed failed"
+[ -s one.manifest.json ] &&
+  [ "$(labels_of one.manifest.json)" = "$(labels_of many.manifest.json)" ] ||
+  err "-j 64 with inherited descriptors does not see the labels -j 1 sees"
+leftovers $$ "-j 64 run"
+
+[ $fail = 0 ] && echo "ok: -j 4 completes on the HTTP sample; nothing left after it or after" \
+  "SIGINT; -j 64 with inherited descriptors sees the labels of -j 1"
 exit $fail

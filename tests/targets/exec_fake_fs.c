@@ -9,6 +9,8 @@
  *   error:C       new-protocol error code C               olderror:C old-protocol error code C
  *   garbage       a word that is no hello                 eof        exits before any hello
  *   short         half a word, then exits                 badend     wrong closing hello
+ *   mutepid:N     old hello; after N runs takes a request and never answers
+ *   mutestatus:N  old hello; after N runs reports its parent's pid as the child, then no status
  * Each run sets map[5] = 1 and map[7] = 3; newshm also sets map[10 + len % 50] = 1 and
  * map[70] = the first input byte. The reported pid is the server's own, the status 0. */
 #include <stdint.h>
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "old";
     uint8_t *map = attach("__AFL_SHM_ID");
     uint8_t *fuzz = NULL;
-    long runs_left = -1;
+    long runs_left = -1, mute_after = -1;
+    int mute_status = 0;
     if (strcmp(mode, "eof") == 0)
         return 0;
     if (strcmp(mode, "short") == 0) {
@@ -104,12 +107,26 @@ int main(int argc, char **argv)
     } else {
         if (strncmp(mode, "exitafter:", 10) == 0)
             runs_left = atol(mode + 10);
+        if (strncmp(mode, "mutepid:", 8) == 0)
+            mute_after = atol(mode + 8);
+        if (strncmp(mode, "mutestatus:", 11) == 0) {
+            mute_after = atol(mode + 11);
+            mute_status = 1;
+        }
         put(0x80000001u | 0x40000000u | ((64u - 1) << 1));
     }
     for (;;) {
         if (runs_left == 0)
             return 0;
         get();
+        if (mute_after == 0) {
+            if (mute_status)
+                put((uint32_t)getppid());
+            for (;;)
+                pause();
+        }
+        if (mute_after > 0)
+            mute_after--;
         put((uint32_t)getpid());
         if (map) {
             map[5] = 1;

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static char *tmp_dir;
@@ -243,6 +245,164 @@ static void test_exec_stdin_matches_file(void)
     cd_exec_free(sx);
 }
 
+/* Runs "kind:PIDFILE" (kind fork or setsid: a grandchild that outlives the target) and checks that
+ * the grandchild is gone when the run returns. */
+static void stray_is_killed(struct cd_exec *ex, const char *kind)
+{
+    char input[4200], pidfile[4096];
+    snprintf(pidfile, sizeof pidfile, "%s/grandchild-%s.pid", tmp_dir, kind);
+    snprintf(input, sizeof input, "%s:%s", kind, pidfile);
+    struct cd_run run;
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, input, &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    FILE *f = fopen(pidfile, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int pid = 0;
+    CU_ASSERT_EQUAL(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    unlink(pidfile);
+    CU_ASSERT(pid > 0);
+    CU_ASSERT(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+}
+
+/* Labels of input s through a stdin target started now, with whatever descriptors are open. */
+static bool stdin_labels(const char *s, struct cd_labelset *set)
+{
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 2000, NULL, NULL, &err);
+    if (!ex) {
+        fprintf(stderr, "start: %s\n", err.msg);
+        return false;
+    }
+    struct cd_run run;
+    bool ok = run_str(ex, s, &run) == CD_OK && run.outcome == CD_OUTCOME_OK &&
+              run.exit_status == 5;
+    labels_of(&run, set);
+    cd_exec_free(ex);
+    return ok;
+}
+
+/* The target's stdin and the fork-server pipes never collide, whatever descriptors the tool holds:
+ * with stdin closed (the input file is then descriptor 0), and with every descriptor up to 197
+ * taken (the input file, /dev/null and the pipes then land on 198, 199 and up). */
+static void test_exec_descriptors_never_collide(void)
+{
+    struct cd_labelset want = {0}, got = {0};
+    const char *input = "exit:5";
+    CU_ASSERT_FATAL(stdin_labels(input, &want));
+    CU_ASSERT(want.n > 0);
+
+    int saved = fcntl(0, F_DUPFD_CLOEXEC, 300);
+    CU_ASSERT_FATAL(saved >= 0);
+    close(0);
+    CU_ASSERT(stdin_labels(input, &got));
+    CU_ASSERT(same_coverage(&want, &got));
+    dup2(saved, 0);
+
+    int held[256], n = 0;
+    while (n < 256) {
+        int fd = open("/dev/null", O_RDONLY);
+        if (fd < 0)
+            break;
+        held[n++] = fd;
+        if (fd >= 197)
+            break;
+    }
+    CU_ASSERT(n > 0 && held[n - 1] == 197);
+    CU_ASSERT(stdin_labels(input, &got));
+    CU_ASSERT(same_coverage(&want, &got));
+    for (int i = 0; i < n; i++)
+        close(held[i]);
+    close(saved);
+    cd_labelset_release(&want);
+    cd_labelset_release(&got);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+/* A fork server that takes a request and never answers is replaced within a bounded time; one
+ * that reports a pid not of the target's (here: ours) gets no signal sent to that pid. */
+static void test_exec_silent_fork_server(void)
+{
+    struct cd_error err;
+    struct cd_run run;
+    struct cd_exec *ex = start("exec_fake_fs", 1000, "mutepid:1", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL(run_str(ex, "a", &run), CD_OK);
+    CU_ASSERT_EQUAL(run_str(ex, "b", &run), CD_OK); /* on a new fork server */
+    CU_ASSERT_EQUAL(run.map[5], 1);
+    CU_ASSERT_EQUAL(cd_exec_info(ex)->restarts, 1);
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+
+    ex = start("exec_fake_fs", 1000, "mutepid:0", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL(cd_exec_run(ex, (const uint8_t *)"a", 1, &run, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "stopped answering"));
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+
+    ex = start("exec_fake_fs", 100, "mutestatus:1", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL(run_str(ex, "a", &run), CD_OK);
+    CU_ASSERT_EQUAL(cd_exec_run(ex, (const uint8_t *)"a", 1, &run, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no process of the target"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
+
+/* Signals arriving all the time (here a 50 us interval timer without SA_RESTART) interrupt no
+ * wait for good: every fork server is still reaped. */
+static void test_exec_signals_interrupt_no_reaping(void)
+{
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    CU_ASSERT_FATAL(sigaction(SIGALRM, &sa, &old) == 0);
+    struct itimerval it = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (int i = 0; i < 20; i++) {
+        struct cd_error err;
+        struct cd_exec *ex = start("exec_basic", 2000, "@@", NULL, &err);
+        CU_ASSERT_PTR_NOT_NULL(ex);
+        if (!ex) {
+            fprintf(stderr, "start: %s\n", err.msg);
+            break;
+        }
+        struct cd_run run;
+        CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
+        cd_exec_free(ex);
+    }
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old, NULL);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
+/* A stray that left the target's session is found by the mark at the end of its environment,
+ * however large the environment is. */
+static void test_exec_stray_found_in_large_environment(void)
+{
+    size_t big = 100u << 10;
+    char *pad = malloc(big + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pad);
+    memset(pad, 'x', big);
+    pad[big] = '\0';
+    setenv("CD_TEST_PADDING", pad, 1);
+    free(pad);
+    struct cd_error err;
+    struct cd_exec *ex = start("exec_basic", 2000, "@@", NULL, &err);
+    unsetenv("CD_TEST_PADDING");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    stray_is_killed(ex, "setsid");
+    cd_exec_free(ex);
+    CU_ASSERT_EQUAL(count_children(), 0);
+}
+
 static void test_exec_timeout_and_calibration(void)
 {
     struct cd_error err;
@@ -315,21 +475,8 @@ static void test_exec_grandchild_is_killed(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(other);
     struct cd_run run;
     CU_ASSERT_EQUAL(run_str(other, "abc", &run), CD_OK);
-    const char *const kinds[] = {"fork", "setsid"};
-    for (size_t k = 0; k < 2; k++) {
-        char input[4200], pidfile[4096];
-        snprintf(pidfile, sizeof pidfile, "%s/grandchild-%s.pid", tmp_dir, kinds[k]);
-        snprintf(input, sizeof input, "%s:%s", kinds[k], pidfile);
-        CU_ASSERT_EQUAL_FATAL(run_str(ex, input, &run), CD_OK);
-        CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
-        FILE *f = fopen(pidfile, "r");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        int pid = 0;
-        CU_ASSERT_EQUAL(fscanf(f, "%d", &pid), 1);
-        fclose(f);
-        CU_ASSERT(pid > 0);
-        CU_ASSERT(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
-    }
+    stray_is_killed(ex, "fork");
+    stray_is_killed(ex, "setsid");
     CU_ASSERT_EQUAL(run_str(ex, "abc", &run), CD_OK);
     CU_ASSERT_EQUAL(run_str(other, "abd", &run), CD_OK);
     CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
@@ -591,6 +738,10 @@ int main(void)
         {"test_exec_grandchild_is_killed", test_exec_grandchild_is_killed},
         {"test_exec_floods", test_exec_floods},
         {"test_exec_fork_server_death", test_exec_fork_server_death},
+        {"test_exec_silent_fork_server", test_exec_silent_fork_server},
+        {"test_exec_descriptors_never_collide", test_exec_descriptors_never_collide},
+        {"test_exec_signals_interrupt_no_reaping", test_exec_signals_interrupt_no_reaping},
+        {"test_exec_stray_found_in_large_environment", test_exec_stray_found_in_large_environment},
         {"test_exec_handshakes", test_exec_handshakes},
         {"test_exec_persistent_shm", test_exec_persistent_shm},
         {"test_exec_sanitizer_reports", test_exec_sanitizer_reports},
