@@ -29,11 +29,16 @@
  *   archives_as_raw, "-" is all of stdin as one input named "-".
  * Memory: one input is held at a time, in one buffer that grows up to max_input_size + 1 bytes; an
  * archive entry is read as a stream and abandoned at that size whatever its header claims. A
- * compressed archive file of 64 KiB or more, and an archive on stdin, is decompressed by one
- * helper thread running ahead of the reader (at most 4 MiB buffered); the thread lives while that
- * archive is read and is joined before cd_ingest_next moves on or cd_ingest_free returns. It
- * touches no descriptor but the archive's, so a fork followed by exec elsewhere in the process is
- * unaffected.
+ * compressed archive file, and an archive on stdin, is decompressed by one helper thread running
+ * ahead of the reader (at most 4 MiB buffered); the thread lives while that archive is read and is
+ * joined before cd_ingest_next moves on or cd_ingest_free returns. It touches no descriptor but
+ * the archive's, so a fork followed by exec elsewhere in the process is unaffected.
+ * Time: an entry in a compressed stream can only be passed by decompressing it, so the filters
+ * (all of them: .tar.zst.zst counts once) may produce at most inflate_floor bytes plus
+ * CD_INGEST_INFLATE_RATIO times the compressed bytes read so far; past that the archive is
+ * reported as a decompression bomb after the entries before. Compression inside a format (zip,
+ * 7z) is undone by the reader itself and is not counted. Stdin waits like a FIFO operand: at most
+ * stream_idle_ms without data, and not past the stop flag or the deadline.
  * Names are labels only: nothing is ever written under them. "../" and absolute paths inside
  * archives are kept as they are; control bytes (below 0x20, and 0x7f) and backslashes are escaped
  * as "\xNN" and "\\" so that every name is one printable line. */
@@ -70,7 +75,14 @@ struct cd_ingest_opts {
     unsigned stream_idle_ms;
     const volatile sig_atomic_t *stop;
     uint64_t deadline_ns;
+    uint64_t inflate_floor;      /* 0: CD_INGEST_INFLATE_FLOOR (see Time above) */
 };
+
+/* The inflation bound of a compressed archive: CD_INGEST_INFLATE_FLOOR bytes plus
+   CD_INGEST_INFLATE_RATIO times its compressed bytes (zstd reaches some thousands to one on
+   zeros, each stacked filter multiplies that; real corpora compress 3 to 20 times). */
+#define CD_INGEST_INFLATE_FLOOR ((uint64_t)1 << 30)
+#define CD_INGEST_INFLATE_RATIO 1000u
 
 /* Default of cd_ingest_opts.stream_idle_ms: a FIFO nobody writes to is given up after it. */
 #define CD_INGEST_STREAM_IDLE_MS 30000

@@ -15,9 +15,6 @@
 /* libarchive's read size: large blocks mean fewer read calls on big archives. */
 #define ING_AR_BLOCK ((size_t)1 << 20)
 
-/* Compressed archive files at least this large are decompressed by a thread ahead of the reader. */
-#define ING_AR_PIPE_MIN ((long long)64 << 10)
-
 /* How many damaged headers in a row libarchive may ask us to retry before we give up. */
 #define ING_AR_MAX_RETRIES 64
 
@@ -34,9 +31,14 @@ static int (*const formats[])(struct archive *) = {
     archive_read_support_format_zip,
 };
 
-static const char *ar_msg(struct archive *a)
+/* The cause of a reader's failure: the decompression thread's own, when it ended the stream (the
+ * reader would only see a truncated archive), else libarchive's. */
+static const char *ar_msg(const struct cd_ingest *ing, struct archive *a)
 {
-    const char *m = archive_error_string(a);
+    const char *m = ing_pipe_error(ing->ar_pipe);
+    if (m)
+        return m;
+    m = archive_error_string(a);
     return m && *m ? m : "unknown error";
 }
 
@@ -85,7 +87,7 @@ static int pipelined(struct cd_ingest *ing, int fd, struct archive **a,
     int r = e ? ARCHIVE_FATAL : probe_with(-1, false, false, &b, entry);
     if (!e && !b)
         e = ENOMEM;
-    if (!e && (e = ing_pipe_open(&pipe, b, fd)) != 0)
+    if (!e && (e = ing_pipe_open(&pipe, b, fd, &ing->opts)) != 0)
         archive_read_free(b);
     if (e) {
         archive_set_error(*a, e, "cannot start decompression: %s", strerror(e));
@@ -127,12 +129,6 @@ static int probe_with(int fd, bool iso, bool filters, struct archive **out,
     return r;
 }
 
-static bool size_at_least(int fd, long long min)
-{
-    struct stat sb;
-    return fstat(fd, &sb) == 0 && (long long)sb.st_size >= min;
-}
-
 static enum cd_status unreadable(struct cd_ingest *ing, struct cd_error *err)
 {
     ing_skip(ing, CD_SKIP_UNREADABLE);
@@ -150,7 +146,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         /* Stdin cannot be read twice: decompress it in a thread from the start (an uncompressed
          * stream passes through), and probe the formats on what comes out. */
         r = probe_with(-1, false, false, &a, &entry);
-        int e = a ? ing_pipe_open(&ing->ar_pipe, a, STDIN_FILENO) : 0;
+        int e = a ? ing_pipe_open(&ing->ar_pipe, a, STDIN_FILENO, &ing->opts) : 0;
         if (e) {
             archive_read_free(a);
             return e == ENOMEM ? cd_error_set(err, CD_FAILED, "out of memory")
@@ -184,8 +180,10 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         goto out;
     }
     if (r >= ARCHIVE_WARN && !is_stdin && archive_filter_count(a) > 1 &&
-        archive_format(a) != ARCHIVE_FORMAT_ISO9660 && size_at_least(fd, ING_AR_PIPE_MIN)) {
-        /* A large compressed archive: start again with decompression in its own thread. */
+        archive_format(a) != ARCHIVE_FORMAT_ISO9660) {
+        /* A compressed archive: start again with decompression in its own thread, which also
+         * bounds what the filters may produce (an entry in a compressed stream is skipped by
+         * decompressing it, which the reader itself could not stop). */
         r = pipelined(ing, fd, &a, &entry);
         if (r == ARCHIVE_EOF) { /* cannot happen after the probe saw an entry; be safe */
             ing->stats.archives++;
@@ -195,7 +193,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     }
     if (r < ARCHIVE_WARN) {
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
-        st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(a));
+        st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(ing, a));
         goto out_pipe;
     }
     ing->stats.archives++;
@@ -232,7 +230,7 @@ static enum cd_status read_entry(struct cd_ingest *ing, struct archive_entry *e,
             break;
         if (got < 0) {
             ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
-            cd_error_set(err, CD_WARN, "bad entry '%s': %s", ing->name, ar_msg(ing->ar));
+            cd_error_set(err, CD_WARN, "bad entry '%s': %s", ing->name, ar_msg(ing, ing->ar));
             if (got <= ARCHIVE_FATAL)
                 ing_archive_close(ing);
             return CD_WARN;
@@ -274,9 +272,9 @@ static enum cd_status next_header(struct cd_ingest *ing, struct archive_entry **
     if (r == ARCHIVE_RETRY && ++ing->ar_retries <= ING_AR_MAX_RETRIES)
         return cd_error_set(err, CD_WARN, "bad entry in '%s'%s%s%s: %s", ing->name,
                             last ? " after '" : "", last ? last : "", last ? "'" : "",
-                            ar_msg(ing->ar));
+                            ar_msg(ing, ing->ar));
     cd_error_set(err, CD_WARN, "bad archive '%s'%s%s%s: %s", ing->name,
-                 last ? " after entry '" : "", last ? last : "", last ? "'" : "", ar_msg(ing->ar));
+                 last ? " after entry '" : "", last ? last : "", last ? "'" : "", ar_msg(ing, ing->ar));
     ing_archive_close(ing);
     return CD_WARN;
 }

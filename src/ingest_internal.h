@@ -89,10 +89,15 @@ void ing_archive_close(struct cd_ingest *ing);
 /* Decompression thread (ingest_pipe.c). ing_pipe_open starts a thread that undoes every
  * compression filter of the file or stream at fd (positioned at its start; an uncompressed stream
  * passes through) and opens reader a, which must have its formats set and no filters, on the
- * decompressed stream (a failure to open is left in a, for its first header to report). Returns 0
- * with *out owned, or an errno value when the thread cannot be started. ing_pipe_free stops and
- * joins the thread; free the reader first. NULL is a no-op. fd stays the caller's. */
-int ing_pipe_open(struct ing_pipe **out, struct archive *a, int fd);
+ * decompressed stream (a failure to open is left in a, for its first header to report). The
+ * thread ends the stream with an error when opts' stop flag, deadline or idle limit says so, or
+ * past the inflation bound. Returns 0 with *out owned, or an errno value when the thread cannot be
+ * started. ing_pipe_free stops and joins the thread; free the reader first. NULL is a no-op. fd
+ * stays the caller's; opts is borrowed for the thread's life. */
+int ing_pipe_open(struct ing_pipe **out, struct archive *a, int fd,
+                  const struct cd_ingest_opts *opts);
 void ing_pipe_free(struct ing_pipe *p);
+/* Why the thread ended the stream early (damage, a stop, the inflation bound), or NULL. */
+const char *ing_pipe_error(struct ing_pipe *p);
 
 #endif

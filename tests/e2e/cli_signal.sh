@@ -2,7 +2,8 @@
 # SIGINT and SIGTERM end a run gracefully: exit 1, a complete valid output of the best examples so
 # far, the manifest marked incomplete and stopped by a signal; a second SIGINT changes nothing.
 # A FIFO operand nobody writes to holds no run: SIGINT and --max-time end it within seconds, an
-# idle one is skipped with a line naming it, and one that is written to is an input.
+# idle one is skipped with a line naming it, and one that is written to is an input. The same holds
+# for "-" (stdin) with a writer that never writes.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -48,6 +49,21 @@ rc=$?
 [ $(( $(date +%s) - start )) -le 8 ] || err "FIFO: --max-time 2 took over 8 s"
 [ $rc = 1 ] || err "FIFO and --max-time: exit $rc, expected 1"
 grep -q "skipping 'fifo': nothing written to it" fifo.txt || err "FIFO message: $(cat fifo.txt)"
+# "-" with a writer that never writes (this shell holds the pipe open): SIGINT ends the run
+# within seconds too.
+mkfifo stdin-pipe && exec 8<>stdin-pipe
+"$bin" -q - -o stdin-int -- "$target" @@ <stdin-pipe 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT "$pid"
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+  err "stdin nobody writes to: still running 5 s after SIGINT"
+  kill -KILL "$pid"
+fi
+wait "$pid"
+[ $? != 0 ] || err "stdin nobody writes to, SIGINT: exit 0"
+exec 8>&-
 (sleep 1; printf '{"b": {}}' >fifo) &
 "$bin" -q --json-summary fifo -o fifo-data -- "$target" @@ >fifo.json
 rc=$?

@@ -103,15 +103,20 @@ static void t_random(uint8_t *p, size_t len, uint64_t seed)
 }
 
 /* Writes an archive with libarchive: format and filter by libarchive's names (filter may be
- * NULL). */
+ * NULL, or stacked as "zstd+zstd": the first named is applied last). */
 static void t_archive(const char *path, const char *format, const char *filter,
                       const struct t_ent *ents, size_t n)
 {
     struct archive *a = archive_write_new();
     CU_ASSERT_FATAL(a != NULL);
     CU_ASSERT_FATAL(archive_write_set_format_by_name(a, format) == ARCHIVE_OK);
-    if (filter)
-        CU_ASSERT_FATAL(archive_write_add_filter_by_name(a, filter) == ARCHIVE_OK);
+    for (const char *f = filter; f && *f;) {
+        char name[32];
+        size_t len = strcspn(f, "+");
+        snprintf(name, sizeof name, "%.*s", (int)len, f);
+        CU_ASSERT_FATAL(archive_write_add_filter_by_name(a, name) == ARCHIVE_OK);
+        f += len + (f[len] == '+');
+    }
     CU_ASSERT_FATAL(archive_write_open_filename(a, path) == ARCHIVE_OK);
     for (size_t i = 0; i < n; i++) {
         struct archive_entry *e = archive_entry_new();
@@ -637,6 +642,79 @@ static void test_ingest_size_limit_streams_and_skips(void)
     t_leave();
 }
 
+/* A decompression bomb under stacked filters (.tar.zst.zst, a few hundred bytes holding a 64 MiB
+ * entry) is given up at the inflation bound, after the entries before it; under the default
+ * bound the same archive is read whole, the large entry skipped. */
+static void test_ingest_decompression_bomb_is_bounded(void)
+{
+    t_enter();
+    enum { BOMB = 64 << 20 };
+    uint8_t *zeros = calloc(1, BOMB);
+    CU_ASSERT_FATAL(zeros != NULL);
+    const struct t_ent ents[] = {
+        {"before", "b4", 2, NULL},
+        {"bomb", zeros, BOMB, NULL},
+        {"after", "af", 2, NULL},
+    };
+    t_archive("bomb.tar.zst.zst", "pax", "zstd+zstd", ents, 3);
+    free(zeros);
+    struct stat sb;
+    CU_ASSERT_FATAL(stat("bomb.tar.zst.zst", &sb) == 0);
+    CU_ASSERT(sb.st_size < 64 << 10);
+
+    const char *ops[] = {"bomb.tar.zst.zst"};
+    struct cd_ingest_opts opts = {.operands = ops, .n_operands = 1, .inflate_floor = 1 << 20};
+    struct t_run *r = t_ingest(&opts);
+    CU_ASSERT_EQUAL(r->n, 1);
+    CU_ASSERT(t_has(r, "bomb.tar.zst.zst:before", "b4", 2));
+    CU_ASSERT(t_warned(r, "a decompression bomb"));
+    CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_BAD_ARCHIVE], 1);
+    t_free(r);
+
+    opts.inflate_floor = 0;
+    r = t_ingest(&opts);
+    CU_ASSERT_EQUAL(r->n, 2);
+    CU_ASSERT(t_has(r, "bomb.tar.zst.zst:after", "af", 2));
+    CU_ASSERT_EQUAL(r->st.skipped[CD_SKIP_TOO_LARGE], 1);
+    t_free(r);
+    t_leave();
+}
+
+/* An archive on stdin that nobody writes to is given up after the idle limit, or at once when
+ * the stop flag is set, with a warning naming "-". */
+static void test_ingest_stdin_nobody_writes(void)
+{
+    t_enter();
+    int p[2];
+    CU_ASSERT_FATAL(pipe(p) == 0);
+    int saved = dup(0);
+    CU_ASSERT_FATAL(saved >= 0 && dup2(p[0], 0) == 0);
+    const char *ops[] = {"-"};
+    struct cd_ingest_opts opts = {.operands = ops, .n_operands = 1, .stream_idle_ms = 300};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct t_run *r = t_ingest(&opts);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CU_ASSERT(t1.tv_sec - t0.tv_sec < 20);
+    CU_ASSERT_EQUAL(r->n, 0);
+    CU_ASSERT(t_warned(r, "'-'"));
+    CU_ASSERT(t_warned(r, "nothing written to it"));
+    t_free(r);
+
+    volatile sig_atomic_t stop = 1;
+    opts.stream_idle_ms = 600000;
+    opts.stop = &stop;
+    r = t_ingest(&opts);
+    CU_ASSERT_EQUAL(r->n, 0);
+    CU_ASSERT(t_warned(r, "stopped reading"));
+    t_free(r);
+    dup2(saved, 0);
+    close(saved);
+    close(p[0]);
+    close(p[1]);
+    t_leave();
+}
+
 /* A tar entry whose header claims 8 GiB while the file holds a few bytes: no huge allocation,
  * a warning, and the next operand is read. */
 static void test_ingest_lying_header_size(void)
@@ -939,6 +1017,8 @@ int main(void)
         {"test_ingest_corrupt_zip_warns_and_goes_on", test_ingest_corrupt_zip_warns_and_goes_on},
         {"test_ingest_size_limit_streams_and_skips", test_ingest_size_limit_streams_and_skips},
         {"test_ingest_lying_header_size", test_ingest_lying_header_size},
+        {"test_ingest_decompression_bomb_is_bounded", test_ingest_decompression_bomb_is_bounded},
+        {"test_ingest_stdin_nobody_writes", test_ingest_stdin_nobody_writes},
         {"test_ingest_odd_names_are_labels_only", test_ingest_odd_names_are_labels_only},
         {"test_ingest_stdin_archive_and_raw", test_ingest_stdin_archive_and_raw},
         {"test_ingest_archives_as_raw", test_ingest_archives_as_raw},
