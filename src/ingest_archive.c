@@ -274,7 +274,8 @@ static enum cd_status next_header(struct cd_ingest *ing, struct archive_entry **
                             last ? " after '" : "", last ? last : "", last ? "'" : "",
                             ar_msg(ing, ing->ar));
     cd_error_set(err, CD_WARN, "bad archive '%s'%s%s%s: %s", ing->name,
-                 last ? " after entry '" : "", last ? last : "", last ? "'" : "", ar_msg(ing, ing->ar));
+                 last ? " after entry '" : "", last ? last : "", last ? "'" : "",
+                 ar_msg(ing, ing->ar));
     ing_archive_close(ing);
     return CD_WARN;
 }
