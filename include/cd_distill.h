@@ -48,6 +48,9 @@ struct cd_distill_progress {
  * the seed cover, a few seconds apart, every other one dropped when full. */
 #define CD_DISTILL_SERIES_MAX 512
 
+/* Default of cd_distill_opts.seen_mem: 256 MiB, some 17 to 32 million candidates remembered. */
+#define CD_DISTILL_SEEN_MEM_DEFAULT ((size_t)256 << 20)
+
 /* How reduction picks its next work. */
 enum cd_distill_order {
     /* The write-up's, and the default: a label uniformly at random among the unskippable ones.
@@ -72,6 +75,9 @@ struct cd_distill_opts {
      * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
      * 0 for the default: 500, or two per byte of the label's best example when that is more. */
     unsigned attempt_execs;
+    /* Memory the seen-set may take (0: CD_DISTILL_SEEN_MEM_DEFAULT). Past it, it forgets old
+     * entries: a candidate met again after that runs again. */
+    size_t seen_mem;
     volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
     /* Called at most a few times a second, and once at each phase change; may be NULL. */
     void (*progress)(void *ctx, const struct cd_distill_progress *p);

@@ -16,10 +16,18 @@ struct cd_hash cd_hash_bytes(const void *data, size_t len);
 /* Writes the lower-case SHA-1 hex digest of the bytes, NUL-terminated, into out. */
 void cd_hash_sha1_hex(const void *data, size_t len, char out[41]);
 
-/* A growable set of cd_hash values (open addressing). Zero-initialise, then use. */
+/* A set of cd_hash values within a memory budget: 64-bit fingerprints in buckets of four. The
+ * table grows by doubling toward two thirds of max_bytes (0: no budget, it doubles as it fills),
+ * so that the old and the new table together never pass max_bytes. Once at that size, adding to a
+ * full bucket forgets one of its entries (counted in forgotten): a forgotten value reads as new
+ * again. A value never added reads as present only when its fingerprint equals one stored in its
+ * bucket (odds about 2^-62 per lookup). Zero-initialise, set max_bytes, then use. */
 struct cd_hashset {
-    struct cd_hash *slots;
-    size_t cap, count;
+    uint64_t *slots;
+    size_t buckets, count;       /* buckets of four slots; fingerprints stored */
+    unsigned level;              /* with a budget: the table is the final size >> level */
+    size_t max_bytes;
+    uint64_t forgotten;          /* fingerprints dropped to stay within max_bytes */
 };
 
 /* Adds h; returns 1 if it was new, 0 if already present, -1 when out of memory. */
@@ -28,7 +36,10 @@ int cd_hashset_add(struct cd_hashset *set, struct cd_hash h);
 /* Returns whether h is in the set. */
 int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h);
 
-/* Frees the set's memory and leaves it empty and usable. */
+/* Bytes the set's table takes now. */
+size_t cd_hashset_bytes(const struct cd_hashset *set);
+
+/* Frees the set's memory and leaves it empty and usable (its budget kept, forgotten zeroed). */
 void cd_hashset_release(struct cd_hashset *set);
 
 #endif

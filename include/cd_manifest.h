@@ -34,6 +34,7 @@ struct cd_manifest_info {
     uint64_t max_time_s;         /* 0: none */
     uint64_t max_execs;          /* 0: none */
     uint64_t max_input_size;
+    uint64_t seen_mem;           /* the seen-set's memory bound (--seen-mem) */
     bool no_reduce;
     bool edges_only;             /* labels are edges only (-e) */
     const char *order;           /* reduction order, "bytes" or "uniform"; NULL: "bytes" */

@@ -41,6 +41,8 @@ struct cd_result_stats {
     uint64_t select_only_bytes;  /* seed bytes of the first pass's cover (the --no-reduce output) */
     uint64_t cmin_bytes;         /* bytes afl-cmin's rule picks from the first pass (0 if unknown) */
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
+    uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
+    uint64_t seen_bytes;         /* memory the seen-set took at the end */
     bool complete;               /* every label finished, nothing stopped the run early */
     const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs" */
 };

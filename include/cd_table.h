@@ -83,6 +83,13 @@ int cd_table_seen_add(struct cd_table *t, struct cd_hash h);
 /* Returns whether h is in the seen-set. */
 bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h);
 
+/* Bounds the seen-set's memory to max_bytes (0: none); past it, old entries are forgotten. */
+void cd_table_seen_limit(struct cd_table *t, size_t max_bytes);
+
+/* The seen-set's hashes forgotten to stay within its bound, and the bytes it takes now. */
+uint64_t cd_table_seen_forgotten(const struct cd_table *t);
+size_t cd_table_seen_bytes(const struct cd_table *t);
+
 /* Returns the label record of id, or NULL when no run showed it. */
 struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id);
 

@@ -40,6 +40,7 @@ struct cli_opts {
     bool edges_only;             /* -e: edge labels, hit counts ignored */
     bool all_best;               /* every distinct best example is a seed, no cover selection */
     size_t max_input_size;
+    size_t seen_mem;             /* --seen-mem: bytes; 0 for the engine's default */
     bool raw_archives;
     const char *crashes_dir;     /* NULL: DIR.crashes */
     const char *manifest;        /* NULL: DIR.manifest.json */

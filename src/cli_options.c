@@ -11,7 +11,7 @@
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS,
-    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_RAW, OPT_CRASHES, OPT_MANIFEST,
+    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES, OPT_MANIFEST,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
@@ -44,8 +44,9 @@ static const struct cli_option options[] = {
     {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
     {0, "max-input-size", "BYTES", "--max-input-size BYTES",
      "skip larger inputs (k/M/G suffixes; default 1M)", OPT_MAX_SIZE},
-    {0, "raw-archives", NULL, "--raw-archives", "an archive operand is one raw input",
-     OPT_RAW},
+    {0, "raw-archives", NULL, "--raw-archives, --seen-mem B",
+     "archives as raw inputs; seen-set memory (256M)", OPT_RAW},
+    {0, "seen-mem", "BYTES", NULL, NULL, OPT_SEEN_MEM},
     {0, "crashes", "DIR", "--crashes DIR", "reproducers (default: DIR.crashes)", OPT_CRASHES},
     {0, "manifest", "FILE", "--manifest FILE", "label manifest (default: DIR.manifest.json)",
      OPT_MANIFEST},
@@ -215,6 +216,11 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
             goto bad;
         o->max_input_size = (size_t)v;
+        break;
+    case OPT_SEEN_MEM:
+        if (!parse_num(val, true, SIZE_MAX, &v) || v < 4096)
+            goto bad;
+        o->seen_mem = (size_t)v;
         break;
     case OPT_RAW: o->raw_archives = true; break;
     case OPT_CRASHES: o->crashes_dir = val; break;

@@ -264,6 +264,11 @@ static void print_summary(struct run_state *s, int code)
                 code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                                                             : rs->stopped_by);
+        if (rs->seen_forgotten)
+            fprintf(stderr, "corpus-distill: seen-set: %s, at its bound (--seen-mem); %llu "
+                            "candidates forgotten, run again when met again\n",
+                    cli_bytes(rs->seen_bytes, b1, sizeof b1),
+                    (unsigned long long)rs->seen_forgotten);
     }
     if (!o->json_summary)
         return;
@@ -291,6 +296,8 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
+    json_object_object_add(j, "seen_set_bytes", json_object_new_uint64(rs->seen_bytes));
+    json_object_object_add(j, "seen_forgotten", json_object_new_uint64(rs->seen_forgotten));
     json_object_object_add(j, "wall_time_s", json_object_new_double(secs));
     json_object_object_add(j, "seed_dir", json_object_new_string(s->out));
     json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
@@ -342,9 +349,9 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only,
-        .order = o->order == CD_ORDER_UNIFORM ? "uniform" : "bytes", .operands = (char **)o->inputs, .skipped = s->skips,
-        .n_skipped = s->n_skips,
+        .edges_only = o->edges_only, .order = o->order == CD_ORDER_UNIFORM ? "uniform" : "bytes",
+        .seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT,
+        .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
     if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
@@ -394,7 +401,8 @@ static int distill(struct run_state *s)
         return run_fail(s, CLI_EXIT_INPUT, "%s", err.msg);
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
-        .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .stop = &stop_flag,
+        .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
+        .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);

@@ -409,6 +409,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     }
     if (cd_table_new(&d->table, err) != CD_OK)
         goto out;
+    cd_table_seen_limit(d->table, opts->seen_mem ? opts->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT);
     for (unsigned i = 0; i < d->jobs; i++) {
         struct worker *w = &d->workers[i];
         w->d = d;
@@ -1182,6 +1183,8 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
     lock(d);
     struct cd_result_stats stats = d->stats;
     stats.wall_ns = (d->end_ns ? d->end_ns : cd_now_ns()) - d->start_ns;
+    stats.seen_forgotten = cd_table_seen_forgotten(d->table);
+    stats.seen_bytes = cd_table_seen_bytes(d->table);
     stats.complete = d->reduce_done && !d->failed && !d->stats.stopped_by && !d->opts.no_reduce &&
                      count_skippable(d->table) == cd_table_n_labels(d->table);
     enum cd_status st = cd_result_build(out, d->table, &stats, err);

@@ -3,6 +3,7 @@
 #include "cd_hash.h"
 
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <xxhash.h>
 
@@ -27,65 +28,118 @@ void cd_hash_sha1_hex(const void *data, size_t len, char out[41])
     out[40] = '\0';
 }
 
-/* An all-zero slot means empty; the one real hash that is all zero is remapped. */
-static struct cd_hash slot_key(struct cd_hash h)
+#define BUCKET 4     /* slots probed per value: half a cache line */
+#define FIRST_BUCKETS 64
+
+/* The stored form of h: its high half (XXH3's halves are independent), zero meaning an empty
+ * slot, so a zero fingerprint is remapped. The bucket comes from the fingerprint alone (its high
+ * bits, scaled to the bucket count), so the table can be rebuilt from fingerprints when it grows,
+ * to any size. */
+static uint64_t fingerprint(struct cd_hash h)
 {
-    if (h.lo == 0 && h.hi == 0)
-        h.lo = 1, h.hi = 0x8000000000000000u;
-    return h;
+    return h.hi ? h.hi : 0x8000000000000000u;
 }
 
-static size_t find_slot(const struct cd_hash *slots, size_t cap, struct cd_hash h)
+static uint64_t *bucket(uint64_t *slots, size_t buckets, uint64_t fp)
 {
-    size_t i = (size_t)h.lo & (cap - 1);
-    while (slots[i].lo | slots[i].hi) {
-        if (slots[i].lo == h.lo && slots[i].hi == h.hi)
-            return i;
-        i = (i + 1) & (cap - 1);
-    }
-    return i;
+    return slots + (size_t)(((unsigned __int128)fp * buckets) >> 64) * BUCKET;
 }
 
+/* The final bucket count under the budget: two thirds of it, so that growing from half of that
+ * (the old table alive beside the new one) stays within it; 0 without a budget. */
+static size_t final_buckets(const struct cd_hashset *set)
+{
+    size_t n = set->max_bytes / 3 * 2 / (BUCKET * sizeof(uint64_t));
+    return !set->max_bytes ? 0 : n ? n : 1;
+}
+
+/* Puts fp into its bucket's first free slot; false when the bucket is full. */
+static bool place(uint64_t *slots, size_t buckets, uint64_t fp)
+{
+    uint64_t *b = bucket(slots, buckets, fp);
+    for (int k = 0; k < BUCKET; k++)
+        if (!b[k]) {
+            b[k] = fp;
+            return true;
+        }
+    return false;
+}
+
+/* Grows the table (or makes the first); 1 when done, 0 at the budget's size, -1 when out of
+ * memory. A value whose new bucket is full (rare: four others landed there) is forgotten. */
 static int grow(struct cd_hashset *set)
 {
-    size_t cap = set->cap ? set->cap * 2 : 1024;
-    struct cd_hash *slots = calloc(cap, sizeof *slots);
+    size_t final = final_buckets(set), n;
+    if (!final) {
+        n = set->buckets ? set->buckets * 2 : FIRST_BUCKETS;
+    } else if (!set->buckets) {
+        while ((final >> set->level) > FIRST_BUCKETS)
+            set->level++;
+        n = final >> set->level;
+    } else if (set->level == 0) {
+        return 0;
+    } else {
+        n = final >> --set->level;
+    }
+    uint64_t *slots = calloc(n * BUCKET, sizeof *slots);
     if (!slots)
         return -1;
-    for (size_t i = 0; i < set->cap; i++)
-        if (set->slots[i].lo | set->slots[i].hi)
-            slots[find_slot(slots, cap, set->slots[i])] = set->slots[i];
+    for (size_t i = 0; i < set->buckets * BUCKET; i++)
+        if (set->slots[i] && !place(slots, n, set->slots[i])) {
+            set->count--;
+            set->forgotten++;
+        }
     free(set->slots);
     set->slots = slots;
-    set->cap = cap;
-    return 0;
+    set->buckets = n;
+    return 1;
 }
 
 int cd_hashset_add(struct cd_hashset *set, struct cd_hash h)
 {
-    h = slot_key(h);
-    if ((set->count + 1) * 4 > set->cap * 3 && grow(set) != 0)
-        return -1;
-    size_t i = find_slot(set->slots, set->cap, h);
-    if (set->slots[i].lo | set->slots[i].hi)
+    if (cd_hashset_has(set, h))
         return 0;
-    set->slots[i] = h;
+    uint64_t fp = fingerprint(h);
+    if ((set->count + 1) * 4 > set->buckets * BUCKET * 3 && grow(set) < 0)
+        return -1;
+    while (!place(set->slots, set->buckets, fp)) {
+        int g = grow(set);
+        if (g < 0)
+            return -1;
+        if (g == 0) {
+            /* At the budget: this value takes the place of one of its bucket's, chosen by low
+               fingerprint bits (the bucket came from the high ones). */
+            bucket(set->slots, set->buckets, fp)[fp & (BUCKET - 1)] = fp;
+            set->forgotten++;
+            return 1;
+        }
+    }
     set->count++;
     return 1;
 }
 
 int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h)
 {
-    if (!set->cap)
+    if (!set->buckets)
         return 0;
-    h = slot_key(h);
-    size_t i = find_slot(set->slots, set->cap, h);
-    return (set->slots[i].lo | set->slots[i].hi) != 0;
+    uint64_t fp = fingerprint(h);
+    const uint64_t *b = bucket(set->slots, set->buckets, fp);
+    for (int k = 0; k < BUCKET; k++)
+        if (b[k] == fp)
+            return 1;
+    return 0;
+}
+
+size_t cd_hashset_bytes(const struct cd_hashset *set)
+{
+    return set->buckets * BUCKET * sizeof *set->slots;
 }
 
 void cd_hashset_release(struct cd_hashset *set)
 {
     free(set->slots);
     set->slots = NULL;
-    set->cap = set->count = 0;
+    set->buckets = set->count = 0;
+    set->level = 0;
+    set->forgotten = 0;
 }

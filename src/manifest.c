@@ -7,11 +7,12 @@
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
  *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
- *                    order: "bytes"|"uniform"}
+ *                    order: "bytes"|"uniform", seen_mem}
  *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes}
- *   run             {executions, first_pass_executions, crashes, timeouts, wall_time_s,
+ *   run             {executions, first_pass_executions, crashes, timeouts, seen_forgotten,
+ *                    wall_time_s,
  *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
@@ -145,6 +146,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
     put(o, "edges_only", json_object_new_boolean(info->edges_only));
     put(o, "order", jstr(info->order ? info->order : "bytes"));
+    put(o, "seen_mem", json_object_new_uint64(info->seen_mem));
     put(root, "settings", o);
 
     o = json_object_new_object();
@@ -186,6 +188,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "first_pass_executions", json_object_new_uint64(s->first_pass_execs));
     put(o, "crashes", json_object_new_uint64(s->crashes));
     put(o, "timeouts", json_object_new_uint64(s->timeouts));
+    put(o, "seen_forgotten", json_object_new_uint64(s->seen_forgotten));
     put(o, "wall_time_s", json_object_new_double((double)s->wall_ns / 1e9));
     put(o, "labels_input", json_object_new_uint64(s->labels_input));
     put(o, "labels_found", json_object_new_uint64(r->n_labels));

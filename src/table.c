@@ -328,6 +328,21 @@ bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h)
     return cd_hashset_has(&t->seen, h) != 0;
 }
 
+void cd_table_seen_limit(struct cd_table *t, size_t max_bytes)
+{
+    t->seen.max_bytes = max_bytes;
+}
+
+uint64_t cd_table_seen_forgotten(const struct cd_table *t)
+{
+    return t->seen.forgotten;
+}
+
+size_t cd_table_seen_bytes(const struct cd_table *t)
+{
+    return cd_hashset_bytes(&t->seen);
+}
+
 struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id)
 {
     return lookup(t, id);

@@ -3,7 +3,8 @@
 # uninstrumented target 3, no usable input 4; a complete run exits 0, prints nothing with -q, and a
 # rerun on the same data changes nothing; --json-summary is JSON, on failing exits too; audit
 # answers about seeds, labels and differences (warning when only one side counted edges only, -e);
-# --tar writes the same seeds as one archive; an input the target cannot take is skipped.
+# --tar writes the same seeds as one archive; an input the target cannot take is skipped; a tight
+# --seen-mem bounds the seen-set and reports what it forgot.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -118,5 +119,20 @@ expect 0 -q -j 1 -t 5000 --tar in -o packed -- "$target" @@
 sum=$(sha1sum <packed.tar.zst)
 expect 0 -q -j 1 -t 5000 --tar packed.tar.zst -o packed -- "$target" @@
 [ "$(sha1sum <packed.tar.zst)" = "$sum" ] || err "--tar rerun changed the archive"
+# A seen-set budget far below what the run needs: the table stays within it, forgets instead, and
+# says so in the summary, the JSON summary and the manifest; the output still keeps every label.
+corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
+expect 1 -j 1 --seed 3 --seen-mem 4k --max-execs 4000 --json-summary "$corpus" -o tight \
+  -- "$target" @@
+grep -q "candidates forgotten" err.txt || err "--seen-mem 4k: no forgotten line: $(cat err.txt)"
+python3 - out.txt tight.manifest.json <<'PY' || err "--seen-mem 4k: bad counts"
+import json, sys
+j = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+ok = (0 < j["seen_set_bytes"] <= 4096 and j["seen_forgotten"] > 0
+      and m["run"]["seen_forgotten"] == j["seen_forgotten"] and m["settings"]["seen_mem"] == 4096
+      and j["labels"] == len(m["labels"]) and m["run"]["labels_found"] >= m["run"]["labels_input"])
+sys.exit(0 if ok else 1)
+PY
+expect 2 in -o s --seen-mem 100 -- "$target" @@
 [ $fail = 0 ] && echo "ok"
 exit $fail

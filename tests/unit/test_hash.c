@@ -44,12 +44,45 @@ static void test_hash_set_adds_once_and_grows(void)
     CU_ASSERT_EQUAL(set.count, 0);
 }
 
+/* Within a budget the table stops growing and forgets instead, counting what it forgets: 10
+ * million values in a 64 KiB budget. The value just added is always present, and values never
+ * added are not (no false positive among a million). */
+static void test_hash_set_stays_within_budget(void)
+{
+    struct cd_hashset set = {.max_bytes = 64u << 10};
+    size_t peak = 0;
+    for (uint64_t i = 0; i < 10000000; i++) {
+        struct cd_hash h = cd_hash_bytes(&i, sizeof i);
+        int r = cd_hashset_add(&set, h);
+        CU_ASSERT_EQUAL_FATAL(r, 1);
+        CU_ASSERT_FATAL(cd_hashset_has(&set, h));
+        if (cd_hashset_bytes(&set) > peak)
+            peak = cd_hashset_bytes(&set);
+    }
+    CU_ASSERT(peak <= (64u << 10) * 2 / 3);
+    CU_ASSERT(peak >= (64u << 10) / 2);
+    CU_ASSERT(set.forgotten >= 10000000 - peak / 8);
+    CU_ASSERT(set.count <= peak / 8);
+    unsigned present = 0;
+    for (uint64_t i = 20000000; i < 21000000; i++)
+        present += cd_hashset_has(&set, cd_hash_bytes(&i, sizeof i)) != 0;
+    CU_ASSERT_EQUAL(present, 0);
+    /* The latest values are mostly still there: forgetting is spread over the whole table. */
+    unsigned kept = 0;
+    for (uint64_t i = 10000000 - 100; i < 10000000; i++)
+        kept += cd_hashset_has(&set, cd_hash_bytes(&i, sizeof i)) != 0;
+    CU_ASSERT(kept >= 90);
+    cd_hashset_release(&set);
+    CU_ASSERT_EQUAL(set.forgotten, 0);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_hash_sha1_known_vectors", test_hash_sha1_known_vectors},
         {"test_hash_bytes_distinguishes_contents", test_hash_bytes_distinguishes_contents},
         {"test_hash_set_adds_once_and_grows", test_hash_set_adds_once_and_grows},
+        {"test_hash_set_stays_within_budget", test_hash_set_stays_within_budget},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("hash", tests);
