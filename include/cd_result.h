@@ -44,7 +44,8 @@ struct cd_result_stats {
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */
     bool complete;               /* every label finished, nothing stopped the run early */
-    const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs" */
+    const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs", "error" */
+    const char *error;           /* with "error": what failed (borrowed), else NULL */
 };
 
 /* One point of the run's course: time, executions, labels, finished labels, seed bytes. */

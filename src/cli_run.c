@@ -168,6 +168,7 @@ struct run_state {
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
     char error[1024];               /* the message of a failing exit, for --json-summary */
+    bool failed_late;               /* the reduction failed: the best so far is written, exit 3 */
     bool out_is_input;              /* the seed directory is also an input operand */
     size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
@@ -263,7 +264,8 @@ static void print_summary(struct run_state *s, int code)
                                     : "complete",
                 code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
-                                                                            : rs->stopped_by);
+                                   : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
+                                                                           : rs->stopped_by);
         if (rs->seen_forgotten)
             fprintf(stderr, "corpus-distill: seen-set: %s, at its bound (--seen-mem); %llu "
                             "candidates forgotten, run again when met again\n",
@@ -277,6 +279,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "complete", json_object_new_boolean(rs->complete));
     json_object_object_add(j, "stopped_by",
                            rs->stopped_by ? json_object_new_string(rs->stopped_by) : NULL);
+    json_object_object_add(j, "error", rs->error ? json_object_new_string(rs->error) : NULL);
     json_object_object_add(j, "inputs", json_object_new_uint64(is->inputs));
     json_object_object_add(j, "input_bytes", json_object_new_uint64(is->bytes));
     json_object_object_add(j, "duplicates", json_object_new_uint64(rs->duplicates));
@@ -423,15 +426,24 @@ static int distill(struct run_state *s)
     }
     if (!o->no_reduce && !stop_flag) {
         st = cd_distill_reduce(s->d, &err);
-        if (st >= CD_FAILED && !stop_flag)
-            return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
+        /* Every input has run: what the table holds covers them all, and may be hours of
+           reduction. It is written as a valid, incomplete output rather than lost. */
+        if (st >= CD_FAILED && !stop_flag) {
+            run_fail(s, CLI_EXIT_TARGET, "%s; writing the best examples found so far", err.msg);
+            snprintf(s->error, sizeof s->error, "%s", err.msg);
+            s->failed_late = true;
+        }
     }
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     s->have_result = true;
     if (cd_result_select_seeds(&s->result, o->all_best, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
-    if (stop_flag && !s->result.stats.stopped_by) {
+    if (s->failed_late) {
+        s->result.stats.stopped_by = "error";
+        s->result.stats.error = s->error;
+        s->result.stats.complete = false;
+    } else if (stop_flag && !s->result.stats.stopped_by) {
         s->result.stats.stopped_by = "signal";
         s->result.stats.complete = false;
     }
@@ -493,10 +505,12 @@ int cli_run(const struct cli_opts *o)
     if (s.replaced)
         fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
                         "to '%s'\n", s.out, s.replaced);
-    code = s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
+    code = s.failed_late                           ? CLI_EXIT_TARGET
+           : s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE
+                                                     : CLI_EXIT_OK;
     print_summary(&s, code);
 out:
-    if (code >= CLI_EXIT_TARGET && o->json_summary)
+    if (code >= CLI_EXIT_TARGET && o->json_summary && !s.failed_late)
         cli_failure_json(code, s.error);
     cli_progress_free(s.progress);
     if (s.have_result)

@@ -14,6 +14,7 @@
  *   run             {executions, first_pass_executions, crashes, timeouts, seen_forgotten,
  *                    wall_time_s,
  *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
+ *                    error: null|text (what ended the run when stopped_by is "error"),
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
@@ -195,6 +196,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "labels_finished", json_object_new_uint64(finished));
     put(o, "complete", json_object_new_boolean(s->complete));
     put(o, "stopped_by", s->stopped_by ? json_object_new_string(s->stopped_by) : NULL);
+    put(o, "error", s->error ? jstr(s->error) : NULL);
     json_object *course = json_object_new_array();
     for (size_t i = 0; i < r->n_series; i++) {
         const struct cd_result_point *pt = &r->series[i];

@@ -4,7 +4,8 @@
 # rerun on the same data changes nothing; --json-summary is JSON, on failing exits too; audit
 # answers about seeds, labels and differences (warning when only one side counted edges only, -e);
 # --tar writes the same seeds as one archive; an input the target cannot take is skipped; a tight
-# --seen-mem bounds the seen-set and reports what it forgot.
+# --seen-mem bounds the seen-set and reports what it forgot; a target that breaks after the first
+# pass still gets the best examples so far written, with exit 3.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -134,5 +135,22 @@ ok = (0 < j["seen_set_bytes"] <= 4096 and j["seen_forgotten"] > 0
 sys.exit(0 if ok else 1)
 PY
 expect 2 in -o s --seen-mem 100 -- "$target" @@
+
+# A target that breaks for good after the first pass (a fake fork server allowed three runs in all,
+# across restarts): exit 3 with the error on stderr, yet the best examples so far are written as a
+# valid, incomplete output whose manifest names the error.
+mkdir late-in && printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >late-in/a && printf 'bbbbbbbbbbbbbb' >late-in/b
+expect 3 -j 1 --json-summary late-in -o late -- "${CD_TARGETS:?}/exec_fake_fs" "budget:3:$tmp/runs"
+grep -q "could not be restarted.*writing the best examples found so far" err.txt ||
+  err "late failure: no error line: $(cat err.txt)"
+python3 - out.txt late.manifest.json late <<'PY' || err "late failure: bad output: $(cat out.txt)"
+import json, os, sys
+j = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2])); r = m["run"]
+ok = (j["exit_code"] == 3 and "restarted" in j["error"] and r["stopped_by"] == "error"
+      and "restarted" in r["error"] and not r["complete"] and m["seeds"]
+      and sorted(os.listdir(sys.argv[3])) == sorted(s["file"] for s in m["seeds"]))
+sys.exit(0 if ok else 1)
+PY
+expect 0 audit late.manifest.json
 [ $fail = 0 ] && echo "ok"
 exit $fail

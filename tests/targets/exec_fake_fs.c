@@ -11,9 +11,12 @@
  *   short         half a word, then exits                 badend     wrong closing hello
  *   mutepid:N     old hello; after N runs takes a request and never answers
  *   mutestatus:N  old hello; after N runs reports its parent's pid as the child, then no status
+ *   budget:N:PATH old hello; N runs in all, counted in file PATH across restarts, then it exits
+ *                 (at its next request, and at once when started again): a target that breaks
  * Each run sets map[5] = 1 and map[7] = 3; newshm also sets map[10 + len % 50] = 1 and
  * map[70] = the first input byte. The reported pid is the server's own, the status 0. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/shm.h>
@@ -34,6 +37,19 @@ static uint32_t get(void)
     if (read(CTL, &v, 4) != 4)
         _exit(0);
     return v;
+}
+
+/* The runs counted in file path so far (0 when it does not exist). */
+static long used(const char *path)
+{
+    long n = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &n) != 1)
+            n = 0;
+        fclose(f);
+    }
+    return n;
 }
 
 static uint8_t *attach(const char *var)
@@ -66,8 +82,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "old";
     uint8_t *map = attach("__AFL_SHM_ID");
     uint8_t *fuzz = NULL;
-    long runs_left = -1, mute_after = -1;
+    long runs_left = -1, mute_after = -1, budget = -1;
     int mute_status = 0;
+    const char *budget_path = NULL;
     if (strcmp(mode, "eof") == 0)
         return 0;
     if (strcmp(mode, "short") == 0) {
@@ -107,6 +124,13 @@ int main(int argc, char **argv)
     } else {
         if (strncmp(mode, "exitafter:", 10) == 0)
             runs_left = atol(mode + 10);
+        if (strncmp(mode, "budget:", 7) == 0) {
+            budget = atol(mode + 7);
+            budget_path = strchr(mode + 7, ':');
+            if (!budget_path || used(budget_path + 1) >= budget)
+                return 1;
+            budget_path++;
+        }
         if (strncmp(mode, "mutepid:", 8) == 0)
             mute_after = atol(mode + 8);
         if (strncmp(mode, "mutestatus:", 11) == 0) {
@@ -119,6 +143,12 @@ int main(int argc, char **argv)
         if (runs_left == 0)
             return 0;
         get();
+        if (budget_path) {
+            long n = used(budget_path) + 1;
+            FILE *f = fopen(budget_path, "w");
+            if (!f || fprintf(f, "%ld\n", n) < 0 || fclose(f) != 0 || n > budget)
+                _exit(1);
+        }
         if (mute_after == 0) {
             if (mute_status)
                 put((uint32_t)getppid());
