@@ -139,7 +139,7 @@ expect 2 in -o s --seen-mem 100 -- "$target" @@
 # A target that breaks for good after the first pass (a fake fork server allowed three runs in all,
 # across restarts): exit 3 with the error on stderr, yet the best examples so far are written as a
 # valid, incomplete output whose manifest names the error.
-mkdir late-in && printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >late-in/a && printf 'bbbbbbbbbbbbbb' >late-in/b
+mkdir late-in && printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >late-in/a && printf 'bbbbbbbbbbbb' >late-in/b
 expect 3 -j 1 --json-summary late-in -o late -- "${CD_TARGETS:?}/exec_fake_fs" "budget:3:$tmp/runs"
 grep -q "could not be restarted.*writing the best examples found so far" err.txt ||
   err "late failure: no error line: $(cat err.txt)"
