@@ -105,4 +105,14 @@ bool cd_emit_is_seed(const struct cd_result_example *ex);
 enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
                                   struct cd_error *err);
 
+/* The same in two steps, so that a file can be written in full (where a full disk shows) before
+ * anything it goes with is replaced: stage writes and syncs the temp file (on failure nothing is
+ * left and *out is NULL), commit renames it into place, abort removes it. Both free f; NULL is a
+ * no-op for abort. */
+struct cd_emit_file;
+enum cd_status cd_emit_file_stage(struct cd_emit_file **out, const char *path, const void *data,
+                                  size_t len, struct cd_error *err);
+enum cd_status cd_emit_file_commit(struct cd_emit_file *f, struct cd_error *err);
+void cd_emit_file_abort(struct cd_emit_file *f);
+
 #endif

@@ -326,26 +326,17 @@ static void print_details(struct run_state *s, char *report)
     free(report);
 }
 
-/* Writes seeds (staged, then swapped in), reproducers and the manifest. */
+/* Writes reproducers, seeds and manifest. Everything is written in full before anything is
+ * replaced: the seeds (a staged directory, or the archive's temp file) and the manifest's temp
+ * file; then the seeds are swapped in and the manifest renamed over the old one, so that a full
+ * disk or any other failure while writing leaves the previous seeds and manifest as they were. */
 static int write_output(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     struct cd_error err;
     struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar, s->out_is_input};
     struct cd_emit_stage *stage = NULL;
-    if (o->tar) {
-        if (cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK
-            || cd_emit_tar(&eo, &s->result, &s->emitted, &err) != CD_OK)
-            goto fail;
-    } else {
-        if (cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err) != CD_OK
-            || cd_emit_reproducers(&eo, &s->result, &s->emitted, &err) != CD_OK) {
-            cd_emit_abort(stage);
-            goto fail;
-        }
-        if (cd_emit_commit(stage, &s->replaced, &err) != CD_OK)
-            goto fail;
-    }
+    struct cd_emit_file *manifest = NULL;
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->target_argv,
         .map_size = s->runner.info.map_size, .timeout_ms = s->runner.info.timeout_ms,
@@ -357,11 +348,26 @@ static int write_output(struct run_state *s)
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     target_sha1(o->target_argv[0], info.target_sha1);
-    if (cd_manifest_write(s->manifest, &info, &s->result, &err) != CD_OK)
-        goto fail;
+    enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
+    if (st == CD_OK && !o->tar)
+        st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
+    if (st == CD_OK)
+        st = cd_manifest_stage(&manifest, s->manifest, &info, &s->result, &err);
+    if (st == CD_OK) {
+        /* cd_emit_commit frees the stage, whatever it returns. */
+        st = o->tar ? cd_emit_tar(&eo, &s->result, &s->emitted, &err)
+                    : cd_emit_commit(stage, &s->replaced, &err);
+        stage = NULL;
+    }
+    if (st != CD_OK) {
+        cd_emit_abort(stage);
+        cd_emit_file_abort(manifest);
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s; '%s' and '%s' are as they were", err.msg, s->out,
+                        s->manifest);
+    }
+    if (cd_emit_file_commit(manifest, &err) != CD_OK)
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     return CLI_EXIT_OK;
-fail:
-    return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
 }
 
 static void fill_exec_opts(struct run_state *s)

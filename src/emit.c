@@ -384,32 +384,61 @@ static enum cd_status temp_commit(int *fd, char **tmp, const char *whole, const 
     return CD_OK;
 }
 
+struct cd_emit_file {
+    char *whole, *parent, *base, *tmp;
+    int fd;
+};
+
+void cd_emit_file_abort(struct cd_emit_file *f)
+{
+    if (!f)
+        return;
+    if (f->fd >= 0)
+        close(f->fd);
+    if (f->tmp) {
+        unlink(f->tmp);
+        free(f->tmp);
+    }
+    free(f->whole);
+    free(f->parent);
+    free(f->base);
+    free(f);
+}
+
+enum cd_status cd_emit_file_stage(struct cd_emit_file **out, const char *path, const void *data,
+                                  size_t len, struct cd_error *err)
+{
+    *out = NULL;
+    struct cd_emit_file *f = calloc(1, sizeof *f);
+    if (!f || !split_path(path, &f->whole, &f->parent, &f->base)) {
+        cd_emit_file_abort(f);
+        return cd_error_set(err, CD_FAILED, "out of memory");
+    }
+    f->fd = -1;
+    enum cd_status st = temp_open(f->parent, f->base, &f->tmp, &f->fd, err);
+    if (st == CD_OK)
+        st = write_all(f->fd, data, len, f->tmp, err);
+    if (st != CD_OK) {
+        cd_emit_file_abort(f);
+        return st;
+    }
+    *out = f;
+    return CD_OK;
+}
+
+enum cd_status cd_emit_file_commit(struct cd_emit_file *f, struct cd_error *err)
+{
+    enum cd_status st = temp_commit(&f->fd, &f->tmp, f->whole, f->parent, err);
+    cd_emit_file_abort(f); /* frees; removes the temp file only if the rename failed */
+    return st;
+}
+
 enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
                                   struct cd_error *err)
 {
-    enum cd_status st = CD_OK;
-    char *whole = NULL, *parent = NULL, *base = NULL, *tmp = NULL;
-    int fd = -1;
-    if (!split_path(path, &whole, &parent, &base)) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
-        goto out;
-    }
-    st = temp_open(parent, base, &tmp, &fd, err);
-    if (st == CD_OK)
-        st = write_all(fd, data, len, tmp, err);
-    if (st == CD_OK)
-        st = temp_commit(&fd, &tmp, whole, parent, err);
-out:
-    if (fd >= 0)
-        close(fd);
-    if (tmp) {
-        unlink(tmp);
-        free(tmp);
-    }
-    free(whole);
-    free(parent);
-    free(base);
-    return st;
+    struct cd_emit_file *f;
+    CD_FORWARD_IF_ERROR(cd_emit_file_stage(&f, path, data, len, err));
+    return cd_emit_file_commit(f, err);
 }
 
 static void stage_free(struct cd_emit_stage *st)
@@ -469,7 +498,9 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
                               strerror(errno));
             goto out;
         }
-        st = write_all(fd, ex->data, ex->len, ex->sha1, err);
+        char what[4096];
+        snprintf(what, sizeof what, "%s/%s", s->tmp, ex->sha1);
+        st = write_all(fd, ex->data, ex->len, what, err);
         if (close(fd) != 0 && st == CD_OK)
             st = cd_error_set(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
                               strerror(errno));
@@ -818,6 +849,18 @@ enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct
 }
 
 /* Adds every seed of r to the open archive a, in the result's (sha1) order. */
+/* "cannot write PATH: " and libarchive's message, with the system's cause where it has one
+ * ("Write error" says little when the disk is full). */
+static enum cd_status ar_fail(struct cd_error *err, const char *path, struct archive *a)
+{
+    const char *m = a ? archive_error_string(a) : "out of memory";
+    int e = a ? archive_errno(a) : 0;
+    if (e > 0 && e != EINVAL && e != EILSEQ) /* not libarchive's own codes */
+        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s (%s)", path, m ? m : "error",
+                            strerror(e));
+    return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", path, m ? m : "error");
+}
+
 static enum cd_status tar_seeds(struct archive *a, const char *path, const struct cd_result *r,
                                 struct cd_emit_stats *stats, struct cd_error *err)
 {
@@ -837,8 +880,7 @@ static enum cd_status tar_seeds(struct archive *a, const char *path, const struc
         archive_entry_set_mtime(e, 0, 0); /* same seeds, same bytes */
         if (archive_write_header(a, e) != ARCHIVE_OK
             || (ex->len && archive_write_data(a, ex->data, ex->len) != (la_ssize_t)ex->len))
-            st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", path,
-                              archive_error_string(a));
+            st = ar_fail(err, path, a);
         else if (stats) {
             stats->seeds++;
             stats->seed_bytes += ex->len;
@@ -871,15 +913,14 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
     if (!a || archive_write_set_format_pax_restricted(a) != ARCHIVE_OK
         || archive_write_add_filter_zstd(a) != ARCHIVE_OK
         || archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp,
-                          a ? archive_error_string(a) : "out of memory");
+        st = ar_fail(err, tmp, a);
         goto out;
     }
     st = tar_seeds(a, whole, r, stats, err);
     if (st != CD_OK)
         goto out;
     if (archive_write_close(a) != ARCHIVE_OK) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", tmp, archive_error_string(a));
+        st = ar_fail(err, tmp, a);
         goto out;
     }
     st = temp_commit(&fd, &tmp, whole, parent, err);

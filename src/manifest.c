@@ -241,15 +241,25 @@ char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd
     return out;
 }
 
-enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
-                                 const struct cd_result *r, struct cd_error *err)
+enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
+                                 const struct cd_manifest_info *info, const struct cd_result *r,
+                                 struct cd_error *err)
 {
+    *out = NULL;
     char *text = cd_manifest_to_string(info, r);
     if (!text)
         return cd_error_set(err, CD_FAILED, "out of memory writing '%s'", path);
-    enum cd_status st = cd_emit_write_file(path, text, strlen(text), err);
+    enum cd_status st = cd_emit_file_stage(out, path, text, strlen(text), err);
     free(text);
     return st;
+}
+
+enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
+                                 const struct cd_result *r, struct cd_error *err)
+{
+    struct cd_emit_file *f;
+    CD_FORWARD_IF_ERROR(cd_manifest_stage(&f, path, info, r, err));
+    return cd_emit_file_commit(f, err);
 }
 
 /* ---- reading ---- */
