@@ -79,14 +79,15 @@ struct cd_manifest {
 };
 
 /* Writes the manifest of result r and run info to path atomically (temp file + rename). */
-struct cd_emit_file;
+enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
+                                 const struct cd_result *r, struct cd_error *err);
+
 /* The same, staged only (cd_emit_file_stage): *out is committed or aborted by the caller, so that
  * a seed directory is swapped in only once its manifest is written in full. */
+struct cd_emit_file;
 enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
                                  const struct cd_manifest_info *info, const struct cd_result *r,
                                  struct cd_error *err);
-enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
-                                 const struct cd_result *r, struct cd_error *err);
 
 /* Returns the manifest as an owned JSON string (free with free()), or NULL when out of memory. */
 char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r);

@@ -10,27 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* s with control bytes and DEL written as \xHH (and backslashes doubled), into buf: names in a
- * manifest come from file and archive entry names, or from whoever edited it, and must not drive
- * the terminal. Long names are cut, marked by "...". */
-static const char *shown(const char *s, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (; *s && n + 8 < cap; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
-        else if (c == '\\')
-            n += (size_t)snprintf(buf + n, cap - n, "\\\\");
-        else
-            buf[n++] = (char)c;
-    }
-    if (*s)
-        n += (size_t)snprintf(buf + n, cap - n, "...");
-    buf[n] = 0;
-    return buf;
-}
-
 static const char *label_text(uint32_t id, char *buf, size_t cap)
 {
     cd_labels_format(id, buf, cap);
@@ -121,7 +100,7 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
             printf("%.12s %8llu %7zu %5zu %5llu  %s\n", m->seeds[k].sha1,
                    (unsigned long long)m->seeds[k].size, m->seeds[k].labels.n,
                    m->seeds[k].best.n, (unsigned long long)(only ? only[k] : 0),
-                   shown(m->seeds[k].origin, o, sizeof o));
+                   cd_shown(m->seeds[k].origin, o, sizeof o));
     }
     free(only);
     return CLI_EXIT_OK;
@@ -132,7 +111,8 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, bool as_jso
     const struct cd_manifest_example *s = cd_manifest_find_seed(m, sha1);
     if (!s) {
         char q[256];
-        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n", shown(sha1, q, sizeof q));
+        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n",
+                cd_shown(sha1, q, sizeof q));
         return CLI_EXIT_INCOMPLETE;
     }
     if (as_json) {
@@ -147,7 +127,7 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, bool as_jso
     }
     char o[1024];
     printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size,
-           shown(s->origin, o, sizeof o));
+           cd_shown(s->origin, o, sizeof o));
     printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
     char t[64];
     for (size_t i = 0; i < s->labels.n; i++)
@@ -194,7 +174,7 @@ static int audit_label(const struct cd_manifest *m, const char *text, bool as_js
                 json_object_array_add(a, json_object_new_string(s->sha1));
             else
                 printf("  %s %s %8llu  %s\n", s->sha1, w ? "reproducer" : "seed      ",
-                       (unsigned long long)s->size, shown(s->origin, o, sizeof o));
+                       (unsigned long long)s->size, cd_shown(s->origin, o, sizeof o));
         }
     if (j) {
         json_object_object_add(j, "covered_by", a);

@@ -44,3 +44,21 @@ void *cd_memdup(const void *p, size_t len)
         memcpy(copy, p, len);
     return copy;
 }
+
+const char *cd_shown(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 8 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
+        else if (c == '\\')
+            n += (size_t)snprintf(buf + n, cap - n, "\\\\");
+        else
+            buf[n++] = (char)c;
+    }
+    if (*s)
+        n += (size_t)snprintf(buf + n, cap - n, "...");
+    buf[n] = 0;
+    return buf;
+}

@@ -24,6 +24,7 @@
 #include "cd_emit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -269,6 +270,7 @@ struct reader {
     struct cd_error *err;
     bool bad;
     char what[128];
+    char q[64];        /* scratch: a bad value as cd_shown shows it */
 };
 
 static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
@@ -356,7 +358,8 @@ static void get_labels(struct reader *rd, json_object *o, const char *key, struc
         uint32_t id;
         if (!t || !cd_labels_parse(t, &id)) {
             rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bad label '%.60s'", t ? t : "");
+            snprintf(rd->what, sizeof rd->what, "bad label '%s'",
+                     cd_shown(t ? t : "", rd->q, sizeof rd->q));
         } else if (!cd_labelset_push(set, id)) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "out of memory");
@@ -372,9 +375,10 @@ static void copy_sha1(struct reader *rd, json_object *o, const char *key, char o
     if (!v)
         return;
     const char *s = json_object_get_string(v);
-    if (strlen(s) != 40) {
+    if (strlen(s) != 40 || strspn(s, "0123456789abcdef") != 40) {
         rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%.60s'", key, s);
+        snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%s'", key,
+                 cd_shown(s, rd->q, sizeof rd->q));
         return;
     }
     memcpy(out, s, 41);
@@ -406,6 +410,12 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         *count = i + 1;
         copy_sha1(rd, e, "sha1", x->sha1);
         x->file = get_str(rd, e, "file");
+        if (x->file && (!*x->file || strchr(x->file, '/') || strcmp(x->file, ".") == 0 ||
+                        strcmp(x->file, "..") == 0)) {
+            rd->bad = true; /* a name in the seed directory, nothing else */
+            snprintf(rd->what, sizeof rd->what, "bad \"file\" '%s'",
+                     cd_shown(x->file, rd->q, sizeof rd->q));
+        }
         x->size = get_measured(rd, e, "size");
         x->origin = get_str(rd, e, "origin");
         get_labels(rd, e, "labels", &x->labels);
@@ -413,6 +423,11 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
     }
     if (!rd->bad)
         qsort(v, n, sizeof *v, cmp_example);
+    for (size_t i = 1; i < n && !rd->bad; i++)
+        if (strcmp(v[i - 1].sha1, v[i].sha1) == 0) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "%s: '%s' listed twice", key, v[i].sha1);
+        }
     return v;
 }
 
@@ -442,7 +457,8 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         m->n_labels = i;
         if (!cd_labels_parse(key, &l->id)) {
             rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bad label '%.60s'", key);
+            snprintf(rd->what, sizeof rd->what, "bad label '%s'",
+                     cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
         copy_sha1(rd, val, "best", l->best);
@@ -453,6 +469,11 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
     }
     if (!rd->bad)
         qsort(m->labels, m->n_labels, sizeof *m->labels, cmp_label);
+    for (size_t k = 1; k < m->n_labels && !rd->bad; k++)
+        if (m->labels[k - 1].id == m->labels[k].id) {
+            rd->bad = true; /* two spellings of one label */
+            snprintf(rd->what, sizeof rd->what, "label %u listed twice", m->labels[k].id);
+        }
 }
 
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
@@ -538,22 +559,66 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
 enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err)
 {
     memset(m, 0, sizeof *m);
-    /* stat before any open: opening a FIFO would wait for a writer */
+    /* Opened without waiting (a FIFO would wait for a writer), then checked on the descriptor
+       itself, so that the file cannot change kind between the check and the read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return cd_error_set(err, CD_FAILED, "cannot read '%s': not a regular file", path);
-    if (access(path, R_OK) != 0)
-        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
-    if (sb.st_size > CD_MANIFEST_MAX_BYTES)
+    }
+    if (sb.st_size > CD_MANIFEST_MAX_BYTES) {
+        close(fd);
         return cd_error_set(err, CD_FAILED,
                             "cannot read '%s': larger than the %lld-byte limit of a manifest", path,
                             (long long)CD_MANIFEST_MAX_BYTES);
-    json_object *root = json_object_from_file(path);
+    }
+    size_t cap = (size_t)sb.st_size + 1, len = 0;
+    char *text = malloc(cap);
+    for (ssize_t n = 1; text && n > 0 && len < cap;) {
+        n = read(fd, text + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            n = 1;
+        else if (n > 0)
+            len += (size_t)n;
+        else if (n < 0) {
+            int e = errno;
+            free(text);
+            close(fd);
+            return cd_error_set(err, CD_FAILED, "cannot read '%s': %s", path, strerror(e));
+        }
+    }
+    close(fd);
+    if (!text)
+        return cd_error_set(err, CD_FAILED, "out of memory reading '%s'", path);
+    if (len == cap) { /* it grew since fstat: not the file it was */
+        free(text);
+        return cd_error_set(err, CD_FAILED, "cannot read '%s': it changed while read", path);
+    }
+    /* json-c's tokener, not json_object_from_file: its error text is one line. */
+    json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        free(text);
+        return cd_error_set(err, CD_FAILED, "out of memory reading '%s'", path);
+    }
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    for (size_t i = root ? (size_t)tok->char_offset : len; i < len; i++)
+        if (!strchr(" \t\r\n", text[i]) || !text[i]) { /* more after the value */
+            json_object_put(root);
+            root = NULL;
+            jerr = json_tokener_error_parse_unexpected;
+            break;
+        }
+    json_tokener_free(tok);
+    free(text);
     if (!root)
         return cd_error_set(err, CD_FAILED, "cannot parse '%s': not JSON (%s)", path,
-                            json_util_get_last_err() ? json_util_get_last_err() : "?");
+                            len == 0 ? "empty file"
+                            : jerr == json_tokener_continue ? "it ends early"
+                                                             : json_tokener_error_desc(jerr));
     struct reader rd = {.path = path, .err = err};
     json_object *ver = get(&rd, root, "schema_version", json_type_int);
     if (ver && json_object_get_int(ver) != CD_MANIFEST_SCHEMA) {

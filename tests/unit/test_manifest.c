@@ -275,6 +275,80 @@ static void test_manifest_rejects_bad_numbers(void)
     cd_test_rmdir(dir);
 }
 
+/* text with the n-th (from 0) string value of key replaced by value (raw JSON string content). */
+static char *with_string(const char *text, const char *key, int nth, const char *value)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *at = text;
+    for (int k = 0; k <= nth; k++) {
+        at = strstr(k ? at + 1 : at, pat);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    }
+    at += strlen(pat);
+    while (*at == ' ')
+        at++;
+    CU_ASSERT_FATAL(*at == '"');
+    const char *end = strchr(at + 1, '"');
+    char *out = malloc(strlen(text) + strlen(value) + 3);
+    sprintf(out, "%.*s\"%s%s", (int)(at - text), text, value, end);
+    return out;
+}
+
+/* Names our writer never writes (a seed file outside the seed directory, a sha1 that is not 40
+ * lower-case hex digits, a seed listed twice) make a manifest bad; a control byte from the file
+ * is shown escaped, never printed; an empty or cut file is refused in one line. */
+static void test_manifest_rejects_bad_names(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    sample_result(&r);
+    struct cd_manifest_info info = sample_info();
+    char *text = cd_manifest_to_string(&info, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char upper[41];
+    snprintf(upper, sizeof upper, "%s", r.examples[0].sha1);
+    for (char *c = upper; *c; c++)
+        if (*c >= 'a' && *c <= 'f')
+            *c = (char)(*c - 'a' + 'A');
+    char *bad[] = {
+        with_string(text, "file", 0, "../escape"),
+        with_string(text, "file", 0, ".."),
+        with_string(text, "sha1", 1, upper),
+        with_string(text, "sha1", 2, r.examples[0].sha1), /* seeds 0 and 1: one sha1 twice */
+        with_string(text, "sha1", 1, "0123456789abcdef0123456789abcdef0123\\n567"),
+    };
+    const char *want[] = {"bad \"file\"", "bad \"file\"", "bad \"sha1\"", "listed twice", "\\x0a"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+        if (!strstr(err.msg, want[i]))
+            fprintf(stderr, "case %zu: %s\n", i, err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want[i]));
+        CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+        cd_manifest_release(&m);
+        free(bad[i]);
+    }
+    const char *cut[] = {"", "{\"schema_version\": 1, ", "{} {}"};
+    for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(cut[i], f);
+        fclose(f);
+        CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not JSON"));
+        CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+        cd_manifest_release(&m);
+    }
+    free(text);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
 static void test_manifest_string_is_json(void)
 {
     struct cd_result r;
@@ -319,6 +393,7 @@ int main(void)
         {"test_manifest_label_map_consistent", test_manifest_label_map_consistent},
         {"test_manifest_rejects_bad_files", test_manifest_rejects_bad_files},
         {"test_manifest_rejects_bad_numbers", test_manifest_rejects_bad_numbers},
+        {"test_manifest_rejects_bad_names", test_manifest_rejects_bad_names},
         {"test_manifest_string_is_json", test_manifest_string_is_json},
         {"test_manifest_seed_prefix_lookup", test_manifest_seed_prefix_lookup},
         CU_TEST_INFO_NULL,
