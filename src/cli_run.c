@@ -187,6 +187,21 @@ static bool is_operand(const char *dir, const char *const *operands, size_t n)
     return false;
 }
 
+/* What dir is when it is a directory no run may replace (the root, the home directory), else
+ * NULL: --force would move it aside, taking everything in it along. */
+static const char *forbidden_output(const char *dir)
+{
+    struct stat d, o;
+    if (stat(dir, &d) != 0)
+        return NULL;
+    if (stat("/", &o) == 0 && o.st_dev == d.st_dev && o.st_ino == d.st_ino)
+        return "the root directory";
+    const char *home = getenv("HOME");
+    if (home && *home && stat(home, &o) == 0 && o.st_dev == d.st_dev && o.st_ino == d.st_ino)
+        return "the home directory";
+    return NULL;
+}
+
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
 static int run_fail(struct run_state *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -479,6 +494,12 @@ int cli_run(const struct cli_opts *o)
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s.jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
+    const char *forbidden = forbidden_output(o->out_dir);
+    if (forbidden) {
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
+                        "directory of their own with -o)", o->out_dir, forbidden);
+        goto out;
+    }
     /* Refuse a foreign output directory before spending any time on the run. */
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input};

@@ -2,7 +2,8 @@
 # A non-empty directory corpus-distill did not write is never replaced without --force: exit 5, a
 # clear message, the directory untouched and nothing left beside it; --force replaces it and moves
 # the old one aside. A file another tool wrote into our own directory under a seed's name (as
-# libFuzzer does) is never deleted: the run refuses, unless the directory is also an input.
+# libFuzzer does) is never deleted: the run refuses, unless the directory is also an input. The
+# root and the home directory are refused even with --force.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -64,5 +65,15 @@ rc=$?
 grep -q '"unlisted_inputs": 1' sum.json || err "summary: $(cat sum.json)"
 grep -q "1 file in 'mine' that its manifest did not list was taken as input" err.txt ||
     err "unlisted count line: $(cat err.txt)"
+# The root and the home directory are never an output, not even with --force (which would move
+# them aside with everything in them).
+mkdir home && printf keep >home/file
+for out in / home; do
+  HOME=$PWD/home "$bin" -q --force in -o "$out" -- "$target" @@ 2>err.txt
+  rc=$?
+  [ $rc = 5 ] || err "-o $out --force: exit $rc, expected 5"
+  grep -q "refusing to write seeds to '$out'" err.txt || err "-o $out: $(cat err.txt)"
+done
+[ "$(cat home/file)" = keep ] && [ "$(ls -A home)" = file ] || err "the home directory changed"
 [ $fail = 0 ] && echo "ok"
 exit $fail
