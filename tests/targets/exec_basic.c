@@ -6,10 +6,12 @@
  *   fork:PATH     forks a grandchild that writes its pid to PATH, then outlives this process
  *   setsid:PATH   the same, the grandchild in a session of its own
  *   floodout      writes 8 MiB to stdout         flooderr    writes 2 MiB to stderr, then "END"
+ *   threadflood   four threads write to stderr without end; the program exits after 50 ms
  *   die           kills its parent, the fork server
  *   sleep:MS      sleeps MS milliseconds, then exits 0
  * Anything else is scanned byte by byte so that different inputs give different coverage. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,16 @@
 #include <unistd.h>
 
 static char buf[1 << 16];
+
+static void *flood(void *arg)
+{
+    static char block[1 << 12];
+    memset(block, 't', sizeof block);
+    (void)arg;
+    for (;;)
+        if (write(2, block, sizeof block) < 0)
+            return NULL;
+}
 
 static void spin(volatile unsigned n)
 {
@@ -93,6 +105,12 @@ int main(int argc, char **argv)
             if (write(2, block, sizeof block) < 0)
                 break;
         fputs("END\n", stderr);
+    } else if (strncmp(buf, "threadflood", 11) == 0) {
+        pthread_t t;
+        for (int i = 0; i < 4; i++)
+            pthread_create(&t, NULL, flood, NULL);
+        usleep(50000);
+        exit(0); /* the threads die with the process, mid-write */
     } else if (strncmp(buf, "sleep:", 6) == 0) {
         usleep((useconds_t)atoi(buf + 6) * 1000u);
     } else if (strncmp(buf, "die", 3) == 0) {

@@ -498,6 +498,12 @@ static void test_exec_floods(void)
     size_t n = strlen(run.stderr_tail);
     CU_ASSERT(n >= 4 && n <= (64u << 10));
     CU_ASSERT(n >= 4 && strcmp(run.stderr_tail + n - 4, "END\n") == 0);
+    /* Threads flooding stderr until the process exits: every run ends, the tail stays bounded. */
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL_FATAL(run_str(ex, "threadflood", &run), CD_OK);
+        CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+        CU_ASSERT(strlen(run.stderr_tail) <= (64u << 10));
+    }
     /* The tail is per run: a quiet run has an empty one. */
     CU_ASSERT_EQUAL_FATAL(run_str(ex, "abc", &run), CD_OK);
     CU_ASSERT_STRING_EQUAL(run.stderr_tail, "");
