@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tool under valgrind's memcheck: a full run with two workers on a slice of the JSON sample
-# (archive input, reduction, crash reproducers, seeds, manifest) and an audit of its manifest leak
-# nothing and touch no invalid memory. The targets themselves are not traced.
+# (archive input, reduction, crash reproducers, seeds, manifest), the same run stopped by SIGINT,
+# and an audit of its manifest leak nothing and touch no invalid memory. The targets themselves
+# are not traced.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
@@ -21,11 +22,9 @@ tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in
 files=$(cd in && find . -type f | sort | head -n 11)
 tar -C in -czf slice.tar.gz $files bugs/issue_0412.json
 
-vg() {
-  valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
-    --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$@"
-}
-vg "$bin" -q -j 2 -t 2000 --max-execs 4000 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
+vg=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible
+    --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
+"${vg[@]}" "$bin" -q -j 2 -t 2000 --max-execs 4000 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
 rc=$?
 if [ $rc = 99 ] || grep -q "==[0-9]*==" vg.txt; then
   echo "FAIL: valgrind reports errors in a run:"; head -40 vg.txt; fail=1
@@ -34,10 +33,25 @@ elif [ $rc != 0 ] && [ $rc != 1 ]; then
 fi
 [ -n "$(ls seeds 2>/dev/null)" ] || { echo "FAIL: no seeds written"; fail=1; }
 
-vg "$bin" audit seeds.manifest.json >/dev/null 2>vg2.txt
+"${vg[@]}" "$bin" audit seeds.manifest.json >/dev/null 2>vg2.txt
 rc=$?
 if [ $rc != 0 ] || grep -q "==[0-9]*==" vg2.txt; then
   echo "FAIL: audit under valgrind exited $rc:"; head -40 vg2.txt; fail=1
 fi
-[ $fail = 0 ] && echo "ok: no leaks or memory errors in a run and an audit"
+# A run stopped by SIGINT (once its fork servers are up, so its handlers are in place) leaks
+# nothing either, and still writes its output.
+"${vg[@]}" "$bin" -q -j 2 -t 2000 slice.tar.gz -o seeds-int -- "$target" @@ 2>vg3.txt &
+pid=$! # valgrind itself, not a subshell: the signal must reach the tool
+for _ in $(seq 600); do pgrep -P "$pid" >/dev/null && break; sleep 0.1; done
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ $rc = 99 ] || grep -q "==[0-9]*==" vg3.txt; then
+  echo "FAIL: valgrind reports errors in a run stopped by SIGINT:"; head -40 vg3.txt; fail=1
+elif [ $rc != 1 ]; then
+  echo "FAIL: the run stopped by SIGINT exited $rc, not 1: $(head -5 vg3.txt)"; fail=1
+fi
+[ -f seeds-int.manifest.json ] || { echo "FAIL: no manifest after SIGINT"; fail=1; }
+[ $fail = 0 ] && echo "ok: no leaks or memory errors in a run, a run stopped by SIGINT and an audit"
 exit $fail
