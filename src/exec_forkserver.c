@@ -413,15 +413,17 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
     if (io == IO_TIMEOUT) {
         timed_out = true;
         /* Only a process of the target is killed: a fork server reporting some other pid must
-         * not make us kill a process of the user's. */
-        if (!exec_child_is_targets(ex->child_pid, ex->fsrv_pid)) {
-            pid_t pid = ex->child_pid;
+         * not make us kill a process of the user's. A child that has just exited (its status is
+         * on the way) is no longer anyone's. */
+        pid_t pid = ex->child_pid;
+        if (exec_child_is_targets(pid, ex->fsrv_pid)) {
+            kill(pid, SIGKILL);
+        } else if (kill(pid, 0) == 0 || errno != ESRCH) {
             exec_child_stop(ex);
             cd_error_set(err, CD_FAILED, "fork server of '%s' reported pid %d, which is no "
                          "process of the target", ex->path, (int)pid);
             return RUN_FAILED;
         }
-        kill(ex->child_pid, SIGKILL);
         ex->was_killed = 1;
         io = read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS);
     }
