@@ -2,7 +2,12 @@
  * entry names sorted bytewise at each level so the order is the same on every file system. Only
  * one level's names are held per depth and no directory stays open, so neither deep nor wide
  * trees exhaust descriptors. Symbolic links are never followed (O_NOFOLLOW on every open below
- * the operand). Knows nothing of archives: files found here are inputs as they are. */
+ * the operand). Knows nothing of archives: files found here are inputs as they are.
+ * An afl-fuzz output directory is read as afl-fuzz lays it out: a directory holding a "queue"
+ * directory and one of afl-fuzz's own files (fuzzer_stats, fuzzer_setup, cmdline) is an instance,
+ * of which only queue/, crashes/ and hangs/ are walked, and in those only the test cases
+ * ("id:..." or "id_..."): never the instance's state (.cur_input, .state/, plot_data, the
+ * crashes' README.txt, .synced/). */
 #define _DEFAULT_SOURCE 1 /* d_type and DT_* from readdir save one lstat per entry */
 #include "ingest_internal.h"
 
@@ -20,11 +25,15 @@ struct dir_ent {
     unsigned char type; /* DT_* from readdir, DT_UNKNOWN when the file system does not say */
 };
 
+/* What a directory is to afl-fuzz. */
+enum afl_kind { AFL_NONE, AFL_INSTANCE, AFL_PART };
+
 struct dir_level {
     char *pool;
     struct dir_ent *ents;
     size_t n, i;
     size_t plen; /* length of this directory's path in ing_dir.path */
+    enum afl_kind afl;
 };
 
 struct ing_dir {
@@ -61,14 +70,51 @@ static int ent_cmp(const void *a, const void *b)
     return strcmp(((const struct dir_ent *)a)->name, ((const struct dir_ent *)b)->name);
 }
 
+static bool has_entry(const struct dir_level *lv, const char *name)
+{
+    struct dir_ent key = {.name = name};
+    return lv->n && bsearch(&key, lv->ents, lv->n, sizeof key, ent_cmp) != NULL;
+}
+
+static bool is_test_case(const char *name)
+{
+    return strncmp(name, "id:", 3) == 0 || strncmp(name, "id_", 3) == 0;
+}
+
+static bool is_instance_part(const char *name)
+{
+    return strcmp(name, "queue") == 0 || strcmp(name, "crashes") == 0 ||
+           strcmp(name, "hangs") == 0;
+}
+
+/* Recognises an afl-fuzz instance (or a part of one, below parent) in the sorted level and keeps
+ * only the entries of it that hold test cases. */
+static void afl_filter(struct dir_level *lv, enum afl_kind parent)
+{
+    if (parent == AFL_INSTANCE)
+        lv->afl = AFL_PART;
+    else if (has_entry(lv, "queue") && (has_entry(lv, "fuzzer_stats") ||
+                                        has_entry(lv, "fuzzer_setup") || has_entry(lv, "cmdline")))
+        lv->afl = AFL_INSTANCE;
+    else
+        return;
+    size_t kept = 0;
+    for (size_t k = 0; k < lv->n; k++)
+        if (lv->afl == AFL_PART ? is_test_case(lv->ents[k].name)
+                                : is_instance_part(lv->ents[k].name))
+            lv->ents[kept++] = lv->ents[k];
+    lv->n = kept;
+}
+
 static void level_release(struct dir_level *lv)
 {
     free(lv->pool);
     free(lv->ents);
 }
 
-/* Reads the directory at d->path into a new level. Returns 0, or an errno value (ENOMEM too). */
-static int level_push(struct ing_dir *d, bool follow)
+/* Reads the directory at d->path into a new level, below a directory of kind parent. Returns 0,
+ * or an errno value (ENOMEM too). */
+static int level_push(struct ing_dir *d, bool follow, enum afl_kind parent)
 {
     struct dir_level lv = {.plen = d->path_len};
     size_t pool_len = 0, pool_cap = 0, ents_cap = 0;
@@ -136,6 +182,7 @@ static int level_push(struct ing_dir *d, bool follow)
         lv.ents[k].name = lv.pool + offs[k];
     if (lv.n > 1)
         qsort(lv.ents, lv.n, sizeof *lv.ents, ent_cmp);
+    afl_filter(&lv, parent);
     if (d->depth == d->cap) {
         size_t ncap = d->cap ? d->cap * 2 : 16;
         struct dir_level *nl = realloc(d->lv, ncap * sizeof *nl);
@@ -164,7 +211,7 @@ enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_e
         free(d);
         return cd_error_set(err, CD_FAILED, "out of memory");
     }
-    int e = level_push(d, true);
+    int e = level_push(d, true, AFL_NONE);
     if (e == ENOMEM) {
         free(d->path);
         free(d);
@@ -238,6 +285,7 @@ enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct c
             continue;
         }
         const struct dir_ent *ent = &top->ents[top->i++];
+        enum afl_kind kind = top->afl;
         if (path_set(d, top->plen, ent->name) != 0)
             return cd_error_set(err, CD_FAILED, "out of memory");
         CD_FORWARD_IF_ERROR(ing_name_set(ing, d->path, NULL, NULL, err));
@@ -248,7 +296,10 @@ enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct c
             return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(e));
         }
         if (type == DT_DIR) {
-            e = level_push(d, false); /* top may move: it is not used again in this round */
+            /* Below a part of an instance (queue/.state/, ...) nothing is a test case. */
+            if (kind == AFL_PART)
+                continue;
+            e = level_push(d, false, kind); /* top may move: it is not used again in this round */
             if (e == ENOMEM)
                 return cd_error_set(err, CD_FAILED, "out of memory");
             if (e == ELOOP) { /* replaced by a symlink since readdir */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # afl-fuzz takes a produced seed directory as it is: it holds only regular files named by the
-# SHA-1 of their content, no reproducer, and afl-fuzz gets through its dry run into fuzzing.
+# SHA-1 of their content, no reproducer, and afl-fuzz gets through its dry run into fuzzing; its
+# output directory given back as an operand yields its test cases and none of its state.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v afl-fuzz >/dev/null || { echo "skipped: afl-fuzz not found"; exit 77; }
@@ -43,6 +44,18 @@ if [ -f fuzzout/default/fuzzer_stats ]; then
 else
   err "afl-fuzz did not reach the fuzzing stage"
   tail -n 20 afl.log
+fi
+# Its output directory, given back as an operand (the nightly refresh), yields exactly its test
+# cases (queue/, crashes/, hangs/) and none of its state files.
+if [ -d fuzzout/default/queue ]; then
+  want=$(find fuzzout/default/queue fuzzout/default/crashes fuzzout/default/hangs -maxdepth 1 \
+         -type f \( -name 'id:*' -o -name 'id_*' \) | wc -l)
+  "$bin" -q -j 1 --no-reduce --json-summary fuzzout -o refreshed -- "$target" @@ >sum.json
+  python3 - sum.json "$want" <<'PY' || err "afl-fuzz output as input: $(cat sum.json), want $want"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["inputs"] == int(sys.argv[2]) and not j["skipped"] else 1)
+PY
 fi
 [ $fail = 0 ] && echo "ok"
 exit $fail

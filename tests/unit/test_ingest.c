@@ -715,6 +715,59 @@ static void test_ingest_stdin_nobody_writes(void)
     t_leave();
 }
 
+/* An afl-fuzz output directory (two instances, as -M/-S lay them out) yields the test cases of
+ * queue/, crashes/ and hangs/ and nothing of afl-fuzz's state; a directory that merely holds a
+ * "queue" directory is walked whole. */
+static void test_ingest_afl_fuzz_output_dirs(void)
+{
+    t_enter();
+    static const char *const dirs[] = {
+        "findings", "findings/main", "findings/main/queue", "findings/main/queue/.state",
+        "findings/main/queue/.state/auto_extras", "findings/main/crashes", "findings/main/hangs",
+        "findings/main/.synced", "findings/s1", "findings/s1/queue", "plain", "plain/queue",
+    };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        CU_ASSERT_FATAL(mkdir(dirs[i], 0755) == 0);
+    static const char *const meta[] = {
+        "findings/main/fuzzer_stats", "findings/main/cmdline", "findings/main/plot_data",
+        "findings/main/.cur_input", "findings/main/fuzz_bitmap",
+        "findings/main/queue/.state/auto_extras/auto_0000", "findings/main/crashes/README.txt",
+        "findings/main/.synced/s1", "findings/s1/fuzzer_setup", "findings/s1/queue/notes",
+    };
+    for (size_t i = 0; i < sizeof meta / sizeof *meta; i++)
+        t_puts(meta[i], "afl-fuzz state");
+    t_puts("findings/main/queue/id:000000,time:0,execs:0,orig:a", "q0");
+    t_puts("findings/main/queue/id:000001,src:000000,time:10,execs:5,op:havoc,+cov", "q1");
+    t_puts("findings/main/crashes/id:000000,sig:11,src:000001,time:20,execs:9,op:havoc", "c0");
+    t_puts("findings/main/hangs/id_000000", "h0");
+    t_puts("findings/s1/queue/id:000000,time:0,execs:0,orig:b", "s0");
+    t_puts("plain/readme", "p0");
+    t_puts("plain/queue/notes", "p1");
+    const char *ops[] = {"findings", "plain"};
+    struct cd_ingest_opts opts = {.operands = ops, .n_operands = 2};
+    struct t_run *r = t_ingest(&opts);
+    CU_ASSERT_EQUAL(r->n, 7);
+    CU_ASSERT(t_has(r, "findings/main/queue/id:000000,time:0,execs:0,orig:a", "q0", 2));
+    CU_ASSERT(t_has(r, "findings/main/crashes/id:000000,sig:11,src:000001,time:20,execs:9,"
+                       "op:havoc", "c0", 2));
+    CU_ASSERT(t_has(r, "findings/main/hangs/id_000000", "h0", 2));
+    CU_ASSERT(t_has(r, "findings/s1/queue/id:000000,time:0,execs:0,orig:b", "s0", 2));
+    CU_ASSERT(t_has(r, "plain/readme", "p0", 2));
+    CU_ASSERT(t_has(r, "plain/queue/notes", "p1", 2));
+    CU_ASSERT_EQUAL(r->nw, 0);
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        CU_ASSERT_EQUAL(r->st.skipped[k], 0); /* state is no input: not even skipped */
+    t_free(r);
+
+    const char *one[] = {"findings/main"}; /* an instance named directly */
+    opts.operands = one;
+    opts.n_operands = 1;
+    r = t_ingest(&opts);
+    CU_ASSERT_EQUAL(r->n, 4);
+    t_free(r);
+    t_leave();
+}
+
 /* A tar entry whose header claims 8 GiB while the file holds a few bytes: no huge allocation,
  * a warning, and the next operand is read. */
 static void test_ingest_lying_header_size(void)
@@ -1017,6 +1070,7 @@ int main(void)
         {"test_ingest_corrupt_zip_warns_and_goes_on", test_ingest_corrupt_zip_warns_and_goes_on},
         {"test_ingest_size_limit_streams_and_skips", test_ingest_size_limit_streams_and_skips},
         {"test_ingest_lying_header_size", test_ingest_lying_header_size},
+        {"test_ingest_afl_fuzz_output_dirs", test_ingest_afl_fuzz_output_dirs},
         {"test_ingest_decompression_bomb_is_bounded", test_ingest_decompression_bomb_is_bounded},
         {"test_ingest_stdin_nobody_writes", test_ingest_stdin_nobody_writes},
         {"test_ingest_odd_names_are_labels_only", test_ingest_odd_names_are_labels_only},
