@@ -10,7 +10,10 @@
  *   followed (neither to files nor to directories), so a walk cannot leave the tree or loop; they
  *   are counted as CD_SKIP_NOT_REGULAR, like fifos, sockets and devices. Sorting is per level, so
  *   "a/y" comes before "a.txt". The provenance name is the operand as given joined with the
- *   relative path: "crawl/sub/b.xml".
+ *   relative path: "crawl/sub/b.xml". An afl-fuzz instance met anywhere in the walk (a directory
+ *   holding "queue" and one of "fuzzer_stats", "fuzzer_setup", "cmdline") yields only the files
+ *   named "id:..." or "id_..." directly in its queue/, crashes/ and hangs/; its other files are
+ *   afl-fuzz's state, neither inputs nor counted as skipped.
  * - A regular file that libarchive recognises as an archive (any compression filter; the formats
  *   tar, cpio, zip, 7z, ar, cab, iso9660, lha, rar, rar5, warc, xar): one input per regular entry,
  *   read from the archive stream and never extracted; provenance "in.tar.zst:dir/a.xml". The
