@@ -703,6 +703,59 @@ static void sweep_temp_files(const char *dir, const char *stem, time_t min_age)
     closedir(d);
 }
 
+/* A run killed between its two renames (the seeds swapped in, the manifest not yet renamed over
+ * the old one) leaves the new seeds beside the old manifest, and the complete new manifest in its
+ * temp file. A temp manifest that names this seed directory and lists exactly the files in it is
+ * that one: it is renamed into place, making the pair whole again instead of leaving a directory
+ * whose files its manifest does not list. */
+static void finish_interrupted_commit(const struct cd_emit_opts *opts)
+{
+    char *swhole, *sparent, *sbase, *mwhole, *mparent, *mbase;
+    if (opts->tar || !opts->manifest_path ||
+        !split_path(opts->seed_dir, &swhole, &sparent, &sbase))
+        return;
+    if (split_path(opts->manifest_path, &mwhole, &mparent, &mbase)) {
+        DIR *md = opendir(mparent);
+        struct dirent *e;
+        bool done = false;
+        while (md && !done && (e = readdir(md)) != NULL) {
+            if (!temp_name(e->d_name, mbase))
+                continue;
+            char *tmp = malloc(strlen(mparent) + strlen(e->d_name) + 2);
+            struct cd_manifest m;
+            if (tmp)
+                sprintf(tmp, "%s/%s", mparent, e->d_name);
+            if (tmp && manifest_of(tmp, sbase, &m)) {
+                DIR *sd = opendir(swhole);
+                size_t unlisted = 1, present = 0;
+                bool empty, seed_names;
+                char first[256];
+                if (sd) {
+                    count_unlisted(sd, &m, &unlisted, &empty, &seed_names, first);
+                    for (size_t k = 0; k < m.n_seeds; k++)
+                        present += m.seeds[k].file &&
+                                   faccessat(dirfd(sd), m.seeds[k].file, F_OK,
+                                             AT_SYMLINK_NOFOLLOW) == 0;
+                    closedir(sd);
+                }
+                done = unlisted == 0 && present == m.n_seeds && rename(tmp, mwhole) == 0;
+                if (done)
+                    (void)fsync_path(mparent);
+                cd_manifest_release(&m);
+            }
+            free(tmp);
+        }
+        if (md)
+            closedir(md);
+        free(mwhole);
+        free(mparent);
+        free(mbase);
+    }
+    free(swhole);
+    free(sparent);
+    free(sbase);
+}
+
 /* Clears the temp files killed runs left: beside the corpus and beside the manifest (their
  * names are this output's, and the lock is held), and in the reproducer directory (which
  * several outputs may share: only files untouched for TEMP_STALE_S, since a live run renames its
@@ -763,6 +816,7 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
         if (fstat(fd, &a) == 0 && stat(lk->path, &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
             lk->fd = fd;
+            finish_interrupted_commit(opts);
             sweep_leftovers(opts);
             break;
         }

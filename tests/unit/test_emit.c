@@ -502,6 +502,52 @@ static void test_emit_lock_clears_killed_runs_temp_files(void)
     fixture_release(&f);
 }
 
+/* A run killed between swapping its seeds in and renaming its manifest into place: the next lock
+ * finds the complete manifest in its temp file, sees that it lists exactly the seed directory's
+ * files, and renames it into place; a temp manifest of a run killed before its swap (its seeds
+ * are not the directory's) is only swept. The pair is whole again and nothing is unlisted. */
+static void test_emit_lock_completes_an_interrupted_commit(void)
+{
+    struct fixture f;
+    struct cd_result a, b, c;
+    struct cd_error err;
+    struct cd_emit_lock lk;
+    fixture_init(&f);
+    sample_result(&a, "first");
+    sample_result(&b, "second");
+    sample_result(&c, "third");
+    CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &a), CD_OK);
+    struct cd_emit_stage *st;
+    CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &b, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_emit_commit(st, NULL, &err), CD_OK); /* killed right after this */
+    struct cd_manifest_info info = {.seed_dir = f.seeds, .crashes_dir = f.crashes};
+    char *text_b = cd_manifest_to_string(&info, &b), *text_c = cd_manifest_to_string(&info, &c);
+    char *tmp_b = path_join(f.root, ".seeds.manifest.json.tmp-Kill01");
+    char *tmp_c = path_join(f.root, ".seeds.manifest.json.tmp-Kill02");
+    write_text(tmp_c, text_c);
+    write_text(tmp_b, text_b);
+    size_t unlisted = 0;
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_FAILED); /* split: refused */
+
+    CU_ASSERT_EQUAL_FATAL(cd_emit_lock(&f.opts, &lk, &err), CD_OK);
+    char *now = read_text(f.manifest);
+    CU_ASSERT_STRING_EQUAL(now, text_b);
+    CU_ASSERT_NOT_EQUAL(access(tmp_b, F_OK), 0);
+    CU_ASSERT_NOT_EQUAL(access(tmp_c, F_OK), 0);
+    CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_OK);
+    CU_ASSERT_EQUAL(unlisted, 0);
+    cd_emit_unlock(&lk);
+    free(now);
+    free(text_b);
+    free(text_c);
+    free(tmp_b);
+    free(tmp_c);
+    free_result(&a);
+    free_result(&b);
+    free_result(&c);
+    fixture_release(&f);
+}
+
 static void test_emit_creates_missing_parents(void)
 {
     struct fixture f;
@@ -589,6 +635,8 @@ int main(void)
         {"test_emit_lock_is_exclusive", test_emit_lock_is_exclusive},
         {"test_emit_lock_clears_killed_runs_temp_files",
          test_emit_lock_clears_killed_runs_temp_files},
+        {"test_emit_lock_completes_an_interrupted_commit",
+         test_emit_lock_completes_an_interrupted_commit},
         {"test_emit_creates_missing_parents", test_emit_creates_missing_parents},
         {"test_emit_tar_holds_seeds_only", test_emit_tar_holds_seeds_only},
         {"test_emit_seed_name_check", test_emit_seed_name_check},
