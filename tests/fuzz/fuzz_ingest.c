@@ -3,30 +3,16 @@
  * limit and inflation bound so that bombs are cut short. Every input must come back within the
  * limit and every warning be one line. Built and run by tests/fuzz/run.sh. */
 #include "cd_ingest.h"
+#include "fuzz_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char path[64];
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    snprintf(path, sizeof path, "/tmp/cd-fuzz-ingest-%d.bin", (int)getpid());
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    if (size && fwrite(data, 1, size, f) != size)
-        abort();
-    fclose(f);
+    const char *path = fuzz_file("ingest", data, size);
     const char *ops[] = {path};
     struct cd_ingest_opts opts = {.operands = ops, .n_operands = 1, .max_input_size = 1 << 16,
                                   .skip_empty = true, .stream_idle_ms = 1000,

@@ -2,30 +2,16 @@
  * cd_manifest_read, as audit and the output check read a manifest a user or another tool may have
  * edited; what parses is then looked up as audit does. Built and run by tests/fuzz/run.sh. */
 #include "cd_manifest.h"
+#include "fuzz_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char path[64];
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    snprintf(path, sizeof path, "/tmp/cd-fuzz-manifest-%d.json", (int)getpid());
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    if (size && fwrite(data, 1, size, f) != size)
-        abort();
-    fclose(f);
+    const char *path = fuzz_file("manifest", data, size);
     struct cd_manifest m;
     struct cd_error err;
     if (cd_manifest_read(path, &m, &err) == CD_OK) {

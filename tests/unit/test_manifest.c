@@ -211,19 +211,45 @@ static void test_manifest_rejects_bad_files(void)
 }
 
 /* text with the number after "key": replaced by value (owned). */
-static char *with_value(const char *text, const char *key, const char *value)
+/* text with the nth (from 0) value of key replaced by value: a number, or with quoted, the
+ * content of a string (written as it is, escapes and all). */
+static char *with_nth(const char *text, const char *key, int nth, bool quoted, const char *value)
 {
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *at = strstr(text, pat);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    const char *at = text;
+    for (int k = 0; k <= nth; k++) {
+        at = strstr(k ? at + 1 : at, pat);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    }
     at += strlen(pat);
     while (*at == ' ')
         at++;
-    const char *end = at + strspn(at, "-+0123456789.eE");
-    char *out = malloc(strlen(text) + strlen(value) + 1);
-    sprintf(out, "%.*s%s%s", (int)(at - text), text, value, end);
+    CU_ASSERT_FATAL(!quoted || *at == '"');
+    const char *end = quoted ? strchr(at + 1, '"') : at + strspn(at, "-+0123456789.eE");
+    char *out = malloc(strlen(text) + strlen(value) + 3);
+    sprintf(out, "%.*s%s%s%s", (int)(at - text), text, quoted ? "\"" : "", value, end);
     return out;
+}
+
+static char *with_value(const char *text, const char *key, const char *value)
+{
+    return with_nth(text, key, 0, false, value);
+}
+
+static char *with_string(const char *text, const char *key, int nth, const char *value)
+{
+    return with_nth(text, key, nth, true, value);
+}
+
+/* The manifest text of the sample result, which *r then holds. */
+static char *sample_text(struct cd_result *r)
+{
+    sample_result(r);
+    struct cd_manifest_info info = sample_info();
+    char *text = cd_manifest_to_string(&info, r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    return text;
 }
 
 /* Numbers our writer never writes (NaN, infinities, negative, fractional, out of range) make a
@@ -234,10 +260,7 @@ static void test_manifest_rejects_bad_numbers(void)
     struct cd_result r;
     struct cd_manifest m;
     struct cd_error err;
-    sample_result(&r);
-    struct cd_manifest_info info = sample_info();
-    char *text = cd_manifest_to_string(&info, &r);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *text = sample_text(&r);
     static const struct {
         const char *key, *value;
     } bad[] = {{"executions", "-5"},       {"executions", "NaN"},  {"executions", "1e400"},
@@ -275,26 +298,6 @@ static void test_manifest_rejects_bad_numbers(void)
     cd_test_rmdir(dir);
 }
 
-/* text with the n-th (from 0) string value of key replaced by value (raw JSON string content). */
-static char *with_string(const char *text, const char *key, int nth, const char *value)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *at = text;
-    for (int k = 0; k <= nth; k++) {
-        at = strstr(k ? at + 1 : at, pat);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    }
-    at += strlen(pat);
-    while (*at == ' ')
-        at++;
-    CU_ASSERT_FATAL(*at == '"');
-    const char *end = strchr(at + 1, '"');
-    char *out = malloc(strlen(text) + strlen(value) + 3);
-    sprintf(out, "%.*s\"%s%s", (int)(at - text), text, value, end);
-    return out;
-}
-
 /* Names our writer never writes (a seed file outside the seed directory, a sha1 that is not 40
  * lower-case hex digits, a seed listed twice) make a manifest bad; a control byte from the file
  * is shown escaped, never printed; an empty or cut file is refused in one line. */
@@ -304,10 +307,7 @@ static void test_manifest_rejects_bad_names(void)
     struct cd_result r;
     struct cd_manifest m;
     struct cd_error err;
-    sample_result(&r);
-    struct cd_manifest_info info = sample_info();
-    char *text = cd_manifest_to_string(&info, &r);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *text = sample_text(&r);
     char upper[41];
     snprintf(upper, sizeof upper, "%s", r.examples[0].sha1);
     for (char *c = upper; *c; c++)
