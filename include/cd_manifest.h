@@ -37,7 +37,7 @@ struct cd_manifest_info {
     uint64_t seen_mem;           /* the seen-set's memory bound (--seen-mem) */
     bool no_reduce;
     bool edges_only;             /* labels are edges only (-e) */
-    const char *order;           /* reduction order, "bytes" or "uniform"; NULL: "bytes" */
+    const char *order;           /* reduction order: "fresh", "uniform", "bytes"; NULL: "bytes" */
     char **operands;             /* NULL-terminated */
     struct cd_manifest_skip *skipped;
     size_t n_skipped;

@@ -358,7 +358,7 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only, .order = o->order == CD_ORDER_UNIFORM ? "uniform" : "bytes",
+        .edges_only = o->edges_only, .order = cd_distill_order_name(o->order),
         .seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT,
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};

@@ -975,8 +975,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     }
 }
 
-/* Picks a label among the unskippable ones nobody is reducing: uniformly at random, or in bytes
- * order the one with the largest best example (the first seen on ties); coverage labels before
+/* Picks a label among the unskippable ones nobody is reducing: in fresh order the oldest one found
+ * during reduction, else uniformly at random; in bytes order the one with the largest best
+ * example (the first seen on ties); coverage labels before
  * outcome labels, so that costly crash and timeout reproducers come last. Outcome
  * labels wait while a coverage label is still being reduced: that work may add coverage labels,
  * and every candidate of a timeout reproducer that still hangs runs to the timeout, which with
@@ -1007,6 +1008,12 @@ static struct cd_table_label *choose_label(struct cd_distill *d)
         }
         return big;
     }
+    if (d->opts.order == CD_ORDER_FRESH && kind == 0)
+        for (size_t i = d->stats.labels_input; i < n; i++) {
+            struct cd_table_label *l = cd_table_label_at(d->table, i);
+            if (!l->busy && !cd_table_skippable(l) && !cd_labels_is_outcome(l->id))
+                return l;
+        }
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
         struct cd_table_label *l = cd_table_label_at(d->table, i);
@@ -1155,6 +1162,11 @@ static void *reduce_worker(void *arg)
     }
     unlock(d);
     return NULL;
+}
+
+const char *cd_distill_order_name(enum cd_distill_order order)
+{
+    return order == CD_ORDER_BYTES ? "bytes" : order == CD_ORDER_UNIFORM ? "uniform" : "fresh";
 }
 
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err)

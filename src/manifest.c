@@ -7,7 +7,7 @@
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
  *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
- *                    order: "bytes"|"uniform", seen_mem}
+ *                    order: "fresh"|"uniform"|"bytes", seen_mem}
  *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes}

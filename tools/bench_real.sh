@@ -14,7 +14,7 @@
 # usage: tools/bench_real.sh [TARGET...]  (xml json lua yaml json-persist; default all but
 #        json-persist)
 # env:   CD_BUILD (default ./build), BENCH_DIR (default $CD_BUILD/bench-real), JOBS (2),
-#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("bytes uniform"),
+#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("fresh uniform"),
 #        TMIN_BUDGET (600), CAP (0: no completion run)
 set -euo pipefail
 
@@ -25,7 +25,7 @@ BENCH=${BENCH_DIR:-$BUILD/bench-real}
 JOBS=${JOBS:-2}
 TIMES=${TIMES:-60 600}
 EXECS_PER_FILE=${EXECS_PER_FILE:-10 100}
-ORDERS=${ORDERS:-bytes uniform}
+ORDERS=${ORDERS:-fresh uniform}
 TMIN_BUDGET=${TMIN_BUDGET:-600}
 CAP=${CAP:-0}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1

@@ -301,6 +301,30 @@ static void test_distill_complete_and_minimal(void)
     cd_test_rmdir(dir);
 }
 
+/* Every order reaches the same kind of end: complete, every input label kept, every best
+ * minimal. The order changes only how fast the seeds shrink. */
+static void test_distill_every_order_completes(void)
+{
+    char *dir = write_inputs();
+    const enum cd_distill_order orders[] = {CD_ORDER_FRESH, CD_ORDER_UNIFORM, CD_ORDER_BYTES};
+    for (size_t i = 0; i < sizeof orders / sizeof *orders; i++) {
+        struct runner_ctx rc = {0};
+        struct cd_distill_opts opts = {.seed = 7, .jobs = 1, .order = orders[i]};
+        struct cd_result res;
+        CU_ASSERT_EQUAL_FATAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+        CU_ASSERT(res.stats.complete);
+        CU_ASSERT(res.n_labels > res.stats.labels_input);
+        check_shape(&res);
+        check_covers_inputs(&res);
+        check_minimal(&res);
+        cd_result_release(&res);
+    }
+    CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_FRESH), "fresh");
+    CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_UNIFORM), "uniform");
+    CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_BYTES), "bytes");
+    cd_test_rmdir(dir);
+}
+
 /* Two results are identical: same examples (by name and bytes), labels and counters. */
 static void check_same(const struct cd_result *a, const struct cd_result *b)
 {
@@ -567,6 +591,7 @@ int main(void)
         return 1;
     CU_TestInfo tests[] = {
         {"test_distill_complete_and_minimal", test_distill_complete_and_minimal},
+        {"test_distill_every_order_completes", test_distill_every_order_completes},
         {"test_distill_deterministic_seed", test_distill_deterministic_seed},
         {"test_distill_no_reduce", test_distill_no_reduce},
         {"test_distill_workers", test_distill_workers},
