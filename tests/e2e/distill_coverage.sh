@@ -201,7 +201,7 @@ done
 if [ -d "$WORK/in/json" ]; then
     for mode in no-reduce budget; do
         args=(--no-reduce)
-        [ "$mode" = no-reduce ] || args=(--max-execs 5000)
+        [ "$mode" = no-reduce ] || args=(--max-execs 10000)
         rc=0
         "$CD_BIN" -q -j 1 --seed 3 "${args[@]}" "$WORK/in/json" -o "$WORK/anytime-$mode" -- \
             "$CD_TARGETS/sample_json" @@ || rc=$?
@@ -210,9 +210,9 @@ if [ -d "$WORK/in/json" ]; then
     sel=$(find "$WORK/anytime-no-reduce" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
     got=$(find "$WORK/anytime-budget" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
     if [ "$got" -le "$sel" ] && [ "$sel" -gt 0 ]; then
-        ok "anytime: 5,000 executions leave $got seed bytes, select-only $sel"
+        ok "anytime: 10,000 executions leave $got seed bytes, select-only $sel"
     else
-        fail "anytime: 5,000 executions leave $got seed bytes, more than select-only $sel"
+        fail "anytime: 10,000 executions leave $got seed bytes, more than select-only $sel"
     fi
     covers anytime "$WORK/in/json" "$WORK/anytime-budget" "$CD_TARGETS/sample_json" @@
 fi
