@@ -39,6 +39,14 @@ int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h);
 /* Bytes the set's table takes now. */
 size_t cd_hashset_bytes(const struct cd_hashset *set);
 
+/* The set's fingerprints in ascending order: writes count of them into out (room for
+ * set->count), returns how many it wrote. The order depends on the values alone, so a set
+ * rebuilt from them (cd_hashset_add_fingerprint) gives the same list again. */
+size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out);
+
+/* Adds a fingerprint as cd_hashset_fingerprints gives it; returns as cd_hashset_add. */
+int cd_hashset_add_fingerprint(struct cd_hashset *set, uint64_t fp);
+
 /* Frees the set's memory and leaves it empty and usable (its budget kept, forgotten zeroed). */
 void cd_hashset_release(struct cd_hashset *set);
 

@@ -130,4 +130,31 @@ struct cd_table_example *cd_table_examples(const struct cd_table *t);
 size_t cd_table_n_examples(const struct cd_table *t);
 uint64_t cd_table_example_bytes(const struct cd_table *t);
 
+/* What a saved table says of itself beside its records: what made it and how far it got. */
+struct cd_table_meta {
+    char target_sha1[41];     /* SHA-1 hex of the target binary, "" when unknown */
+    char *settings;           /* every setting that changes labels, as one line of text */
+    uint64_t runs;            /* runs that built the table */
+    uint64_t execs;           /* their executions */
+    uint64_t wall_ms;         /* their wall time */
+    bool complete;            /* the last of them ended with every label skippable */
+};
+
+/* Serialises t and meta into the state format (table_state.c documents it): *buf is owned, free
+ * with free(). Equal tables give equal bytes; examples best for no label are left out. FAILED
+ * when out of memory. */
+enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
+                             uint8_t **buf, size_t *len, struct cd_error *err);
+
+/* Builds a table from len bytes of the state format, its seen-set bounded by seen_mem (as
+ * cd_table_seen_limit); *meta gets the saved meta (settings owned: cd_table_meta_release). FAILED
+ * with a one-line message for a file that is not a state, another format version, or damaged (the
+ * checksum is checked first); nothing is then allocated. Saving what it loads gives the same
+ * bytes when seen_mem holds the whole seen-set. */
+enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, const uint8_t *buf,
+                             size_t len, size_t seen_mem, struct cd_error *err);
+
+/* Frees what cd_table_load put in meta. */
+void cd_table_meta_release(struct cd_table_meta *meta);
+
 #endif

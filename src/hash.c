@@ -95,11 +95,26 @@ static int grow(struct cd_hashset *set)
     return 1;
 }
 
+static bool bucket_has(const struct cd_hashset *set, uint64_t fp)
+{
+    if (!set->buckets)
+        return false;
+    const uint64_t *b = bucket(set->slots, set->buckets, fp);
+    for (int k = 0; k < BUCKET; k++)
+        if (b[k] == fp)
+            return true;
+    return false;
+}
+
 int cd_hashset_add(struct cd_hashset *set, struct cd_hash h)
 {
-    if (cd_hashset_has(set, h))
+    return cd_hashset_add_fingerprint(set, fingerprint(h));
+}
+
+int cd_hashset_add_fingerprint(struct cd_hashset *set, uint64_t fp)
+{
+    if (!fp || bucket_has(set, fp))
         return 0;
-    uint64_t fp = fingerprint(h);
     if ((set->count + 1) * 4 > set->buckets * BUCKET * 3 && grow(set) < 0)
         return -1;
     while (!place(set->slots, set->buckets, fp)) {
@@ -120,14 +135,27 @@ int cd_hashset_add(struct cd_hashset *set, struct cd_hash h)
 
 int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h)
 {
-    if (!set->buckets)
-        return 0;
-    uint64_t fp = fingerprint(h);
-    const uint64_t *b = bucket(set->slots, set->buckets, fp);
-    for (int k = 0; k < BUCKET; k++)
-        if (b[k] == fp)
-            return 1;
-    return 0;
+    return bucket_has(set, fingerprint(h));
+}
+
+/* Buckets partition the fingerprints by their high bits in bucket order, so sorting each
+ * bucket's four slots sorts the whole. */
+size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < set->buckets; b++) {
+        size_t first = n;
+        for (int k = 0; k < BUCKET; k++) {
+            uint64_t fp = set->slots[b * BUCKET + k];
+            if (!fp)
+                continue;
+            size_t i = n++;
+            for (; i > first && out[i - 1] > fp; i--)
+                out[i] = out[i - 1];
+            out[i] = fp;
+        }
+    }
+    return n;
 }
 
 size_t cd_hashset_bytes(const struct cd_hashset *set)

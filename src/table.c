@@ -2,25 +2,11 @@
  * the change counter. Offers are the hot path (a run shows hundreds of labels): label lookup is an
  * open-addressing map from label id to record index, and an offer allocates only when the input
  * becomes best for some label. It knows nothing of execution and does no locking. */
-#include "cd_table.h"
+#include "table_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct cd_table {
-    struct cd_table_label *labels; /* records in first-seen order */
-    size_t n_labels, cap_labels;
-    uint32_t *map;                 /* slot -> record index + 1; 0 is empty */
-    size_t map_cap;                /* power of two */
-    struct cd_hashset seen;
-    struct cd_table_example *head, *tail;
-    size_t n_examples;
-    uint64_t example_bytes;
-    uint64_t serial;
-    uint64_t changes;
-    bool count_shown;
-};
 
 int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
@@ -40,7 +26,7 @@ enum cd_status cd_table_new(struct cd_table **out, struct cd_error *err)
     return CD_OK;
 }
 
-static void example_free(struct cd_table_example *e)
+void table_example_free(struct cd_table_example *e)
 {
     free(e->data);
     free(e->origin);
@@ -55,7 +41,7 @@ void cd_table_free(struct cd_table *t)
     struct cd_table_example *e = t->head;
     while (e) {
         struct cd_table_example *next = e->next;
-        example_free(e);
+        table_example_free(e);
         e = next;
     }
     free(t->labels);
@@ -71,7 +57,7 @@ static size_t slot_of(uint32_t id, size_t cap)
     return (size_t)h & (cap - 1);
 }
 
-static struct cd_table_label *lookup(const struct cd_table *t, uint32_t id)
+struct cd_table_label *table_lookup(const struct cd_table *t, uint32_t id)
 {
     if (!t->map_cap)
         return NULL;
@@ -107,7 +93,7 @@ static bool map_grow(struct cd_table *t, size_t want)
 }
 
 /* Makes room for `more` new label records so the commit phase of an offer cannot fail. */
-static bool reserve_labels(struct cd_table *t, size_t more)
+bool table_reserve_labels(struct cd_table *t, size_t more)
 {
     size_t want = t->n_labels + more;
     if (want >= UINT32_MAX)
@@ -125,8 +111,19 @@ static bool reserve_labels(struct cd_table *t, size_t more)
     return map_grow(t, want);
 }
 
-static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *data, size_t len,
-                                            const struct cd_labelset *labels, const char *origin)
+struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id)
+{
+    size_t s = slot_of(id, t->map_cap);
+    while (t->map[s])
+        s = (s + 1) & (t->map_cap - 1);
+    struct cd_table_label *l = &t->labels[t->n_labels];
+    *l = (struct cd_table_label){.id = id};
+    t->map[s] = (uint32_t)++t->n_labels;
+    return l;
+}
+
+struct cd_table_example *table_example_new(struct cd_table *t, const uint8_t *data, size_t len,
+                                          const struct cd_labelset *labels, const char *origin)
 {
     struct cd_table_example *e = calloc(1, sizeof *e);
     if (!e)
@@ -135,7 +132,7 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     e->origin = strdup(origin ? origin : "");
     e->labels.v = cd_memdup(labels->v, labels->n * sizeof *labels->v);
     if (!e->data || !e->origin || !e->labels.v) {
-        example_free(e);
+        table_example_free(e);
         return NULL;
     }
     e->len = len;
@@ -145,7 +142,7 @@ static struct cd_table_example *example_new(struct cd_table *t, const uint8_t *d
     return e;
 }
 
-static void example_link(struct cd_table *t, struct cd_table_example *e)
+void table_example_link(struct cd_table *t, struct cd_table_example *e)
 {
     e->prev = t->tail;
     if (t->tail)
@@ -172,7 +169,7 @@ static void example_unref(struct cd_table *t, struct cd_table_example *e)
         t->tail = e->prev;
     t->n_examples--;
     t->example_bytes -= e->len;
-    example_free(e);
+    table_example_free(e);
 }
 
 /* Whether an example (outcome: it shows an outcome label) beats l's best. A coverage label's best
@@ -194,7 +191,7 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
         return NULL;
     struct cd_table_example *donor = NULL;
     for (uint32_t id = l->id + 1; id <= (l->id | 7u); id++) {
-        const struct cd_table_label *s = lookup(t, id);
+        const struct cd_table_label *s = table_lookup(t, id);
         if (s && s->best->len < l->best->len && (!donor || s->best->len < donor->len) &&
             (!s->best->outcome || l->best->outcome))
             donor = s->best;
@@ -218,7 +215,7 @@ static void mark_donees(struct cd_table *t, uint32_t id)
     if (cd_labels_is_outcome(id))
         return;
     for (uint32_t sib = id & ~7u; sib <= id; sib++) {
-        struct cd_table_label *s = lookup(t, sib);
+        struct cd_table_label *s = table_lookup(t, sib);
         if (s && !s->donor_pending && cd_table_donor(t, s))
             s->donor_pending = true;
     }
@@ -234,7 +231,7 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
     bool outcome = cd_labelset_has_outcome(labels);
     for (size_t i = 0; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
-        const struct cd_table_label *l = lookup(t, labels->v[i]);
+        const struct cd_table_label *l = table_lookup(t, labels->v[i]);
         if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
             continue;
         if (better_for(l, data, len, outcome)) {
@@ -259,7 +256,7 @@ static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
     if (!t->count_shown)
         return;
     for (size_t i = 0; i < labels->n; i++) {
-        struct cd_table_label *l = lookup(t, labels->v[i]);
+        struct cd_table_label *l = table_lookup(t, labels->v[i]);
         if (l)
             l->shown++;
     }
@@ -281,23 +278,18 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
         count_shown(t, labels);
         return CD_OK;
     }
-    struct cd_table_example *e = example_new(t, data, len, labels, origin);
-    if (!e || !reserve_labels(t, fresh)) {
+    struct cd_table_example *e = table_example_new(t, data, len, labels, origin);
+    if (!e || !table_reserve_labels(t, fresh)) {
         if (e)
-            example_free(e);
+            table_example_free(e);
         return cd_error_set(err, CD_FAILED, "out of memory storing a best example");
     }
-    example_link(t, e);
+    table_example_link(t, e);
     for (size_t i = 0; i < labels->n; i++) {
         uint32_t id = labels->v[i];
-        struct cd_table_label *l = lookup(t, id);
+        struct cd_table_label *l = table_lookup(t, id);
         if (!l) {
-            size_t s = slot_of(id, t->map_cap);
-            while (t->map[s])
-                s = (s + 1) & (t->map_cap - 1);
-            l = &t->labels[t->n_labels];
-            *l = (struct cd_table_label){.id = id};
-            t->map[s] = (uint32_t)++t->n_labels;
+            l = table_label_add(t, id);
         } else if (better_for(l, data, len, outcome)) {
             example_unref(t, l->best);
         } else {
@@ -345,7 +337,7 @@ size_t cd_table_seen_bytes(const struct cd_table *t)
 
 struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id)
 {
-    return lookup(t, id);
+    return table_lookup(t, id);
 }
 
 size_t cd_table_n_labels(const struct cd_table *t)
@@ -372,7 +364,7 @@ void cd_table_count_shown(struct cd_table *t, bool on)
 
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id)
 {
-    const struct cd_table_label *l = lookup(t, id);
+    const struct cd_table_label *l = table_lookup(t, id);
     assert(l);
     return (size_t)(l - t->labels);
 }

@@ -3,6 +3,7 @@
 #include "cd_table.h"
 #include "harness.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static struct cd_labelset set_of(uint32_t *ids, size_t n)
@@ -259,6 +260,113 @@ static void test_table_seen_set(void)
     cd_table_free(NULL);
 }
 
+/* A table with shared examples, a replaced best, a finished mark, an outcome label, a pending
+ * donor, a pinned example best for nothing, and a seen-set of 5,000 hashes. */
+static struct cd_table *state_sample(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t a[] = {8, 9, 16}, b[] = {8, 24}, c[] = {10}, crash[] = {17, CD_LABEL_OUTCOME | 3};
+    struct cd_table_example *pinned = NULL;
+    struct cd_labelset sa = set_of(a, 3);
+    CU_ASSERT_EQUAL(cd_table_offer(t, (const uint8_t *)"abcdef", 6, &sa, "in/one", NULL, &pinned,
+                                   &err), CD_OK);
+    cd_table_pin(t, pinned);
+    offer(t, "abc", a, 3, NULL);          /* the pinned example is now best for nothing */
+    offer(t, "xy", b, 2, NULL);
+    offer(t, "a somewhat longer one", c, 1, NULL);
+    offer(t, "boom", crash, 2, NULL);
+    cd_table_find(t, 16)->finished = true;
+    cd_table_find(t, 24)->best->finished = true;
+    offer(t, "q", (uint32_t[]){11}, 1, NULL); /* class 4 of edge 1, shorter than class 3's */
+    for (int i = 0; i < 5000; i++)
+        cd_table_seen_add(t, cd_hash_bytes(&i, sizeof i));
+    return t;
+}
+
+static void test_table_state_round_trip(void)
+{
+    struct cd_table *t = state_sample(), *u = NULL;
+    struct cd_error err;
+    struct cd_table_meta meta = {"0123456789abcdef0123456789abcdef01234567", "argv=./t @@", 2, 1234,
+                                 5678, true},
+                         back;
+    uint8_t *buf = NULL, *again = NULL;
+    size_t len = 0, alen = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(back.target_sha1, meta.target_sha1);
+    CU_ASSERT_STRING_EQUAL(back.settings, "argv=./t @@");
+    CU_ASSERT(back.runs == 2 && back.execs == 1234 && back.wall_ms == 5678 && back.complete);
+    /* what the engine reads back: bests, marks, order, the seen-set, the change counter */
+    CU_ASSERT_EQUAL(cd_table_n_labels(u), cd_table_n_labels(t));
+    for (size_t i = 0; i < cd_table_n_labels(t); i++) {
+        const struct cd_table_label *x = cd_table_label_at(t, i), *y = cd_table_label_at(u, i);
+        CU_ASSERT_EQUAL(x->id, y->id);
+        CU_ASSERT_EQUAL(x->finished, y->finished);
+        CU_ASSERT_EQUAL(x->donor_pending, y->donor_pending);
+        CU_ASSERT_EQUAL(cd_table_skippable(x), cd_table_skippable(y));
+        CU_ASSERT(x->best->len == y->best->len && !memcmp(x->best->data, y->best->data, x->best->len));
+        CU_ASSERT_STRING_EQUAL(x->best->origin, y->best->origin);
+        CU_ASSERT_EQUAL(x->best->outcome, y->best->outcome);
+    }
+    CU_ASSERT_TRUE(cd_table_find(u, 11)->donor_pending || cd_table_find(u, 10)->donor_pending);
+    CU_ASSERT_EQUAL(cd_table_n_examples(u), cd_table_n_examples(t) - 1); /* not the pinned one */
+    CU_ASSERT_EQUAL(cd_table_changes(u), cd_table_changes(t));
+    for (int i = 0; i < 5000; i++)
+        CU_ASSERT(cd_table_seen_has(u, cd_hash_bytes(&i, sizeof i)));
+    CU_ASSERT(!cd_table_seen_has(u, cd_hash_bytes("never", 5)));
+    /* byte for byte */
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0);
+    /* the loaded table takes offers as the original does */
+    size_t imp = 0;
+    CU_ASSERT_EQUAL(offer(u, "z", (uint32_t[]){8, 9}, 2, &imp), CD_OK);
+    CU_ASSERT_EQUAL(imp, 2);
+    CU_ASSERT_FALSE(cd_table_find(u, 8)->finished);
+    free(buf);
+    free(again);
+    cd_table_meta_release(&back);
+    cd_table_free(t);
+    cd_table_free(u);
+}
+
+/* Every damaged copy is refused with a message, never read past its end or half loaded. */
+static void test_table_state_refuses_damage(void)
+{
+    struct cd_table *t = state_sample(), *u = NULL;
+    struct cd_error err;
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+    uint8_t *copy = malloc(len);
+    CU_ASSERT_FATAL(copy != NULL);
+    size_t cuts[] = {0, 7, 8, 20, len / 2, len - 17, len - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        memcpy(copy, buf, cuts[i]);
+        CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, cuts[i], 0, &err), CD_FAILED);
+        CU_ASSERT_PTR_NULL(u);
+    }
+    for (size_t at = 0; at < len; at += 7) {
+        memcpy(copy, buf, len);
+        copy[at] ^= 0x20;
+        CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
+        CU_ASSERT(strstr(err.msg, at < 8 ? "not a corpus-distill state" : "state") != NULL);
+    }
+    memcpy(copy, buf, len);
+    copy[8] = 9; /* a later format version */
+    CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
+    CU_ASSERT(strstr(err.msg, "version 9") != NULL);
+    CU_ASSERT_EQUAL(cd_table_load(&u, &back, (const uint8_t *)"{\"seeds\": []}", 14, 0, &err),
+                    CD_FAILED);
+    CU_ASSERT_STRING_EQUAL(err.msg, "not a corpus-distill state file");
+    free(copy);
+    free(buf);
+    cd_table_free(t);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -269,6 +377,8 @@ int main(void)
         {"test_table_seeds_before_outcomes", test_table_seeds_before_outcomes},
         {"test_table_many_labels", test_table_many_labels},
         {"test_table_seen_set", test_table_seen_set},
+        {"test_table_state_round_trip", test_table_state_round_trip},
+        {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("table", tests);

@@ -1,0 +1,42 @@
+/* What the table's own files share (table.c: offers and lookups; table_state.c: the state file):
+ * the table's layout and the helpers that build it. Nothing outside table*.c includes this. */
+#ifndef CD_TABLE_INTERNAL_H
+#define CD_TABLE_INTERNAL_H
+
+#include "cd_table.h"
+
+struct cd_table {
+    struct cd_table_label *labels; /* records in first-seen order */
+    size_t n_labels, cap_labels;
+    uint32_t *map;                 /* slot -> record index + 1; 0 is empty */
+    size_t map_cap;                /* power of two */
+    struct cd_hashset seen;
+    struct cd_table_example *head, *tail;
+    size_t n_examples;
+    uint64_t example_bytes;
+    uint64_t serial;
+    uint64_t changes;
+    bool count_shown;
+};
+
+/* Returns the record of label id, or NULL. */
+struct cd_table_label *table_lookup(const struct cd_table *t, uint32_t id);
+
+/* Makes room for `more` new label records; false when out of memory or past 2^32 labels. */
+bool table_reserve_labels(struct cd_table *t, size_t more);
+
+/* Adds a record for id, which must be new, in room table_reserve_labels made; returns it. */
+struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id);
+
+/* A new unlinked example holding copies of data, labels and origin with the next serial, or NULL
+ * when out of memory. */
+struct cd_table_example *table_example_new(struct cd_table *t, const uint8_t *data, size_t len,
+                                          const struct cd_labelset *labels, const char *origin);
+
+/* Appends e to the live list and counts it. */
+void table_example_link(struct cd_table *t, struct cd_table_example *e);
+
+/* Frees an unlinked example. */
+void table_example_free(struct cd_table_example *e);
+
+#endif

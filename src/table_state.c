@@ -1,0 +1,457 @@
+/* The table's state file: the whole table (best examples, finished marks, label order, the
+ * seen-set, the change counter) and what made it, as bytes that load back into the same table, so
+ * that a later run starts where an earlier one ended or was killed. Engine scratch (busy marks,
+ * whole-reduction marks, shown counts) is not kept; examples best for no label (pinned select-only
+ * seeds) are not kept either: a run pins its own.
+ *
+ * Format, version 1. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
+ *
+ *   magic "CDSTATE\0" (8 bytes), u32 version (1), u32 0
+ *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
+ *   u64 changes
+ *   u64 examples, then each: u64 len, len bytes, str origin, u32 labels, that many u32 label ids
+ *       in ascending order, u8 flags (1: finished)
+ *   u64 labels, then each in first-seen order: u32 id, u64 best (an example's index), u8 flags
+ *       (1: finished, 2: a donor pending), u64 donor tried (its example's index + 1, or 0)
+ *   u64 fingerprints forgotten, u64 fingerprints, that many u64 in ascending order
+ *   16 bytes: XXH3-128 of every byte before them (low half first)
+ *
+ * Loading checks the checksum before anything else, then every count against the bytes left and
+ * every reference against what it names: a damaged file is refused with one line, never read
+ * past its end. */
+#include "cd_hash.h"
+#include "table_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STATE_MAGIC "CDSTATE"   /* and its NUL: 8 bytes */
+#define STATE_VERSION 1u
+#define SUM_LEN 16
+
+enum { EX_FINISHED = 1 };
+enum { LB_FINISHED = 1, LB_DONOR_PENDING = 2 };
+
+/* A growing output buffer; ok turns false at the first allocation failure. */
+struct out {
+    uint8_t *p;
+    size_t n, cap;
+    bool ok;
+};
+
+static void put(struct out *o, const void *v, size_t len)
+{
+    if (!o->ok)
+        return;
+    if (o->cap - o->n < len) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap - o->n < len)
+            cap *= 2;
+        uint8_t *p = realloc(o->p, cap);
+        if (!p) {
+            o->ok = false;
+            return;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    if (len)
+        memcpy(o->p + o->n, v, len);
+    o->n += len;
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    put(o, b, 8);
+}
+
+static void put_u32(struct out *o, uint32_t v)
+{
+    uint8_t b[4];
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    put(o, b, 4);
+}
+
+static void put_u8(struct out *o, uint8_t v)
+{
+    put(o, &v, 1);
+}
+
+static void put_str(struct out *o, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u32(o, (uint32_t)n);
+    put(o, s, n);
+}
+
+/* The index among the saved examples (live, best for some label) of the one with this serial;
+ * serials ascend along the live list. n when none. */
+static size_t index_of(const uint64_t *serials, size_t n, uint64_t serial)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (serials[mid] < serial)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && serials[lo] == serial ? lo : n;
+}
+
+static void put_examples(struct out *o, const struct cd_table *t, uint64_t *serials, size_t *n)
+{
+    *n = 0;
+    for (const struct cd_table_example *e = t->head; e; e = e->next)
+        if (e->refs)
+            serials[(*n)++] = e->serial;
+    put_u64(o, *n);
+    for (const struct cd_table_example *e = t->head; e; e = e->next) {
+        if (!e->refs)
+            continue;
+        put_u64(o, e->len);
+        put(o, e->data, e->len);
+        put_str(o, e->origin);
+        put_u32(o, (uint32_t)e->labels.n);
+        for (size_t i = 0; i < e->labels.n; i++)
+            put_u32(o, e->labels.v[i]);
+        put_u8(o, e->finished ? EX_FINISHED : 0);
+    }
+}
+
+static void put_labels(struct out *o, const struct cd_table *t, const uint64_t *serials, size_t n)
+{
+    put_u64(o, t->n_labels);
+    for (size_t i = 0; i < t->n_labels; i++) {
+        const struct cd_table_label *l = &t->labels[i];
+        size_t tried = l->donor_tried ? index_of(serials, n, l->donor_tried) : n;
+        put_u32(o, l->id);
+        put_u64(o, index_of(serials, n, l->best->serial));
+        put_u8(o, (uint8_t)((l->finished ? LB_FINISHED : 0) |
+                            (l->donor_pending ? LB_DONOR_PENDING : 0)));
+        put_u64(o, tried < n ? tried + 1 : 0);
+    }
+}
+
+static void put_seen(struct out *o, const struct cd_table *t)
+{
+    uint64_t *fps = malloc((t->seen.count ? t->seen.count : 1) * sizeof *fps);
+    if (!fps) {
+        o->ok = false;
+        return;
+    }
+    size_t n = cd_hashset_fingerprints(&t->seen, fps);
+    put_u64(o, t->seen.forgotten);
+    put_u64(o, n);
+    for (size_t i = 0; i < n; i++)
+        put_u64(o, fps[i]);
+    free(fps);
+}
+
+enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
+                             uint8_t **buf, size_t *len, struct cd_error *err)
+{
+    struct out o = {NULL, 0, 0, true};
+    uint64_t *serials = malloc((t->n_examples ? t->n_examples : 1) * sizeof *serials);
+    size_t n = 0;
+    *buf = NULL;
+    *len = 0;
+    if (!serials)
+        return cd_error_set(err, CD_FAILED, "out of memory saving the state");
+    put(&o, STATE_MAGIC, 8);
+    put_u32(&o, STATE_VERSION);
+    put_u32(&o, 0);
+    put_str(&o, meta->target_sha1);
+    put_str(&o, meta->settings);
+    put_u64(&o, meta->runs);
+    put_u64(&o, meta->execs);
+    put_u64(&o, meta->wall_ms);
+    put_u8(&o, meta->complete);
+    put_u64(&o, t->changes);
+    put_examples(&o, t, serials, &n);
+    put_labels(&o, t, serials, n);
+    put_seen(&o, t);
+    free(serials);
+    if (o.ok) {
+        struct cd_hash h = cd_hash_bytes(o.p, o.n);
+        put_u64(&o, h.lo);
+        put_u64(&o, h.hi);
+    }
+    if (!o.ok) {
+        free(o.p);
+        return cd_error_set(err, CD_FAILED, "out of memory saving the state");
+    }
+    *buf = o.p;
+    *len = o.n;
+    return CD_OK;
+}
+
+/* A reader over the loaded bytes; bad turns true at the first read past the end, and every read
+ * after that returns zeros. */
+struct in {
+    const uint8_t *p;
+    size_t n, at;
+    bool bad;
+};
+
+static const uint8_t *take(struct in *r, size_t len)
+{
+    if (r->bad || r->n - r->at < len) {
+        r->bad = true;
+        return NULL;
+    }
+    r->at += len;
+    return r->p + r->at - len;
+}
+
+static uint64_t get_u64(struct in *r)
+{
+    const uint8_t *b = take(r, 8);
+    uint64_t v = 0;
+    for (int i = 0; b && i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+static uint32_t get_u32(struct in *r)
+{
+    const uint8_t *b = take(r, 4);
+    uint32_t v = 0;
+    for (int i = 0; b && i < 4; i++)
+        v |= (uint32_t)b[i] << (8 * i);
+    return v;
+}
+
+static uint8_t get_u8(struct in *r)
+{
+    const uint8_t *b = take(r, 1);
+    return b ? *b : 0;
+}
+
+/* Returns an owned NUL-terminated copy of a str, or NULL (bad set, or out of memory: *oom). */
+static char *get_str(struct in *r, bool *oom)
+{
+    uint32_t n = get_u32(r);
+    const uint8_t *b = take(r, n);
+    if (!b)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s) {
+        *oom = true;
+        return NULL;
+    }
+    memcpy(s, b, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* Whether count records of at least each bytes can still be in r: a damaged count is refused
+ * before it sizes an allocation. */
+static bool fits(struct in *r, uint64_t count, size_t each)
+{
+    if (count > (r->n - r->at) / each)
+        r->bad = true;
+    return !r->bad;
+}
+
+/* Reads the examples into t (linked in order) and an array of them by index; a message into why
+ * and false when damaged or out of memory. */
+static bool get_examples(struct in *r, struct cd_table *t, struct cd_table_example ***by_index,
+                         size_t *n_out, const char **why)
+{
+    uint64_t n = get_u64(r);
+    *n_out = 0;
+    if (!fits(r, n, 8 + 4 + 4 + 1))
+        return *why = "example count past the end", false;
+    *by_index = malloc((n ? n : 1) * sizeof **by_index);
+    if (!*by_index)
+        return *why = "out of memory", false;
+    struct cd_labelset set = {NULL, 0, 0};
+    bool ok = false;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len = get_u64(r);
+        const uint8_t *data = fits(r, len, 1) ? take(r, (size_t)len) : NULL;
+        bool oom = false;
+        char *origin = get_str(r, &oom);
+        uint32_t nl = get_u32(r);
+        set.n = 0;
+        if (r->bad || oom || !fits(r, nl, 4)) {
+            free(origin);
+            *why = oom ? "out of memory" : "an example past the end";
+            goto out;
+        }
+        for (uint32_t k = 0; k < nl; k++) {
+            uint32_t id = get_u32(r);
+            if (set.n && id <= set.v[set.n - 1]) {
+                free(origin);
+                *why = "an example's labels out of order";
+                goto out;
+            }
+            if (!cd_labelset_push(&set, id)) {
+                free(origin);
+                *why = "out of memory";
+                goto out;
+            }
+        }
+        uint8_t flags = get_u8(r);
+        struct cd_table_example *e = r->bad || flags & ~EX_FINISHED
+                                         ? NULL
+                                         : table_example_new(t, data, (size_t)len, &set, origin);
+        free(origin);
+        if (!e) {
+            *why = r->bad ? "an example past the end" : flags & ~EX_FINISHED ? "unknown flags"
+                                                                             : "out of memory";
+            goto out;
+        }
+        e->finished = flags & EX_FINISHED;
+        table_example_link(t, e);
+        (*by_index)[(*n_out)++] = e;
+    }
+    ok = true;
+out:
+    cd_labelset_release(&set);
+    return ok;
+}
+
+/* Reads the label records into t; by_index names the examples. */
+static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example **by_index,
+                       size_t n_ex, const char **why)
+{
+    uint64_t n = get_u64(r);
+    if (!fits(r, n, 4 + 8 + 1 + 8) || n >= UINT32_MAX)
+        return *why = "label count past the end", false;
+    if (!table_reserve_labels(t, (size_t)n))
+        return *why = "out of memory", false;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t id = get_u32(r);
+        uint64_t best = get_u64(r);
+        uint8_t flags = get_u8(r);
+        uint64_t tried = get_u64(r);
+        if (r->bad)
+            return *why = "a label past the end", false;
+        if (table_lookup(t, id))
+            return *why = "a label listed twice", false;
+        if (best >= n_ex || tried > n_ex || flags & ~(LB_FINISHED | LB_DONOR_PENDING) ||
+            !cd_labelset_has(&by_index[best]->labels, id))
+            return *why = "a label whose best example does not show it", false;
+        struct cd_table_label *l = table_label_add(t, id);
+        l->best = by_index[best];
+        l->best->refs++;
+        l->finished = flags & LB_FINISHED;
+        l->donor_pending = flags & LB_DONOR_PENDING;
+        l->donor_tried = tried ? by_index[tried - 1]->serial : 0;
+    }
+    for (size_t i = 0; i < n_ex; i++)
+        if (!by_index[i]->refs)
+            return *why = "an example that is best for no label", false;
+    return true;
+}
+
+static bool get_seen(struct in *r, struct cd_table *t, const char **why)
+{
+    uint64_t forgotten = get_u64(r), n = get_u64(r), prev = 0;
+    if (!fits(r, n, 8))
+        return *why = "seen-set past the end", false;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t fp = get_u64(r);
+        if (fp <= prev)
+            return *why = "seen-set out of order", false;
+        prev = fp;
+        if (cd_hashset_add_fingerprint(&t->seen, fp) < 0)
+            return *why = "out of memory", false;
+    }
+    t->seen.forgotten += forgotten;
+    return true;
+}
+
+/* Reads the header into meta (strings owned); a message into why and false when it is not ours. */
+static bool get_header(struct in *r, struct cd_table_meta *meta, const char **why,
+                       uint32_t *version)
+{
+    const uint8_t *magic = take(r, 8);
+    if (!magic || memcmp(magic, STATE_MAGIC, 8) != 0)
+        return *why = "not a corpus-distill state file", false;
+    *version = get_u32(r);
+    if (*version != STATE_VERSION)
+        return *why = "version", false;
+    (void)get_u32(r);
+    bool oom = false;
+    char *sha = get_str(r, &oom);
+    meta->settings = get_str(r, &oom);
+    if (sha && strlen(sha) < sizeof meta->target_sha1)
+        strcpy(meta->target_sha1, sha);
+    else if (sha)
+        r->bad = true;
+    free(sha);
+    meta->runs = get_u64(r);
+    meta->execs = get_u64(r);
+    meta->wall_ms = get_u64(r);
+    meta->complete = get_u8(r) != 0;
+    if (oom)
+        return *why = "out of memory", false;
+    return r->bad ? (*why = "header past the end", false) : true;
+}
+
+enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, const uint8_t *buf,
+                             size_t len, size_t seen_mem, struct cd_error *err)
+{
+    struct in r = {buf, len >= SUM_LEN ? len - SUM_LEN : 0, 0, false};
+    struct cd_table *t = NULL;
+    struct cd_table_example **by_index = NULL;
+    size_t n_ex = 0;
+    const char *why = NULL;
+    uint32_t version = 0;
+    *out = NULL;
+    memset(meta, 0, sizeof *meta);
+    if (len < 8 || memcmp(buf, STATE_MAGIC, 8) != 0)
+        return cd_error_set(err, CD_FAILED, "not a corpus-distill state file");
+    if (!get_header(&r, meta, &why, &version)) {
+        if (why && strcmp(why, "version") == 0)
+            cd_error_set(err, CD_FAILED, "state format version %u; this build reads version %u",
+                         version, STATE_VERSION);
+        else
+            cd_error_set(err, CD_FAILED, "damaged state file: %s", why);
+        goto fail;
+    }
+    struct cd_hash h = cd_hash_bytes(buf, r.n);
+    uint8_t sum[SUM_LEN];
+    for (int i = 0; i < 8; i++) {
+        sum[i] = (uint8_t)(h.lo >> (8 * i));
+        sum[8 + i] = (uint8_t)(h.hi >> (8 * i));
+    }
+    if (len < SUM_LEN || memcmp(buf + r.n, sum, SUM_LEN) != 0) {
+        cd_error_set(err, CD_FAILED, "damaged state file: checksum mismatch (cut short or "
+                                     "changed)");
+        goto fail;
+    }
+    if (cd_table_new(&t, err) != CD_OK)
+        goto fail;
+    cd_table_seen_limit(t, seen_mem);
+    t->changes = get_u64(&r);
+    if (!get_examples(&r, t, &by_index, &n_ex, &why) || !get_labels(&r, t, by_index, n_ex, &why) ||
+        !get_seen(&r, t, &why) || (r.at != r.n && (why = "bytes after the seen-set")) ||
+        (r.bad && (why = "cut short"))) {
+        cd_error_set(err, CD_FAILED, "damaged state file: %s", why);
+        goto fail;
+    }
+    t->serial = n_ex;
+    free(by_index);
+    *out = t;
+    return CD_OK;
+fail:
+    /* Examples linked but not yet referenced are freed by cd_table_free as live ones. */
+    free(by_index);
+    cd_table_free(t);
+    cd_table_meta_release(meta);
+    return CD_FAILED;
+}
+
+void cd_table_meta_release(struct cd_table_meta *meta)
+{
+    free(meta->settings);
+    meta->settings = NULL;
+}
