@@ -12,6 +12,7 @@
 #include "cd_ingest.h"
 #include "cd_labels.h"
 #include "cd_result.h"
+#include "cd_table.h"
 
 /* How the engine runs an input. One state per worker; calls on one state are never concurrent. */
 struct cd_runner_ops {
@@ -95,6 +96,13 @@ struct cd_distill_opts {
      * message names it); may be NULL. With jobs > 1, called as progress is. */
     void (*warning)(void *ctx, const char *msg);
     void *cb_ctx;             /* passed to progress and warning */
+    /* Called with the table every checkpoint_ms of wall time (0: never), in the first pass and
+     * in reduction, with the engine's lock held (workers wait meanwhile): it may read t, and
+     * save it (cd_table_save), never change it or call back into the engine. execs: this run's so
+     * far. May be NULL. */
+    void (*checkpoint)(void *ctx, const struct cd_table *t, uint64_t execs);
+    uint64_t checkpoint_ms;
+    void *checkpoint_ctx;
 };
 
 struct cd_distill;
@@ -108,6 +116,22 @@ struct cd_distill;
 enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
                               const struct cd_runner_ops *ops, void *runner_ctx,
                               struct cd_error *err);
+
+/* A warm start: replaces the engine's empty table by t (ownership taken, also on failure), a
+ * table an earlier run of the same target and settings saved, before cd_distill_ingest. Inputs
+ * in its seen-set then cost nothing, its finished labels stay finished until an input improves
+ * them, and reduction carries on where that run ended. Its seen-set bound becomes the engine's. */
+void cd_distill_adopt_table(struct cd_distill *d, struct cd_table *t);
+
+/* Runs every example of old (a table another target or other settings made) through the first
+ * pass as inputs, named by their origin, before cd_distill_ingest: what they show now is kept,
+ * their old labels and finished marks are not. Same statuses as cd_distill_ingest. */
+enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_table *old,
+                                       struct cd_error *err);
+
+/* The engine's table, for saving it once the run is over (cd_distill_reduce returned): valid
+ * until cd_distill_free. */
+const struct cd_table *cd_distill_table(const struct cd_distill *d);
 
 /* First pass: runs every input ing yields (seen contents once; duplicates counted), updating the
  * table. With jobs > 1 the workers take turns calling cd_ingest_next on ing (never two at once),

@@ -36,6 +36,10 @@ int cd_hashset_add(struct cd_hashset *set, struct cd_hash h);
 /* Returns whether h is in the set. */
 int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h);
 
+/* Sets the budget of a set that may hold values already: rebuilds it under the new budget
+ * (forgetting what does not fit, counted). 0, or -1 when out of memory (set unchanged). */
+int cd_hashset_set_budget(struct cd_hashset *set, size_t max_bytes);
+
 /* Bytes the set's table takes now. */
 size_t cd_hashset_bytes(const struct cd_hashset *set);
 

@@ -83,8 +83,10 @@ int cd_table_seen_add(struct cd_table *t, struct cd_hash h);
 /* Returns whether h is in the seen-set. */
 bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h);
 
-/* Bounds the seen-set's memory to max_bytes (0: none); past it, old entries are forgotten. */
-void cd_table_seen_limit(struct cd_table *t, size_t max_bytes);
+/* Bounds the seen-set's memory to max_bytes (0: none); past it, old entries are forgotten. A
+ * seen-set that holds entries already is rebuilt under the new bound; false when out of memory
+ * for that (the set is then as it was). */
+bool cd_table_seen_limit(struct cd_table *t, size_t max_bytes);
 
 /* The seen-set's hashes forgotten to stay within its bound, and the bytes it takes now. */
 uint64_t cd_table_seen_forgotten(const struct cd_table *t);
@@ -115,6 +117,9 @@ void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_exampl
  * select-only seeds stay available to the seed cover whatever reduction does. */
 void cd_table_pin(struct cd_table *t, struct cd_table_example *e);
 
+/* Undoes cd_table_pin: e is freed at once when it is best for no label. */
+void cd_table_unpin(struct cd_table *t, struct cd_table_example *e);
+
 /* While on, every offer counts each label it shows in the label's `shown`. */
 void cd_table_count_shown(struct cd_table *t, bool on);
 
@@ -141,8 +146,7 @@ struct cd_table_meta {
 };
 
 /* Serialises t and meta into the state format (table_state.c documents it): *buf is owned, free
- * with free(). Equal tables give equal bytes; examples best for no label are left out. FAILED
- * when out of memory. */
+ * with free(). Equal tables give equal bytes. FAILED when out of memory. */
 enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
                              uint8_t **buf, size_t *len, struct cd_error *err);
 

@@ -120,6 +120,7 @@ struct cd_distill {
     struct cd_result_point *series;
     size_t n_series;
     uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
+    uint64_t next_checkpoint_ns;
 };
 
 /* xoshiro256** seeded through splitmix64: label choice only. */
@@ -243,9 +244,14 @@ static bool table_cover(struct cd_distill *d, bool pin)
         goto out;
     d->seed_bytes = cs.bytes;
     d->seeds = cs.chosen;
-    for (k = 0; pin && k < n; k++)
+    /* The baseline becomes this cover: examples an earlier run pinned (a warm start) that it
+       leaves out are let go. */
+    for (k = 0; pin && k < n; k++) {
         if (chosen[k])
             cd_table_pin(d->table, ex[k]);
+        else if (ex[k]->pinned)
+            cd_table_unpin(d->table, ex[k]);
+    }
     ok = true;
 out:
     free(sets);
@@ -292,12 +298,22 @@ static void update_cover(struct cd_distill *d, bool force)
     record_point(d, now, count_skippable(d->table));
 }
 
-/* Calls the progress callback, at most every PROGRESS_NS unless forced. Lock held, so calls
- * never overlap. */
+/* Hands the table to the checkpoint callback when one is due. Lock held. */
+static void checkpoint(struct cd_distill *d, uint64_t now)
+{
+    if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns)
+        return;
+    d->opts.checkpoint(d->opts.checkpoint_ctx, d->table, d->stats.execs);
+    d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
+}
+
+/* Calls the progress callback, at most every PROGRESS_NS unless forced, and the checkpoint
+ * callback when due. Lock held, so calls never overlap. */
 static void progress(struct cd_distill *d, bool force)
 {
     if (d->stats.select_only_bytes)
         update_cover(d, force);
+    checkpoint(d, cd_now_ns());
     if (!d->opts.progress)
         return;
     uint64_t now = cd_now_ns();
@@ -389,6 +405,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     d->attempt_execs = opts->attempt_execs ? opts->attempt_execs : ATTEMPT_EXECS;
     d->phase = "first pass";
     d->start_ns = d->last_progress_ns = cd_now_ns();
+    d->next_checkpoint_ns = d->start_ns + opts->checkpoint_ms * 1000000ull;
     uint64_t x = opts->seed;
     for (int i = 0; i < 4; i++)
         d->rng[i] = splitmix64(&x);
@@ -590,6 +607,38 @@ static void join_threads(struct cd_distill *d, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
         pthread_join(d->workers[i].thread, NULL);
+}
+
+void cd_distill_adopt_table(struct cd_distill *d, struct cd_table *t)
+{
+    /* Out of memory rebuilding it under the bound, the seen-set keeps the one it was loaded
+       with. */
+    (void)cd_table_seen_limit(t, d->opts.seen_mem ? d->opts.seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT);
+    cd_table_free(d->table);
+    d->table = t;
+}
+
+enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_table *old,
+                                       struct cd_error *err)
+{
+    cd_table_count_shown(d->table, true);
+    d->phase = "first pass";
+    for (const struct cd_table_example *e = cd_table_examples(old); e; e = e->next)
+        if (e->refs && !take_input(&d->workers[0], e->data, e->len, e->origin))
+            break;
+    lock(d);
+    enum cd_status st = CD_OK;
+    if (d->failed) {
+        *err = d->fail_err;
+        st = CD_FAILED;
+    }
+    unlock(d);
+    return st;
+}
+
+const struct cd_table *cd_distill_table(const struct cd_distill *d)
+{
+    return d->table;
 }
 
 /* Label records by how many first-pass inputs showed them, fewest first (afl-cmin's order). */

@@ -158,6 +158,20 @@ size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out)
     return n;
 }
 
+int cd_hashset_set_budget(struct cd_hashset *set, size_t max_bytes)
+{
+    struct cd_hashset n = {.max_bytes = max_bytes};
+    for (size_t i = 0; i < set->buckets * BUCKET; i++)
+        if (set->slots[i] && cd_hashset_add_fingerprint(&n, set->slots[i]) < 0) {
+            cd_hashset_release(&n);
+            return -1;
+        }
+    n.forgotten += set->forgotten;
+    free(set->slots);
+    *set = n;
+    return 0;
+}
+
 size_t cd_hashset_bytes(const struct cd_hashset *set)
 {
     return set->buckets * BUCKET * sizeof *set->slots;

@@ -320,9 +320,13 @@ bool cd_table_seen_has(const struct cd_table *t, struct cd_hash h)
     return cd_hashset_has(&t->seen, h) != 0;
 }
 
-void cd_table_seen_limit(struct cd_table *t, size_t max_bytes)
+bool cd_table_seen_limit(struct cd_table *t, size_t max_bytes)
 {
-    t->seen.max_bytes = max_bytes;
+    if (!t->seen.count || t->seen.max_bytes == max_bytes) {
+        t->seen.max_bytes = max_bytes;
+        return true;
+    }
+    return cd_hashset_set_budget(&t->seen, max_bytes) == 0;
 }
 
 uint64_t cd_table_seen_forgotten(const struct cd_table *t)
@@ -355,6 +359,15 @@ void cd_table_pin(struct cd_table *t, struct cd_table_example *e)
 {
     (void)t;
     e->pinned = true;
+}
+
+void cd_table_unpin(struct cd_table *t, struct cd_table_example *e)
+{
+    e->pinned = false;
+    if (!e->refs) {
+        e->refs = 1; /* example_unref frees it once the count reaches zero */
+        example_unref(t, e);
+    }
 }
 
 void cd_table_count_shown(struct cd_table *t, bool on)

@@ -1,8 +1,9 @@
 /* The table's state file: the whole table (best examples, finished marks, label order, the
  * seen-set, the change counter) and what made it, as bytes that load back into the same table, so
  * that a later run starts where an earlier one ended or was killed. Engine scratch (busy marks,
- * whole-reduction marks, shown counts) is not kept; examples best for no label (pinned select-only
- * seeds) are not kept either: a run pins its own.
+ * whole-reduction marks, shown counts) is not kept. Pinned examples are (the select-only seeds,
+ * kept while best for no label): the seed cover of a warm run that changes nothing is then the
+ * one its predecessor wrote.
  *
  * Format, version 1. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
  *
@@ -10,7 +11,7 @@
  *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
  *   u64 changes
  *   u64 examples, then each: u64 len, len bytes, str origin, u32 labels, that many u32 label ids
- *       in ascending order, u8 flags (1: finished)
+ *       in ascending order, u8 flags (1: finished, 2: pinned)
  *   u64 labels, then each in first-seen order: u32 id, u64 best (an example's index), u8 flags
  *       (1: finished, 2: a donor pending), u64 donor tried (its example's index + 1, or 0)
  *   u64 fingerprints forgotten, u64 fingerprints, that many u64 in ascending order
@@ -29,7 +30,7 @@
 #define STATE_VERSION 1u
 #define SUM_LEN 16
 
-enum { EX_FINISHED = 1 };
+enum { EX_FINISHED = 1, EX_PINNED = 2 };
 enum { LB_FINISHED = 1, LB_DONOR_PENDING = 2 };
 
 /* A growing output buffer; ok turns false at the first allocation failure. */
@@ -88,8 +89,8 @@ static void put_str(struct out *o, const char *s)
     put(o, s, n);
 }
 
-/* The index among the saved examples (live, best for some label) of the one with this serial;
- * serials ascend along the live list. n when none. */
+/* The index among the saved examples (the live ones) of the one with this serial; serials ascend
+ * along the live list. n when none. */
 static size_t index_of(const uint64_t *serials, size_t n, uint64_t serial)
 {
     size_t lo = 0, hi = n;
@@ -107,19 +108,16 @@ static void put_examples(struct out *o, const struct cd_table *t, uint64_t *seri
 {
     *n = 0;
     for (const struct cd_table_example *e = t->head; e; e = e->next)
-        if (e->refs)
-            serials[(*n)++] = e->serial;
+        serials[(*n)++] = e->serial;
     put_u64(o, *n);
     for (const struct cd_table_example *e = t->head; e; e = e->next) {
-        if (!e->refs)
-            continue;
         put_u64(o, e->len);
         put(o, e->data, e->len);
         put_str(o, e->origin);
         put_u32(o, (uint32_t)e->labels.n);
         for (size_t i = 0; i < e->labels.n; i++)
             put_u32(o, e->labels.v[i]);
-        put_u8(o, e->finished ? EX_FINISHED : 0);
+        put_u8(o, (uint8_t)((e->finished ? EX_FINISHED : 0) | (e->pinned ? EX_PINNED : 0)));
     }
 }
 
@@ -298,16 +296,17 @@ static bool get_examples(struct in *r, struct cd_table *t, struct cd_table_examp
             }
         }
         uint8_t flags = get_u8(r);
-        struct cd_table_example *e = r->bad || flags & ~EX_FINISHED
+        bool known = !(flags & ~(EX_FINISHED | EX_PINNED));
+        struct cd_table_example *e = r->bad || !known
                                          ? NULL
                                          : table_example_new(t, data, (size_t)len, &set, origin);
         free(origin);
         if (!e) {
-            *why = r->bad ? "an example past the end" : flags & ~EX_FINISHED ? "unknown flags"
-                                                                             : "out of memory";
+            *why = r->bad ? "an example past the end" : !known ? "unknown flags" : "out of memory";
             goto out;
         }
         e->finished = flags & EX_FINISHED;
+        e->pinned = flags & EX_PINNED;
         table_example_link(t, e);
         (*by_index)[(*n_out)++] = e;
     }
@@ -346,8 +345,8 @@ static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example
         l->donor_tried = tried ? by_index[tried - 1]->serial : 0;
     }
     for (size_t i = 0; i < n_ex; i++)
-        if (!by_index[i]->refs)
-            return *why = "an example that is best for no label", false;
+        if (!by_index[i]->refs && !by_index[i]->pinned)
+            return *why = "an example that is best for no label and not pinned", false;
     return true;
 }
 

@@ -468,6 +468,93 @@ static void test_distill_budgets_and_stop(void)
     cd_test_rmdir(dir);
 }
 
+/* distill(), started from a saved table: adopted when warm, else its examples run as inputs
+ * first. *saved gets the table at the end, saved (owned). */
+static void distill_from(const char *dir, struct cd_distill_opts *opts, const uint8_t *state,
+                         size_t state_len, bool warm, struct cd_result *res, uint8_t **saved,
+                         size_t *saved_len)
+{
+    struct runner_ctx rc = {0};
+    struct cd_distill *d = NULL;
+    struct cd_ingest *ing = NULL;
+    struct cd_table *t = NULL;
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false}, back;
+    struct cd_error err;
+    const char *ops[] = {dir};
+    struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};
+    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, opts, &pure_ops, &rc, &err), CD_OK);
+    if (state) {
+        CU_ASSERT_EQUAL_FATAL(cd_table_load(&t, &back, state, state_len, 0, &err), CD_OK);
+        cd_table_meta_release(&back);
+        if (warm) {
+            cd_distill_adopt_table(d, t);
+        } else {
+            CU_ASSERT_EQUAL(cd_distill_ingest_table(d, t, &err), CD_OK);
+            cd_table_free(t);
+        }
+    }
+    CU_ASSERT_EQUAL_FATAL(cd_ingest_new(&ing, &io, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_distill_ingest(d, ing, &err), CD_OK);
+    cd_distill_reduce(d, &err);
+    CU_ASSERT_EQUAL(cd_distill_result(d, res, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_table_save(cd_distill_table(d), &meta, saved, saved_len, &err), CD_OK);
+    cd_ingest_free(ing);
+    cd_distill_free(d);
+}
+
+/* A run stopped early and started again from its saved table runs no input twice and completes
+ * with minimal bests; a warm run after completion runs nothing and changes nothing; a table of
+ * another target runs its examples as inputs. */
+static void test_distill_warm_start(void)
+{
+    char *dir = write_inputs(), *none = write_files(inputs, 0);
+    struct cd_distill_opts stopped = {.seed = 2, .jobs = 1, .max_execs = 30};
+    struct cd_distill_opts opts = {.seed = 2, .jobs = 1};
+    struct cd_result a, b, c, e;
+    uint8_t *sa = NULL, *sb = NULL, *sc = NULL, *se = NULL;
+    size_t la = 0, lb = 0, lc = 0, le = 0;
+    distill_from(dir, &stopped, NULL, 0, true, &a, &sa, &la);
+    CU_ASSERT(!a.stats.complete);
+    distill_from(dir, &opts, sa, la, true, &b, &sb, &lb);
+    CU_ASSERT(b.stats.complete);
+    CU_ASSERT_EQUAL(b.stats.first_pass_execs, 0);
+    CU_ASSERT_EQUAL(b.stats.duplicates, N_INPUTS);
+    CU_ASSERT(b.n_labels >= a.n_labels);
+    check_shape(&b);
+    check_covers_inputs(&b);
+    check_minimal(&b);
+    distill_from(dir, &opts, sb, lb, true, &c, &sc, &lc);
+    CU_ASSERT(c.stats.complete);
+    CU_ASSERT_EQUAL(c.stats.execs, 0);
+    CU_ASSERT_EQUAL_FATAL(c.n_labels, b.n_labels);
+    for (size_t i = 0; i < b.n_labels; i++) {
+        CU_ASSERT_EQUAL(c.labels[i].id, b.labels[i].id);
+        CU_ASSERT_STRING_EQUAL(c.examples[c.labels[i].example].sha1,
+                               b.examples[b.labels[i].example].sha1);
+    }
+    /* no operand inputs at all: the old examples alone bring every label back */
+    distill_from(none, &opts, sb, lb, false, &e, &se, &le);
+    CU_ASSERT(e.stats.first_pass_execs > 0);
+    CU_ASSERT(e.stats.complete);
+    for (size_t i = 0; i < b.n_labels; i++) {
+        bool found = false;
+        for (size_t k = 0; k < e.n_labels && !found; k++)
+            found = e.labels[k].id == b.labels[i].id;
+        CU_ASSERT(found);
+    }
+    check_minimal(&e);
+    free(sa);
+    free(sb);
+    free(sc);
+    free(se);
+    cd_result_release(&a);
+    cd_result_release(&b);
+    cd_result_release(&c);
+    cd_result_release(&e);
+    cd_test_rmdir(dir);
+    cd_test_rmdir(none);
+}
+
 /* Attempts cut after a few executions still reach the same minima: each later attempt carries on
  * where the last stopped. */
 static void test_distill_short_attempts_complete(void)
@@ -596,6 +683,7 @@ int main(void)
         {"test_distill_no_reduce", test_distill_no_reduce},
         {"test_distill_workers", test_distill_workers},
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
+        {"test_distill_warm_start", test_distill_warm_start},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
         {"test_distill_hang_confirmed_when_it_matters", test_distill_hang_confirmed_when_it_matters},

@@ -2,6 +2,7 @@
 #include "cd_hash.h"
 #include "harness.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void test_hash_sha1_known_vectors(void)
@@ -76,9 +77,41 @@ static void test_hash_set_stays_within_budget(void)
     CU_ASSERT_EQUAL(set.forgotten, 0);
 }
 
+/* The fingerprints come out sorted, rebuild the same set, and a set given a budget after it was
+ * filled keeps what fits and still grows to the budget. */
+static void test_hash_set_fingerprints_and_budget(void)
+{
+    struct cd_hashset a = {0}, b = {0};
+    for (uint32_t i = 0; i < 20000; i++)
+        CU_ASSERT_EQUAL(cd_hashset_add(&a, cd_hash_bytes(&i, sizeof i)), 1);
+    uint64_t *fp = malloc(a.count * sizeof *fp), *again = malloc(a.count * sizeof *again);
+    CU_ASSERT_FATAL(fp && again);
+    size_t n = cd_hashset_fingerprints(&a, fp);
+    CU_ASSERT_EQUAL(n, 20000);
+    for (size_t i = 1; i < n; i++)
+        CU_ASSERT(fp[i - 1] < fp[i]);
+    for (size_t i = 0; i < n; i++)
+        CU_ASSERT_EQUAL(cd_hashset_add_fingerprint(&b, fp[i]), 1);
+    CU_ASSERT_EQUAL(cd_hashset_fingerprints(&b, again), n);
+    CU_ASSERT(memcmp(fp, again, n * sizeof *fp) == 0);
+    CU_ASSERT_EQUAL(cd_hashset_set_budget(&a, 64 << 20), 0);
+    for (uint32_t i = 0; i < 20000; i++)
+        CU_ASSERT(cd_hashset_has(&a, cd_hash_bytes(&i, sizeof i)));
+    for (uint32_t i = 20000; i < 200000; i++)
+        cd_hashset_add(&a, cd_hash_bytes(&i, sizeof i));
+    CU_ASSERT(a.forgotten < 200); /* only values whose bucket of four was full, rare */
+    CU_ASSERT_EQUAL(a.count + a.forgotten, 200000);
+    CU_ASSERT(cd_hashset_bytes(&a) <= 64 << 20);
+    free(fp);
+    free(again);
+    cd_hashset_release(&a);
+    cd_hashset_release(&b);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
+        {"test_hash_set_fingerprints_and_budget", test_hash_set_fingerprints_and_budget},
         {"test_hash_sha1_known_vectors", test_hash_sha1_known_vectors},
         {"test_hash_bytes_distinguishes_contents", test_hash_bytes_distinguishes_contents},
         {"test_hash_set_adds_once_and_grows", test_hash_set_adds_once_and_grows},
