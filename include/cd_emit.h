@@ -17,6 +17,8 @@ struct cd_emit_opts {
     bool tar;                  /* seed_dir names a .tar.zst archive to write instead of a dir */
     bool seed_dir_is_input;    /* seed_dir is also an input operand of the run: files in it that
                                   its manifest does not list were inputs, and may be replaced */
+    const char *state_path;    /* the run's state file beside seed_dir, or NULL: the lock sweeps
+                                  its temp files too */
 };
 
 /* What was written (or staged). */
@@ -47,7 +49,7 @@ struct cd_emit_lock {
 };
 
 /* Takes the lock of seed_dir for this process, creating missing parent directories, and removes
- * the temp files that killed runs left beside seed_dir and the manifest, and in crashes_dir those
+ * the temp files that killed runs left beside seed_dir, the manifest and the state file, and in crashes_dir those
  * untouched for ten minutes; FAILED at once, with a one-line message, when another run holds
  * the lock. Release with cd_emit_unlock. */
 enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock *lk,

@@ -43,6 +43,13 @@ struct cd_manifest_info {
     size_t n_skipped;
     char *seed_dir;              /* as given with -o */
     char *crashes_dir;
+    /* the state file (writer only): its path (NULL: none), how the run started from it ("none",
+       "cold", "warm", "target changed", "settings changed", "unreadable"), why when not warm or
+       cold (NULL: nothing to say), and the runs it holds with this one */
+    const char *state_path;
+    const char *state_start;
+    const char *state_note;
+    uint64_t state_runs;
 };
 
 /* One seed or reproducer as the reader sees it. */

@@ -44,6 +44,9 @@ struct cli_opts {
     bool raw_archives;
     const char *crashes_dir;     /* NULL: DIR.crashes */
     const char *manifest;        /* NULL: DIR.manifest.json */
+    const char *state;           /* NULL: DIR.state */
+    bool no_state;               /* neither read nor write a state */
+    uint64_t checkpoint_s;       /* seconds between checkpoints; 0: at the end only */
     bool tar;                    /* write DIR.tar.zst instead of DIR */
     bool force;
     int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
@@ -76,6 +79,42 @@ void cli_failure_json(int code, const char *msg);
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 int cli_audit(const struct cli_opts *o);
+
+/* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
+ * target_sha1, then cli_state_start; release with cli_state_release. */
+struct cli_state {
+    char *path;
+    char target_sha1[41];
+    const char *start;          /* "none", "cold", "warm", "target changed", "settings changed",
+                                   "unreadable" */
+    char note[1024];            /* a line for stderr and the manifest; "" when none */
+    char *settings;             /* this run's settings that change labels, as one line */
+    struct cd_table_meta prev;  /* what the state read said of itself */
+    uint64_t runs, execs, wall_ms; /* the earlier runs' totals */
+    uint64_t start_ns;
+    unsigned saved;             /* saves that succeeded */
+    bool warned;                /* a failed checkpoint was reported */
+};
+
+/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
+void cli_target_sha1(const char *target, char hex[41]);
+
+/* Reads st->path and decides how the run starts: *warm gets the saved table (owned) when the
+ * target and settings are the same, *old gets it when either differs (its examples are to run as
+ * inputs), neither when there is no state (start "cold"), no path ("none") or it cannot be read
+ * ("unreadable", st->note says why). Returns 0, or -1 when out of memory. */
+int cli_state_start(struct cli_state *st, const struct cli_opts *o,
+                    const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
+                    struct cd_table **warm, struct cd_table **old);
+
+/* Saves t with this run's identity and totals (this run: execs) to st->path atomically. */
+enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
+                              bool complete, struct cd_error *err);
+
+/* cd_distill_opts.checkpoint: ctx is a struct cli_state; warns once on stderr if a save fails. */
+void cli_state_checkpoint(void *ctx, const struct cd_table *t, uint64_t execs);
+
+void cli_state_release(struct cli_state *st);
 
 /* Progress display and final summary. */
 struct cli_progress;

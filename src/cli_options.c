@@ -12,7 +12,7 @@ enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS,
     OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
-    OPT_MANIFEST,
+    OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
@@ -48,9 +48,13 @@ static const struct cli_option options[] = {
     {0, "raw-archives", NULL, "--raw-archives, --seen-mem B",
      "archives as raw inputs; seen-set memory (256M)", OPT_RAW},
     {0, "seen-mem", "BYTES", NULL, NULL, OPT_SEEN_MEM},
-    {0, "crashes", "DIR", "--crashes DIR", "reproducers (default: DIR.crashes)", OPT_CRASHES},
-    {0, "manifest", "FILE", "--manifest FILE", "label manifest (default: DIR.manifest.json)",
-     OPT_MANIFEST},
+    {0, "crashes", "DIR", "--crashes D, --manifest F",
+     "reproducers DIR.crashes, manifest DIR.manifest.json", OPT_CRASHES},
+    {0, "manifest", "FILE", NULL, NULL, OPT_MANIFEST},
+    {0, "state", "FILE", "--state F, --no-state",
+     "resume state (DIR.state); --checkpoint S: every 300 s", OPT_STATE},
+    {0, "no-state", NULL, NULL, NULL, OPT_NO_STATE},
+    {0, "checkpoint", "SECONDS", NULL, NULL, OPT_CHECKPOINT},
     {0, "tar", NULL, "--tar, --force",
      "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
     {0, "force", NULL, NULL, NULL, OPT_FORCE},
@@ -228,6 +232,12 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_RAW: o->raw_archives = true; break;
     case OPT_CRASHES: o->crashes_dir = val; break;
     case OPT_MANIFEST: o->manifest = val; break;
+    case OPT_STATE: o->state = val; break;
+    case OPT_NO_STATE: o->no_state = true; break;
+    case OPT_CHECKPOINT:
+        if (!parse_seconds(val, &o->checkpoint_s))
+            goto bad;
+        break;
     case OPT_TAR: o->tar = true; break;
     case OPT_FORCE: o->force = true; break;
     case OPT_QUIET: o->verbosity = -1; break;
@@ -346,6 +356,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_input_size = 1u << 20;
+    o->checkpoint_s = 300;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
     usage_json = false;

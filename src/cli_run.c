@@ -59,58 +59,6 @@ static char *beside(const char *dir, const char *suffix)
     return s;
 }
 
-/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
-static void target_sha1(const char *target, char hex[41])
-{
-    hex[0] = '\0';
-    char *path = NULL;
-    if (strchr(target, '/')) {
-        path = strdup(target);
-    } else {
-        const char *env = getenv("PATH");
-        char *dirs = strdup(env ? env : "/usr/bin:/bin");
-        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
-             d = strtok_r(NULL, ":", &save)) {
-            size_t n = strlen(d) + strlen(target) + 2;
-            char *p = malloc(n);
-            if (!p)
-                break;
-            snprintf(p, n, "%s/%s", d, target);
-            if (access(p, X_OK) == 0) {
-                path = p;
-                break;
-            }
-            free(p);
-        }
-        free(dirs);
-    }
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    free(path);
-    if (!f)
-        return;
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            uint8_t *nb = realloc(buf, ncap);
-            if (!nb)
-                goto out;
-            buf = nb;
-            cap = ncap;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0)
-            break;
-    }
-    if (!ferror(f))
-        cd_hash_sha1_hex(buf, len, hex);
-out:
-    free(buf);
-    fclose(f);
-}
-
 /* Parses an unsigned environment variable; returns false when unset or not a number. */
 static bool env_uint(const char *name, unsigned long long *out)
 {
@@ -173,6 +121,9 @@ struct run_state {
     size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
     struct cd_emit_lock lock;       /* held from the first check of the output to the end */
+    struct cli_state state;         /* the state file: how the run started, where it is saved */
+    uint8_t *state_buf;             /* the final state, written once the output is */
+    size_t state_len;
 };
 
 /* Whether directory dir is one of the operands (compared by device and inode). */
@@ -245,9 +196,12 @@ static void print_summary(struct run_state *s, int code)
     char b1[32], b2[32], skip[256];
     skipped_text(is, o->max_input_size, skip, sizeof skip);
     if (o->verbosity >= 0) {
-        fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu duplicates)%s%s\n",
+        bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
+        fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu %s)%s%s\n",
                 (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
-                (unsigned long long)rs->duplicates, skip[0] ? "; " : "", skip);
+                (unsigned long long)rs->duplicates,
+                warm ? "duplicates or run before, not run again" : "duplicates",
+                skip[0] ? "; " : "", skip);
         if (s->unlisted)
             fprintf(stderr, "corpus-distill: %zu file%s in '%s' that its manifest did not list "
                             "%s taken as input%s\n",
@@ -281,6 +235,10 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
+        if (s->state.saved)
+            fprintf(stderr, "corpus-distill: state: %s start, saved to '%s' (%llu run%s)\n",
+                    s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
+                    s->state.runs ? "s" : "");
         if (rs->seen_forgotten)
             fprintf(stderr, "corpus-distill: seen-set: %s, at its bound (--seen-mem); %llu "
                             "candidates forgotten, run again when met again\n",
@@ -320,6 +278,11 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "seed_dir", json_object_new_string(s->out));
     json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
     json_object_object_add(j, "manifest", json_object_new_string(s->manifest));
+    json_object_object_add(j, "state",
+                           s->state.path ? json_object_new_string(s->state.path) : NULL);
+    json_object_object_add(j, "state_start", json_object_new_string(s->state.start ? s->state.start
+                                                                                  : "none"));
+    json_object_object_add(j, "state_saved", json_object_new_boolean(s->state.saved > 0));
     put_json(j);
 }
 
@@ -349,7 +312,8 @@ static int write_output(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     struct cd_error err;
-    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar, s->out_is_input};
+    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar,
+                              s->out_is_input, s->state.path};
     struct cd_emit_stage *stage = NULL;
     struct cd_emit_file *manifest = NULL;
     struct cd_manifest_info info = {
@@ -362,7 +326,11 @@ static int write_output(struct run_state *s)
         .seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT,
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
-    target_sha1(o->target_argv[0], info.target_sha1);
+    memcpy(info.target_sha1, s->state.target_sha1, sizeof info.target_sha1);
+    info.state_path = s->state.path;
+    info.state_start = s->state.start;
+    info.state_note = s->state.note[0] ? s->state.note : NULL;
+    info.state_runs = s->state.runs + 1;
     enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
         st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
@@ -408,6 +376,39 @@ static void fill_exec_opts(struct run_state *s)
     s->runner.edges_only = o->edges_only;
 }
 
+/* Starts the engine from the state file: warm from its table, or with its examples as the first
+ * inputs when the target or its settings changed. */
+static enum cd_status start_from_state(struct run_state *s, struct cd_error *err)
+{
+    const struct cli_opts *o = s->o;
+    struct cd_table *warm = NULL, *old = NULL;
+    if (cli_state_start(&s->state, o, &s->exec_opts, s->runner.info.map_size,
+                        o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT, &warm,
+                        &old) != 0)
+        return cd_error_set(err, CD_FAILED, "out of memory reading the state");
+    if (s->state.note[0] && o->verbosity >= 0) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: %s\n", s->state.note);
+    }
+    if (warm) {
+        size_t n = cd_table_n_labels(warm), finished = 0;
+        for (size_t i = 0; i < n; i++)
+            finished += cd_table_skippable(cd_table_label_at(warm, i));
+        if (o->verbosity >= 0)
+            fprintf(stderr, "corpus-distill: warm start from '%s' (after %llu run%s): %zu labels, "
+                            "%zu finished, %zu best examples\n",
+                    s->state.path, (unsigned long long)s->state.runs,
+                    s->state.runs == 1 ? "" : "s", n, finished, cd_table_n_examples(warm));
+        cd_distill_adopt_table(s->d, warm);
+        return CD_OK;
+    }
+    if (!old)
+        return CD_OK;
+    enum cd_status st = cd_distill_ingest_table(s->d, old, err);
+    cd_table_free(old);
+    return st;
+}
+
 /* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */
 static int distill(struct run_state *s)
 {
@@ -427,10 +428,14 @@ static int distill(struct run_state *s)
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
         .stop = &stop_flag,
-        .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress};
+        .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress,
+        .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
+        .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
         return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
-    enum cd_status st = cd_distill_ingest(s->d, s->ing, &err);
+    enum cd_status st = start_from_state(s, &err);
+    if (st == CD_OK)
+        st = cd_distill_ingest(s->d, s->ing, &err);
     if (st >= CD_FAILED && !stop_flag)
         return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
@@ -471,6 +476,40 @@ static int distill(struct run_state *s)
     return CLI_EXIT_OK;
 }
 
+/* Serialises the final state while the engine's table is alive; it is written once the output
+ * is (write_state). */
+static void encode_state(struct run_state *s)
+{
+    const struct cd_result_stats *rs = &s->result.stats;
+    struct cd_error err;
+    struct cd_table_meta meta = {"", s->state.settings, s->state.runs + 1,
+                                 s->state.execs + rs->execs,
+                                 s->state.wall_ms + rs->wall_ns / 1000000, rs->complete};
+    if (!s->state.path)
+        return;
+    memcpy(meta.target_sha1, s->state.target_sha1, sizeof meta.target_sha1);
+    if (cd_table_save(cd_distill_table(s->d), &meta, &s->state_buf, &s->state_len, &err) !=
+        CD_OK) {
+        cli_progress_clear(s->progress);
+        fprintf(stderr, "corpus-distill: warning: state not saved: %s\n", err.msg);
+    }
+}
+
+/* Writes the state atomically after the output it goes with. A failure is a warning: the output
+ * is whole, and the next run starts from the older state (or cold). */
+static void write_state(struct run_state *s)
+{
+    struct cd_error err;
+    if (!s->state_buf)
+        return;
+    if (cd_emit_write_file(s->state.path, s->state_buf, s->state_len, &err) != CD_OK)
+        fprintf(stderr, "corpus-distill: warning: state not saved: %s\n", err.msg);
+    else
+        s->state.saved++;
+    free(s->state_buf);
+    s->state_buf = NULL;
+}
+
 int cli_run(const struct cli_opts *o)
 {
     struct run_state s;
@@ -487,8 +526,10 @@ int cli_run(const struct cli_opts *o)
     s.out = !stem ? NULL : o->tar ? beside(stem, ".tar.zst") : strdup(stem);
     s.crashes = o->crashes_dir ? strdup(o->crashes_dir) : stem ? beside(stem, ".crashes") : NULL;
     s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
+    s.state.path = o->no_state ? NULL : o->state ? strdup(o->state) : stem ? beside(stem, ".state")
+                                                                           : NULL;
     free(stem);
-    if (!s.out || !s.crashes || !s.manifest) {
+    if (!s.out || !s.crashes || !s.manifest || (!o->no_state && !s.state.path)) {
         code = run_fail(&s, CLI_EXIT_OUTPUT, "out of memory");
         goto out;
     }
@@ -502,7 +543,8 @@ int cli_run(const struct cli_opts *o)
     }
     /* Refuse a foreign output directory before spending any time on the run. */
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
-    struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input};
+    struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
+                              s.state.path};
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
         code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
         goto out;
@@ -515,9 +557,11 @@ int cli_run(const struct cli_opts *o)
     install_signals(o->verbosity < 0);
     s.progress = cli_progress_new(o->verbosity);
     fill_exec_opts(&s);
+    cli_target_sha1(o->target_argv[0], s.state.target_sha1);
     code = distill(&s);
     if (code != CLI_EXIT_OK)
         goto out;
+    encode_state(&s);
     /* Closing the engine's runners refreshes the executor info (the calibrated timeout) that the
      * manifest records. */
     char *report = o->verbosity > 0 ? cd_distill_pass_report(s.d) : NULL;
@@ -529,6 +573,7 @@ int cli_run(const struct cli_opts *o)
     code = write_output(&s);
     if (code != CLI_EXIT_OK)
         goto out;
+    write_state(&s);
     if (s.replaced)
         fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
                         "to '%s'\n", s.out, s.replaced);
@@ -548,6 +593,8 @@ out:
     free(s.crashes);
     free(s.manifest);
     free(s.replaced);
+    free(s.state_buf);
+    cli_state_release(&s.state);
     cd_emit_unlock(&s.lock);
     return code;
 }

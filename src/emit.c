@@ -763,8 +763,8 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
 #define TEMP_STALE_S 600
 static void sweep_leftovers(const struct cd_emit_opts *opts)
 {
-    const char *paths[2] = {opts->seed_dir, opts->manifest_path};
-    for (int i = 0; i < 2; i++) {
+    const char *paths[3] = {opts->seed_dir, opts->manifest_path, opts->state_path};
+    for (int i = 0; i < 3; i++) {
         char *whole, *parent, *base;
         if (paths[i] && split_path(paths[i], &whole, &parent, &base)) {
             sweep_temp_files(parent, base, 0);

@@ -16,6 +16,8 @@
  *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
  *                    error: null|text (what ended the run when stopped_by is "error"),
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
+ *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
+ *                    "settings changed"|"unreadable", note: null|text, runs}
  *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
@@ -209,6 +211,13 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     }
     put(o, "course", course);
     put(root, "run", o);
+
+    o = json_object_new_object();
+    put(o, "path", info->state_path ? jstr(info->state_path) : NULL);
+    put(o, "start", jstr(info->state_start ? info->state_start : "none"));
+    put(o, "note", info->state_note ? jstr(info->state_note) : NULL);
+    put(o, "runs", json_object_new_uint64(info->state_runs));
+    put(root, "state", o);
 
     o = json_object_new_object();
     for (size_t i = 0; i < r->n_labels; i++) {

@@ -90,6 +90,7 @@ if [ "${CD_HAVE_AFL:-0}" = 1 ] && [ -x "$target" ] && [ -f "$corpus" ]; then
     cp "$m" "$tmp/old.manifest.json"
     cp "$m" "$tmp/new.manifest.json"
     cp "$m" "$tmp/seeds.manifest.json"
+    cp "$m" "$tmp/yesterday.manifest.json"
     while IFS= read -r line; do
       case $line in corpus-distill\ audit*) ;; *) continue ;; esac
       line=${line//3f786850/$seed}

@@ -54,11 +54,12 @@ expect 4 -q no-such-dir -o s -- "$target" @@
 [ ! -e s ] || err "an output dir was created by a failed run"
 
 # An explicit timeout keeps a loaded machine from turning slow runs into timeout labels, which
-# would make the runs differ for reasons that have nothing to do with the output.
-expect 0 -q -j 1 -t 5000 in -o seeds -- "$target" @@
+# would make the runs differ for reasons that have nothing to do with the output. Cold runs
+# (--no-state): a warm rerun starts from the first run's table instead (cli_state.sh).
+expect 0 -q -j 1 -t 5000 --no-state in -o seeds -- "$target" @@
 [ -s out.txt ] || [ -s err.txt ] && err "-q printed something on success"
 first=$(ls seeds)
-expect 0 -q -j 1 -t 5000 in -o seeds -- "$target" @@
+expect 0 -q -j 1 -t 5000 --no-state in -o seeds -- "$target" @@
 [ "$(ls seeds)" = "$first" ] || err "a rerun on the same data changed the corpus"
 
 expect 0 -q -j 1 --json-summary in -o seeds2 -- "$target" @@
@@ -114,11 +115,11 @@ grep -q "warning: .*counts hit counts, the manifest edges only" err.txt ||
 expect 4 audit no-such.json
 
 # --tar: the same seeds in one archive, the same bytes on a rerun, usable as the next input
-expect 0 -q -j 1 -t 5000 --tar in -o packed -- "$target" @@
+expect 0 -q -j 1 -t 5000 --no-state --tar in -o packed -- "$target" @@
 [ ! -e packed ] || err "--tar also wrote a directory"
 [ "$(tar --zstd -tf packed.tar.zst | sort)" = "$(ls seeds)" ] || err "--tar holds other seeds than the directory"
 sum=$(sha1sum <packed.tar.zst)
-expect 0 -q -j 1 -t 5000 --tar packed.tar.zst -o packed -- "$target" @@
+expect 0 -q -j 1 -t 5000 --no-state --tar packed.tar.zst -o packed -- "$target" @@
 [ "$(sha1sum <packed.tar.zst)" = "$sum" ] || err "--tar rerun changed the archive"
 # A seen-set budget far below what the run needs: the table stays within it, forgets instead, and
 # says so in the summary, the JSON summary and the manifest; the output still keeps every label.

@@ -1,0 +1,267 @@
+/* The run's state file (DIR.state beside the seeds): read at the start, where it decides how the
+ * engine starts (warm from the saved table; the saved examples as inputs when the target or a
+ * setting that changes labels differs; cold when there is none or it is unreadable), and written
+ * atomically at every checkpoint and once the output is written. The table's format is the
+ * table's (cd_table_save); this file knows paths, identities and messages. */
+#include "cd_emit.h"
+#include "cd_hash.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The state file is read whole; a bigger one is refused (the seen-set's 256 MiB default bound
+ * writes at most about 170 MiB of fingerprints). */
+#define STATE_MAX_BYTES ((off_t)4 << 30)
+
+void cli_target_sha1(const char *target, char hex[41])
+{
+    hex[0] = '\0';
+    char *path = NULL;
+    if (strchr(target, '/')) {
+        path = strdup(target);
+    } else {
+        const char *env = getenv("PATH");
+        char *dirs = strdup(env ? env : "/usr/bin:/bin");
+        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save)) {
+            size_t n = strlen(d) + strlen(target) + 2;
+            char *p = malloc(n);
+            if (!p)
+                break;
+            snprintf(p, n, "%s/%s", d, target);
+            if (access(p, X_OK) == 0) {
+                path = p;
+                break;
+            }
+            free(p);
+        }
+        free(dirs);
+    }
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!f)
+        return;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb)
+                goto out;
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (!ferror(f))
+        cd_hash_sha1_hex(buf, len, hex);
+out:
+    free(buf);
+    fclose(f);
+}
+
+/* This run's settings that change labels, as one line: the target's arguments (its path is
+ * identified by the binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge
+ * labels, the map size and AFL_CRASH_EXITCODE. Owned; NULL when out of memory. */
+static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *eo,
+                           size_t map_size)
+{
+    size_t n = 256;
+    for (char **a = o->target_argv + 1; *a; a++)
+        n += strlen(*a) + 1;
+    char *s = malloc(n), *p = s;
+    if (!s)
+        return NULL;
+    p += sprintf(p, "args=");
+    for (char **a = o->target_argv + 1; *a; a++)
+        p += sprintf(p, "%s%s", a == o->target_argv + 1 ? "" : " ", *a);
+    p += sprintf(p, "; timeout_ms=%u; mem_limit_mb=%u; edges_only=%d; map_size=%zu; "
+                    "crash_exitcode=", o->timeout_ms, o->mem_limit_mb, o->edges_only, map_size);
+    if (eo->crash_exitcode_set)
+        sprintf(p, "%d", eo->crash_exitcode);
+    else
+        strcpy(p, "none");
+    return s;
+}
+
+/* Writes "KEY was 'A', now 'B'" for the first setting of now that was is without or has
+ * otherwise into buf. */
+static void first_difference(const char *was, const char *now, char *buf, size_t cap)
+{
+    while (*now) {
+        size_t n = strcspn(now, ";"), k = strcspn(now, "=");
+        if (k > n)
+            k = n;
+        const char *w = was; /* the same key in was */
+        while (*w && !(strncmp(w, now, k) == 0 && w[k] == '=')) {
+            w += strcspn(w, ";");
+            w += strspn(w, "; ");
+        }
+        size_t wn = *w ? strcspn(w, ";") : 0;
+        if (wn != n || strncmp(w, now, n) != 0) {
+            char sa[80], sb[80], va[96], vb[96];
+            snprintf(sa, sizeof sa, "%.*s", wn > k ? (int)(wn - k - 1) : 0, wn > k ? w + k + 1 : "");
+            snprintf(sb, sizeof sb, "%.*s", n > k ? (int)(n - k - 1) : 0, n > k ? now + k + 1 : "");
+            snprintf(buf, cap, "%.*s was '%s', now '%s'", (int)k, now, cd_shown(sa, va, sizeof va),
+                     cd_shown(sb, vb, sizeof vb));
+            return;
+        }
+        now += n;
+        now += strspn(now, "; ");
+    }
+    snprintf(buf, cap, "settings differ");
+}
+
+/* Reads the file at path whole into *buf (owned); -1 with errno, or -2 when too large. */
+static int read_whole(const char *path, uint8_t **buf, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    *buf = NULL;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if (sb.st_size > STATE_MAX_BYTES) {
+        close(fd);
+        return -2;
+    }
+    size_t cap = (size_t)sb.st_size + 1, n = 0;
+    uint8_t *p = malloc(cap);
+    if (!p) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = read(fd, p + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = errno;
+            close(fd);
+            if (r < 0) {
+                free(p);
+                errno = e;
+                return -1;
+            }
+            break;
+        }
+        n += (size_t)r;
+        if (n == cap) { /* it grew while read: what it holds now is the checksum's to judge */
+            close(fd);
+            break;
+        }
+    }
+    *buf = p;
+    *len = n;
+    return 0;
+}
+
+int cli_state_start(struct cli_state *st, const struct cli_opts *o,
+                    const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
+                    struct cd_table **warm, struct cd_table **old)
+{
+    struct cd_error err;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    *warm = *old = NULL;
+    st->start_ns = cd_now_ns();
+    st->settings = settings_line(o, eo, map_size);
+    if (!st->settings)
+        return -1;
+    if (!st->path) {
+        st->start = "none";
+        return 0;
+    }
+    int r = read_whole(st->path, &buf, &len);
+    if (r == -1 && errno == ENOENT) {
+        st->start = "cold";
+        return 0;
+    }
+    struct cd_table *t = NULL;
+    if (r == -2)
+        snprintf(st->note, sizeof st->note, "state '%s' is larger than 4 GiB; starting cold",
+                 st->path);
+    else if (r < 0)
+        snprintf(st->note, sizeof st->note, "cannot read the state '%s': %s; starting cold",
+                 st->path, strerror(errno));
+    else if (cd_table_load(&t, &st->prev, buf, len, seen_mem, &err) != CD_OK)
+        snprintf(st->note, sizeof st->note, "'%.300s': %.600s; starting cold", st->path, err.msg);
+    free(buf);
+    if (!t) {
+        st->start = "unreadable";
+        return 0;
+    }
+    st->runs = st->prev.runs;
+    st->execs = st->prev.execs;
+    st->wall_ms = st->prev.wall_ms;
+    if (strcmp(st->prev.target_sha1, st->target_sha1) != 0) {
+        st->start = "target changed";
+        snprintf(st->note, sizeof st->note, "the target changed since the state '%s' was saved "
+                 "(SHA-1 %.12s, now %.12s): its %zu examples run as inputs, its finished marks "
+                 "are dropped", st->path, st->prev.target_sha1, st->target_sha1,
+                 cd_table_n_examples(t));
+        *old = t;
+    } else if (strcmp(st->prev.settings ? st->prev.settings : "", st->settings) != 0) {
+        char diff[300];
+        first_difference(st->prev.settings ? st->prev.settings : "", st->settings, diff,
+                         sizeof diff);
+        st->start = "settings changed";
+        snprintf(st->note, sizeof st->note, "a setting changed since the state '%s' was saved "
+                 "(%s): its %zu examples run as inputs, its finished marks are dropped",
+                 st->path, diff, cd_table_n_examples(t));
+        *old = t;
+    } else {
+        st->start = "warm";
+        *warm = t;
+    }
+    return 0;
+}
+
+enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
+                              bool complete, struct cd_error *err)
+{
+    struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
+                                 st->wall_ms + (cd_now_ns() - st->start_ns) / 1000000, complete};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
+    CD_FORWARD_IF_ERROR(cd_table_save(t, &meta, &buf, &len, err));
+    enum cd_status s = cd_emit_write_file(st->path, buf, len, err);
+    free(buf);
+    if (s == CD_OK)
+        st->saved++;
+    return s;
+}
+
+void cli_state_checkpoint(void *ctx, const struct cd_table *t, uint64_t execs)
+{
+    struct cli_state *st = ctx;
+    struct cd_error err;
+    if (!st->path || cli_state_save(st, t, execs, false, &err) == CD_OK || st->warned)
+        return;
+    st->warned = true;
+    fprintf(stderr, "\ncorpus-distill: warning: checkpoint not saved: %s\n", err.msg);
+}
+
+void cli_state_release(struct cli_state *st)
+{
+    cd_table_meta_release(&st->prev);
+    free(st->settings);
+    free(st->path);
+    memset(st, 0, sizeof *st);
+}
