@@ -149,7 +149,7 @@ compare() {
         [ "$mode" = no-reduce-clean ] && src=$clean
         t0=$(now)
         rc=0
-        "$BIN" -q -j "$JOBS" --seed 1 "${emode[@]}" "${extra[@]}" "$src" -o "$out" -- \
+        "$BIN" -q -j "$JOBS" --no-state --seed 1 "${emode[@]}" "${extra[@]}" "$src" -o "$out" -- \
             "$target" "${args[@]}" || rc=$?
         wall=$(since "$t0")
         note="exit $rc, complete=$(manifest_field "$out.manifest.json" complete)"

@@ -96,7 +96,7 @@ ours() {
     shift 2
     rm -rf "$WORK/o" "$WORK/o.crashes" "$WORK/o.manifest.json"
     start=$(now)
-    "$BIN" -q -j "$JOBS" "$in" -o "$WORK/o" "$@" -- "$target" @@ >/dev/null 2>&1 || true
+    "$BIN" -q -j "$JOBS" --no-state "$in" -o "$WORK/o" "$@" -- "$target" @@ >/dev/null 2>&1 || true
     wall=$(since "$start")
     execs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["executions"])' \
         "$WORK/o.manifest.json")

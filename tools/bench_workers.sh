@@ -78,7 +78,7 @@ read -ra cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))
 first_run() {
     local out=$1
     shift
-    "$@" -q --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
+    "$@" -q --no-state --no-reduce "$WORK/many.tar" -o "$out" -- "$target" "${args[@]}" >/dev/null 2>&1 || true
     echo "$(run_field "$out.manifest.json" wall_time_s) $(run_field "$out.manifest.json" executions)"
     rm -rf "$out" "$out.manifest.json" "$out.crashes"
 }
@@ -88,7 +88,7 @@ budget_run() {
     local out=$1 t0
     shift
     t0=$(now)
-    "$@" -q --seed 1 --max-execs "$EXECS" "$SRC/sample_corpora/$n.tar.zst" -o "$out" -- "$target" \
+    "$@" -q --no-state --seed 1 --max-execs "$EXECS" "$SRC/sample_corpora/$n.tar.zst" -o "$out" -- "$target" \
         "${args[@]}" >/dev/null 2>&1 || true
     echo "$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }') $(run_field "$out.manifest.json" executions)"
     rm -rf "$out" "$out.manifest.json" "$out.crashes"
@@ -149,7 +149,7 @@ for what in budget complete edges; do
         fi
         t0=$(now)
         rc=0
-        "$BIN" -q -j "$j" --seed 1 "${extra[@]}" "$input" -o "$out" -- "$target" "${args[@]}" || rc=$?
+        "$BIN" -q -j "$j" --no-state --seed 1 "${extra[@]}" "$input" -o "$out" -- "$target" "${args[@]}" || rc=$?
         wall=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
         execs=$(run_field "$out.manifest.json" executions)
         rate=$(awk -v e="$execs" -v w="$wall" 'BEGIN { printf "%.0f", e / w }')
