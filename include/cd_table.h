@@ -11,8 +11,9 @@
 #include "cd_hash.h"
 #include "cd_labels.h"
 
-/* A stored example. Owned by the table; valid while some label holds it as best (a later
- * cd_table_offer may free it). */
+/* A stored example. Owned by the table and read-only outside it (changed only through cd_table_
+ * calls); valid while some label holds it as best or it is pinned (a later cd_table_offer may
+ * free it). */
 struct cd_table_example {
     uint8_t *data;
     size_t len;
@@ -23,13 +24,11 @@ struct cd_table_example {
     bool finished;                /* a reduction of it changed nothing anywhere */
     bool outcome;                 /* it shows an outcome label: a reproducer, never a seed */
     bool pinned;                  /* kept while best for nothing (cd_table_pin) */
-    bool whole_done;              /* engine scratch: reducing it whole changed nothing */
-    bool whole_busy;              /* engine scratch: a worker is reducing it whole */
-    struct cd_table_example *prev, *next; /* live list, in insertion order */
-    size_t index;                 /* scratch for cd_distill_result */
+    struct cd_table_example *prev, *next; /* live list, in insertion order: serials ascend */
 };
 
-/* A label and its best example. Records are never removed; their index is stable. */
+/* A label and its best example. Records are never removed; their index is stable. Read-only
+ * outside the table: marks change through cd_table_finish, cd_table_claim and the like. */
 struct cd_table_label {
     uint32_t id;
     struct cd_table_example *best;
@@ -60,7 +59,7 @@ void cd_table_free(struct cd_table *t);
  * when out of memory, with the table unchanged. */
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
                               const struct cd_labelset *labels, const char *origin,
-                              size_t *improved, struct cd_table_example **stored,
+                              size_t *improved, const struct cd_table_example **stored,
                               struct cd_error *err);
 
 /* What cd_table_offer would make an input best for (cd_table_wins). */
@@ -93,11 +92,22 @@ uint64_t cd_table_seen_forgotten(const struct cd_table *t);
 size_t cd_table_seen_bytes(const struct cd_table *t);
 
 /* Returns the label record of id, or NULL when no run showed it. */
-struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id);
+const struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id);
 
 /* Labels in the order they were first seen: n labels, records 0..n-1. */
 size_t cd_table_n_labels(const struct cd_table *t);
-struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i);
+const struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i);
+
+/* Marks label id (known) finished: reducing its best changed nothing for it; with example, its
+ * best example too: that reduction changed nothing anywhere. */
+void cd_table_finish(struct cd_table *t, uint32_t id, bool example);
+
+/* Clears the finished marks of label id (known) and of its best example. */
+void cd_table_unfinish(struct cd_table *t, uint32_t id);
+
+/* Claims label id (known) for one worker's reduction, and releases it. */
+void cd_table_claim(struct cd_table *t, uint32_t id);
+void cd_table_release(struct cd_table *t, uint32_t id);
 
 /* Whether reduction may skip the label: finished, or its best example is finished, and no donor
  * is pending for it. */
@@ -108,17 +118,18 @@ bool cd_table_skippable(const struct cd_table_label *l);
  * taken for l before; NULL when there is none. Reducing it for l is how a long best of a lower
  * class gets short: deletions lower counts. Offers mark the labels that get a donor pending (not
  * skippable) until it is taken. */
-struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l);
+const struct cd_table_example *cd_table_donor(const struct cd_table *t,
+                                              const struct cd_table_label *l);
 
-/* Records that donor (may be NULL) was taken for l, clearing its pending mark. */
-void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_example *donor);
+/* Records that donor (may be NULL) was taken for label id (known), clearing its pending mark. */
+void cd_table_donor_taken(struct cd_table *t, uint32_t id, const struct cd_table_example *donor);
 
 /* Keeps e (live) in the table even once it is best for no label, until the table is freed: the
  * select-only seeds stay available to the seed cover whatever reduction does. */
-void cd_table_pin(struct cd_table *t, struct cd_table_example *e);
+void cd_table_pin(struct cd_table *t, const struct cd_table_example *e);
 
 /* Undoes cd_table_pin: e is freed at once when it is best for no label. */
-void cd_table_unpin(struct cd_table *t, struct cd_table_example *e);
+void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e);
 
 /* While on, every offer counts each label it shows in the label's `shown`. */
 void cd_table_count_shown(struct cd_table *t, bool on);
@@ -131,7 +142,7 @@ uint64_t cd_table_changes(const struct cd_table *t);
 
 /* Live examples (best for some label, or pinned) in insertion order (follow ->next), their
  * count and total bytes. */
-struct cd_table_example *cd_table_examples(const struct cd_table *t);
+const struct cd_table_example *cd_table_examples(const struct cd_table *t);
 size_t cd_table_n_examples(const struct cd_table *t);
 uint64_t cd_table_example_bytes(const struct cd_table *t);
 

@@ -121,6 +121,7 @@ struct cd_distill {
     size_t n_series;
     uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
     uint64_t next_checkpoint_ns;
+    struct cd_hashset whole_done; /* bytes order: serials of examples reduced whole to a fixpoint */
 };
 
 /* xoshiro256** seeded through splitmix64: label choice only. */
@@ -218,20 +219,20 @@ static uint64_t count_skippable(const struct cd_table *t)
 static bool table_cover(struct cd_distill *d, bool pin)
 {
     size_t n = 0, total = 0, k = 0;
-    for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
+    for (const struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
         if (!e->outcome && e->len) {
             n++;
             total += e->labels.n;
         }
     struct cd_cover_set *sets = calloc(n ? n : 1, sizeof *sets);
-    struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
+    const struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
     uint32_t *items = calloc(total ? total : 1, sizeof *items), *next = items;
     bool *chosen = calloc(n ? n : 1, sizeof *chosen), ok = false;
     struct cd_cover_stats cs;
     struct cd_error err;
     if (!sets || !ex || !items || !chosen)
         goto out;
-    for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next) {
+    for (const struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next) {
         if (e->outcome || !e->len)
             continue;
         for (size_t i = 0; i < e->labels.n; i++)
@@ -364,7 +365,7 @@ static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len,
 
 /* Offers w's last run to the table. Lock held. */
 static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
-                  const char *origin, struct cd_table_example **stored)
+                  const char *origin, const struct cd_table_example **stored)
 {
     struct cd_distill *d = w->d;
     size_t improved = 0;
@@ -463,6 +464,7 @@ void cd_distill_free(struct cd_distill *d)
     free(d->pending_origin);
     free(d->series);
     cd_table_free(d->table);
+    cd_hashset_release(&d->whole_done);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->ing_mu);
     pthread_cond_destroy(&d->cv);
@@ -645,7 +647,7 @@ const struct cd_table *cd_distill_table(const struct cd_distill *d)
 struct rarity {
     uint64_t shown;
     uint32_t id;
-    struct cd_table_example *best;
+    const struct cd_table_example *best;
 };
 
 static int rarest_first(const void *a, const void *b)
@@ -730,7 +732,7 @@ static bool holds_whole(const struct worker *w)
 static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, size_t len,
                       enum cd_outcome outcome)
 {
-    struct cd_table_example *stored = NULL;
+    const struct cd_table_example *stored = NULL;
     if (st >= CD_FAILED)
         fail(w->d, &w->err);
     if (st != CD_OK || !offer(w, data, len, outcome, w->origin, &stored) || !stored ||
@@ -763,7 +765,7 @@ static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
 static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
 {
     struct cd_distill *d = w->d;
-    struct cd_table_label *l = cd_table_find(d->table, w->labels.v[0]);
+    const struct cd_table_label *l = cd_table_find(d->table, w->labels.v[0]);
     if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
         (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
         return true;
@@ -780,8 +782,7 @@ static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
     d->pending_len = len;
     d->pending_label = l->id;
     d->pending_origin = origin;
-    l->finished = false;
-    l->best->finished = false;
+    cd_table_unfinish(d->table, l->id);
     return true;
 }
 
@@ -946,9 +947,9 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     take_pending(w, id);
     for (;;) {
         lock(d);
-        struct cd_table_label *dl = cd_table_find(d->table, id);
-        struct cd_table_example *e = dl->best, *donor = cd_table_donor(d->table, dl);
-        cd_table_donor_taken(dl, donor);
+        const struct cd_table_label *dl = cd_table_find(d->table, id);
+        const struct cd_table_example *e = dl->best, *donor = cd_table_donor(d->table, dl);
+        cd_table_donor_taken(d->table, id, donor);
         if (donor)
             e = donor;
         uint8_t *copy = cd_memdup(e->data, e->len);
@@ -994,7 +995,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             unlock(d);
             return CD_FAILED;
         }
-        struct cd_table_label *l = cd_table_find(d->table, id);
+        const struct cd_table_label *l = cd_table_find(d->table, id);
         if (donor) {
             /* Next, the label's own best: the new one the donor gave, or the old one unless
                that was reduced already. */
@@ -1015,9 +1016,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         d->capped_labels += w->capped;
         if (done && !changed && l->best->serial == start_serial &&
             !(d->pending && d->pending_label == id)) {
-            l->finished = true;
-            if (w->changes == changes)
-                l->best->finished = true;
+            cd_table_finish(d->table, id, w->changes == changes);
         }
         unlock(d);
         return CD_OK;
@@ -1032,7 +1031,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
  * and every candidate of a timeout reproducer that still hangs runs to the timeout, which with
  * several workers took a worker away early in every run. Lock held. Returns NULL when there is
  * none. */
-static struct cd_table_label *choose_label(struct cd_distill *d)
+static const struct cd_table_label *choose_label(struct cd_distill *d)
 {
     size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0}, busy_coverage = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1048,9 +1047,9 @@ static struct cd_table_label *choose_label(struct cd_distill *d)
     if (!counts[kind] || (kind == 1 && busy_coverage))
         return NULL;
     if (d->opts.order == CD_ORDER_BYTES) {
-        struct cd_table_label *big = NULL;
+        const struct cd_table_label *big = NULL;
         for (size_t i = 0; i < n; i++) {
-            struct cd_table_label *l = cd_table_label_at(d->table, i);
+            const struct cd_table_label *l = cd_table_label_at(d->table, i);
             if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
                 (!big || l->best->len > big->best->len))
                 big = l;
@@ -1059,13 +1058,13 @@ static struct cd_table_label *choose_label(struct cd_distill *d)
     }
     if (d->opts.order == CD_ORDER_FRESH && kind == 0)
         for (size_t i = d->stats.labels_input; i < n; i++) {
-            struct cd_table_label *l = cd_table_label_at(d->table, i);
+            const struct cd_table_label *l = cd_table_label_at(d->table, i);
             if (!l->busy && !cd_table_skippable(l) && !cd_labels_is_outcome(l->id))
                 return l;
         }
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
-        struct cd_table_label *l = cd_table_label_at(d->table, i);
+        const struct cd_table_label *l = cd_table_label_at(d->table, i);
         if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
             pick-- == 0)
             return l;
@@ -1095,18 +1094,36 @@ static bool whole_busy(const struct cd_distill *d, const struct cd_table_example
     return false;
 }
 
+/* The examples whose whole reduction changed nothing, by serial (never reused): the engine's own
+ * mark, kept out of the table. */
+static struct cd_hash serial_key(const struct cd_table_example *e)
+{
+    return cd_hash_bytes(&e->serial, sizeof e->serial);
+}
+
+static bool whole_done(const struct cd_distill *d, const struct cd_table_example *e)
+{
+    return cd_hashset_has(&d->whole_done, serial_key(e));
+}
+
+/* Out of memory, the mark is lost and the example may be tried whole again: no harm. */
+static void mark_whole_done(struct cd_distill *d, const struct cd_table_example *e)
+{
+    (void)cd_hashset_add(&d->whole_done, serial_key(e));
+}
+
 /* In bytes order, the largest coverage example best for some unskippable label that no whole
  * reduction left unchanged and nobody reduces whole (the first stored on ties); NULL when there
  * is none. An example whose labels are all skippable is marked done: every candidate that keeps
  * them all would have been adopted for each. Lock held. */
-static struct cd_table_example *choose_whole(struct cd_distill *d)
+static const struct cd_table_example *choose_whole(struct cd_distill *d)
 {
     if (d->opts.order != CD_ORDER_BYTES)
         return NULL;
     for (;;) {
-        struct cd_table_example *big = NULL;
-        for (struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
-            if (!e->outcome && e->refs && !e->whole_done && e->len && !whole_busy(d, e) &&
+        const struct cd_table_example *big = NULL;
+        for (const struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
+            if (!e->outcome && e->refs && !whole_done(d, e) && e->len && !whole_busy(d, e) &&
                 (!big || e->len > big->len))
                 big = e;
         if (!big)
@@ -1116,7 +1133,7 @@ static struct cd_table_example *choose_whole(struct cd_distill *d)
             if (l->best == big && !l->busy && !cd_table_skippable(l))
                 return big;
         }
-        big->whole_done = true;
+        mark_whole_done(d, big);
     }
 }
 
@@ -1124,7 +1141,7 @@ static struct cd_table_example *choose_whole(struct cd_distill *d)
  * candidate must keep every label it is still best for. Nothing is marked finished: label
  * reductions decide that. The example it ends on is marked done when the reducer reached a
  * fixpoint. */
-static void reduce_whole(struct worker *w, struct cd_table_example *e)
+static void reduce_whole(struct worker *w, const struct cd_table_example *e)
 {
     struct cd_distill *d = w->d;
     struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, true};
@@ -1164,9 +1181,9 @@ static void reduce_whole(struct worker *w, struct cd_table_example *e)
         fail(d, &w->err);
     else if (st == CD_OK && !w->stale && holds_whole(w))
         for (size_t i = 0; i < w->whole_labels.n; i++) {
-            struct cd_table_example *x = cd_table_find(d->table, w->whole_labels.v[i])->best;
+            const struct cd_table_example *x = cd_table_find(d->table, w->whole_labels.v[i])->best;
             if (x->serial == w->serial) {
-                x->whole_done = true;
+                mark_whole_done(d, x);
                 break;
             }
         }
@@ -1183,12 +1200,12 @@ static void *reduce_worker(void *arg)
     struct cd_distill *d = w->d;
     lock(d);
     while (!should_stop(d) && !d->reduce_done) {
-        struct cd_table_example *e = choose_whole(d);
+        const struct cd_table_example *e = choose_whole(d);
         if (e) {
             reduce_whole(w, e);
             continue;
         }
-        struct cd_table_label *l = choose_label(d);
+        const struct cd_table_label *l = choose_label(d);
         if (!l) {
             if (d->in_flight == 0) {
                 d->reduce_done = true;
@@ -1199,12 +1216,12 @@ static void *reduce_worker(void *arg)
             continue;
         }
         uint32_t id = l->id;
-        l->busy = true;
+        cd_table_claim(d->table, id);
         d->in_flight++;
         unlock(d);
         reduce_label(w, id);
         lock(d);
-        cd_table_find(d->table, id)->busy = false;
+        cd_table_release(d->table, id);
         d->in_flight--;
         pthread_cond_broadcast(&d->cv);
         progress(d, false);

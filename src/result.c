@@ -58,20 +58,35 @@ static bool copy_example(struct cd_result_example *r, const struct cd_table_exam
     return true;
 }
 
+/* The position of serial among the n ascending serials of the live examples (it is there). */
+static size_t position(const uint64_t *serials, size_t n, uint64_t serial)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (serials[mid] <= serial)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
                                const struct cd_result_stats *stats, struct cd_error *err)
 {
     size_t n = cd_table_n_examples(t), nl = cd_table_n_labels(t);
     struct order *ord = calloc(n ? n : 1, sizeof *ord);
     size_t *rank = calloc(n ? n : 1, sizeof *rank);
+    uint64_t *serials = calloc(n ? n : 1, sizeof *serials);
     memset(out, 0, sizeof *out);
     out->examples = calloc(n ? n : 1, sizeof *out->examples);
     out->labels = calloc(nl ? nl : 1, sizeof *out->labels);
-    if (!ord || !rank || !out->examples || !out->labels)
+    if (!ord || !rank || !serials || !out->examples || !out->labels)
         goto oom;
     size_t i = 0;
-    for (struct cd_table_example *e = cd_table_examples(t); e; e = e->next, i++) {
-        e->index = i;
+    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next, i++) {
+        serials[i] = e->serial;
         cd_hash_sha1_hex(e->data, e->len, ord[i].sha1);
         ord[i].index = i;
     }
@@ -79,13 +94,15 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
     for (i = 0; i < n; i++)
         rank[ord[i].index] = i;
     out->n_examples = n;
-    for (struct cd_table_example *e = cd_table_examples(t); e; e = e->next)
-        if (!copy_example(&out->examples[rank[e->index]], e))
+    i = 0;
+    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next)
+        if (!copy_example(&out->examples[rank[i++]], e))
             goto oom;
     for (i = 0; i < nl; i++) {
         const struct cd_table_label *l = cd_table_label_at(t, i);
         out->labels[i] = (struct cd_result_label){
-            .id = l->id, .example = rank[l->best->index], .finished = cd_table_skippable(l)};
+            .id = l->id, .example = rank[position(serials, n, l->best->serial)],
+            .finished = cd_table_skippable(l)};
     }
     out->n_labels = nl;
     qsort(out->labels, nl, sizeof *out->labels, by_id);
@@ -95,10 +112,12 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
     out->stats = *stats;
     free(ord);
     free(rank);
+    free(serials);
     return CD_OK;
 oom:
     free(ord);
     free(rank);
+    free(serials);
     cd_result_release(out);
     return cd_error_set(err, CD_FAILED, "out of memory building the result");
 }

@@ -185,7 +185,8 @@ static bool better_for(const struct cd_table_label *l, const uint8_t *data, size
     return cd_table_shortlex(data, len, l->best->data, l->best->len) < 0;
 }
 
-struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct cd_table_label *l)
+const struct cd_table_example *cd_table_donor(const struct cd_table *t,
+                                              const struct cd_table_label *l)
 {
     if (cd_labels_is_outcome(l->id))
         return NULL;
@@ -199,8 +200,9 @@ struct cd_table_example *cd_table_donor(const struct cd_table *t, const struct c
     return donor && donor->serial != l->donor_tried ? donor : NULL;
 }
 
-void cd_table_donor_taken(struct cd_table_label *l, const struct cd_table_example *donor)
+void cd_table_donor_taken(struct cd_table *t, uint32_t id, const struct cd_table_example *donor)
 {
+    struct cd_table_label *l = table_lookup(t, id);
     l->donor_pending = false;
     if (donor)
         l->donor_tried = donor->serial;
@@ -264,7 +266,7 @@ static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
 
 enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
                               const struct cd_labelset *labels, const char *origin,
-                              size_t *improved, struct cd_table_example **stored,
+                              size_t *improved, const struct cd_table_example **stored,
                               struct cd_error *err)
 {
     struct cd_table_wins w = count_wins(t, data, len, labels, true, 0);
@@ -339,9 +341,36 @@ size_t cd_table_seen_bytes(const struct cd_table *t)
     return cd_hashset_bytes(&t->seen);
 }
 
-struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id)
+const struct cd_table_label *cd_table_find(const struct cd_table *t, uint32_t id)
 {
     return table_lookup(t, id);
+}
+
+void cd_table_finish(struct cd_table *t, uint32_t id, bool example)
+{
+    struct cd_table_label *l = table_lookup(t, id);
+    l->finished = true;
+    if (example)
+        l->best->finished = true;
+}
+
+void cd_table_unfinish(struct cd_table *t, uint32_t id)
+{
+    struct cd_table_label *l = table_lookup(t, id);
+    l->finished = false;
+    l->best->finished = false;
+}
+
+void cd_table_claim(struct cd_table *t, uint32_t id)
+{
+    struct cd_table_label *l = table_lookup(t, id);
+    assert(!l->busy);
+    l->busy = true;
+}
+
+void cd_table_release(struct cd_table *t, uint32_t id)
+{
+    table_lookup(t, id)->busy = false;
 }
 
 size_t cd_table_n_labels(const struct cd_table *t)
@@ -349,24 +378,32 @@ size_t cd_table_n_labels(const struct cd_table *t)
     return t->n_labels;
 }
 
-struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i)
+const struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t i)
 {
     assert(i < t->n_labels);
     return &t->labels[i];
 }
 
-void cd_table_pin(struct cd_table *t, struct cd_table_example *e)
+/* Records are the table's own: the const the engine holds them by is dropped here, where they
+ * are changed. */
+static struct cd_table_example *own(const struct cd_table_example *e)
 {
-    (void)t;
-    e->pinned = true;
+    return (struct cd_table_example *)e;
 }
 
-void cd_table_unpin(struct cd_table *t, struct cd_table_example *e)
+void cd_table_pin(struct cd_table *t, const struct cd_table_example *e)
 {
-    e->pinned = false;
-    if (!e->refs) {
-        e->refs = 1; /* example_unref frees it once the count reaches zero */
-        example_unref(t, e);
+    (void)t;
+    own(e)->pinned = true;
+}
+
+void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e)
+{
+    struct cd_table_example *x = own(e);
+    x->pinned = false;
+    if (!x->refs) {
+        x->refs = 1; /* example_unref frees it once the count reaches zero */
+        example_unref(t, x);
     }
 }
 
@@ -392,7 +429,7 @@ uint64_t cd_table_changes(const struct cd_table *t)
     return t->changes;
 }
 
-struct cd_table_example *cd_table_examples(const struct cd_table *t)
+const struct cd_table_example *cd_table_examples(const struct cd_table *t)
 {
     return t->head;
 }

@@ -69,7 +69,7 @@ static void test_table_offer_keeps_best(void)
     CU_ASSERT_EQUAL(imp, 1);
     CU_ASSERT_EQUAL(cd_table_n_examples(t), 2);
     CU_ASSERT_EQUAL(cd_table_example_bytes(t), 7);
-    struct cd_table_label *l1 = cd_table_find(t, 1), *lb2 = cd_table_find(t, 2);
+    const struct cd_table_label *l1 = cd_table_find(t, 1), *lb2 = cd_table_find(t, 2);
     CU_ASSERT_FATAL(l1 && lb2);
     CU_ASSERT_EQUAL(l1->best->len, 5);
     CU_ASSERT_EQUAL(lb2->best->len, 2);
@@ -99,12 +99,12 @@ static void test_table_finished_marks(void)
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
     uint32_t l12[] = {1, 2}, l1[] = {1};
     CU_ASSERT_EQUAL(offer(t, "bbbb", l12, 2, NULL), CD_OK);
-    struct cd_table_label *a = cd_table_find(t, 1), *b = cd_table_find(t, 2);
+    const struct cd_table_label *a = cd_table_find(t, 1), *b = cd_table_find(t, 2);
     CU_ASSERT(!cd_table_skippable(a));
-    a->finished = true;
+    cd_table_finish(t, 1, false);
     CU_ASSERT(cd_table_skippable(a));
     CU_ASSERT(!cd_table_skippable(b));
-    b->best->finished = true; /* the example is finished: every label it is best for skips */
+    cd_table_finish(t, 1, true); /* the example is finished: every label it is best for skips */
     CU_ASSERT(cd_table_skippable(b));
     uint64_t before = cd_table_changes(t);
     CU_ASSERT_EQUAL(offer(t, "bb", l1, 1, NULL), CD_OK);
@@ -126,28 +126,28 @@ static void test_table_donors(void)
     uint32_t one[] = {cd_labels_edge(5, 1)}, three[] = {cd_labels_edge(5, 3)},
              many[] = {cd_labels_edge(5, 200)}, other[] = {cd_labels_edge(6, 200)};
     CU_ASSERT_EQUAL(offer(t, "xxxxxxxx", one, 1, NULL), CD_OK);
-    struct cd_table_label *l1 = cd_table_find(t, one[0]);
+    const struct cd_table_label *l1 = cd_table_find(t, one[0]);
     CU_ASSERT_PTR_NULL(cd_table_donor(t, l1));
-    l1->finished = true;
+    cd_table_finish(t, l1->id, false);
     CU_ASSERT(cd_table_skippable(l1));
     CU_ASSERT_EQUAL(offer(t, "ooo", other, 1, NULL), CD_OK); /* another edge gives nothing */
     l1 = cd_table_find(t, one[0]);
     CU_ASSERT(cd_table_skippable(l1));
     CU_ASSERT_EQUAL(offer(t, "yyyyy", many, 1, NULL), CD_OK);
     l1 = cd_table_find(t, one[0]);
-    struct cd_table_example *d = cd_table_donor(t, l1);
+    const struct cd_table_example *d = cd_table_donor(t, l1);
     CU_ASSERT_FATAL(d != NULL);
     CU_ASSERT(d->len == 5 && !memcmp(d->data, "yyyyy", 5));
     CU_ASSERT(l1->donor_pending);
     CU_ASSERT(!cd_table_skippable(l1));
     CU_ASSERT_EQUAL(offer(t, "zzzzzz", three, 1, NULL), CD_OK); /* longer than 5:8's best */
     l1 = cd_table_find(t, one[0]);
-    struct cd_table_label *l3 = cd_table_find(t, three[0]), *l8 = cd_table_find(t, many[0]);
+    const struct cd_table_label *l3 = cd_table_find(t, three[0]), *l8 = cd_table_find(t, many[0]);
     CU_ASSERT(l3->donor_pending);
     CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l3), l8->best);
     CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l1), l8->best); /* the shortest */
     CU_ASSERT_PTR_NULL(cd_table_donor(t, l8));            /* no higher class */
-    cd_table_donor_taken(l1, cd_table_donor(t, l1));
+    cd_table_donor_taken(t, l1->id, cd_table_donor(t, l1));
     CU_ASSERT(!l1->donor_pending);
     CU_ASSERT(cd_table_skippable(l1));
     CU_ASSERT_PTR_NULL(cd_table_donor(t, l1)); /* tried */
@@ -156,7 +156,7 @@ static void test_table_donors(void)
     l3 = cd_table_find(t, three[0]);
     CU_ASSERT(l1->donor_pending); /* a new, shorter donor */
     CU_ASSERT_PTR_EQUAL(cd_table_donor(t, l1), l3->best);
-    cd_table_donor_taken(l3, cd_table_donor(t, l3));
+    cd_table_donor_taken(t, l3->id, cd_table_donor(t, l3));
     CU_ASSERT_PTR_NULL(cd_table_donor(t, l3)); /* 5:8's best is no longer shorter */
     CU_ASSERT(!l3->donor_pending);
     uint32_t crash;
@@ -237,7 +237,7 @@ static void test_table_many_labels(void)
     CU_ASSERT_EQUAL(cd_table_n_labels(t), 3000);
     CU_ASSERT_EQUAL(cd_table_n_examples(t), 2);
     for (uint32_t i = 0; i < 3000; i++) {
-        struct cd_table_label *l = cd_table_find(t, i * 8 + 8);
+        const struct cd_table_label *l = cd_table_find(t, i * 8 + 8);
         CU_ASSERT_FATAL(l != NULL);
         CU_ASSERT_EQUAL(l->best->len, i >= 1000 && i < 2000 ? 5 : 12);
     }
@@ -268,7 +268,7 @@ static struct cd_table *state_sample(void)
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
     uint32_t a[] = {8, 9, 16}, b[] = {8, 24}, c[] = {10}, crash[] = {17, CD_LABEL_OUTCOME | 3};
-    struct cd_table_example *pinned = NULL;
+    const struct cd_table_example *pinned = NULL;
     struct cd_labelset sa = set_of(a, 3);
     CU_ASSERT_EQUAL(cd_table_offer(t, (const uint8_t *)"abcdef", 6, &sa, "in/one", NULL, &pinned,
                                    &err), CD_OK);
@@ -277,8 +277,8 @@ static struct cd_table *state_sample(void)
     offer(t, "xy", b, 2, NULL);
     offer(t, "a somewhat longer one", c, 1, NULL);
     offer(t, "boom", crash, 2, NULL);
-    cd_table_find(t, 16)->finished = true;
-    cd_table_find(t, 24)->best->finished = true;
+    cd_table_finish(t, 16, false);
+    cd_table_finish(t, 8, true); /* and the example "xy", best for 8 and 24 */
     offer(t, "q", (uint32_t[]){11}, 1, NULL); /* class 4 of edge 1, shorter than class 3's */
     for (int i = 0; i < 5000; i++)
         cd_table_seen_add(t, cd_hash_bytes(&i, sizeof i));
@@ -315,7 +315,7 @@ static void test_table_state_round_trip(void)
     /* the pinned example, best for nothing, is kept pinned; unpinned, it goes */
     CU_ASSERT_EQUAL(cd_table_n_examples(u), cd_table_n_examples(t));
     CU_ASSERT_EQUAL(cd_table_example_bytes(u), cd_table_example_bytes(t));
-    struct cd_table_example *first = cd_table_examples(u);
+    const struct cd_table_example *first = cd_table_examples(u);
     CU_ASSERT(first->pinned && first->refs == 0 && first->len == 6);
     CU_ASSERT_EQUAL(cd_table_changes(u), cd_table_changes(t));
     for (int i = 0; i < 5000; i++)
