@@ -11,7 +11,7 @@
 #
 # usage: tools/bench_nightly.sh [TARGET]   (xml json lua yaml; default xml)
 # env:   CD_BUILD (./build), BENCH_DIR ($CD_BUILD/bench-real), JOBS (2), DAY1 (600), FUZZ (600),
-#        DAY2 (600)
+#        DAY2 (600), REPEAT (1: day 2's pair of runs this many times, to see its spread)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +22,7 @@ JOBS=${JOBS:-2}
 DAY1=${DAY1:-600}
 FUZZ=${FUZZ:-600}
 DAY2=${DAY2:-600}
+REPEAT=${REPEAT:-1}
 name=${1:-xml}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_NO_UI=1
 export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
@@ -101,13 +102,16 @@ queue=$(find findings -path '*/queue/id*' -type f | wc -l)
 echo "| fuzz | afl-fuzz, ${FUZZ} s | $(since "$start") | | | $queue queue entries | | | | | |"
 
 labels d1/seeds new findings >day2.labels
-for mode in warm cold; do
-    mkdir "$mode"
-    cp -a d1/. "$mode/"
-    extra=()
-    [ "$mode" = warm ] || extra=(--no-state)
-    start=$(now)
-    "$BIN" -q -j "$JOBS" "${extra[@]}" --max-time "$DAY2" "$mode/seeds" new findings \
-        -o "$mode/seeds" -- "$target" @@ >/dev/null 2>&1 || true
-    measure 2 "$mode, ${DAY2} s" "$(since "$start")" "$mode/seeds"
+for rep in $(seq "$REPEAT"); do
+    for mode in warm cold; do
+        rm -rf "$mode"
+        mkdir "$mode"
+        cp -a d1/. "$mode/"
+        extra=()
+        [ "$mode" = warm ] || extra=(--no-state)
+        start=$(now)
+        "$BIN" -q -j "$JOBS" "${extra[@]}" --max-time "$DAY2" "$mode/seeds" new findings \
+            -o "$mode/seeds" -- "$target" @@ >/dev/null 2>&1 || true
+        measure 2 "$mode, ${DAY2} s" "$(since "$start")" "$mode/seeds"
+    done
 done
