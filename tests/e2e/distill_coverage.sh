@@ -226,7 +226,7 @@ if [ -d "$WORK/in/json" ]; then
     if [ "$FULL" != 1 ]; then
         edges_in="$WORK/in/json-small"
         mkdir -p "$edges_in"
-        find "$WORK/in/json" -type f -printf '%s %p\n' | sort -n | head -n 40 | cut -d' ' -f2- |
+        find "$WORK/in/json" -type f -printf '%s %p\n' | sort -n | sed -n 1,40p | cut -d' ' -f2- |
             while IFS= read -r f; do cp "$f" "$edges_in/"; done
     fi
     "$CD_BIN" -q -j 4 --seed 1 -e "$edges_in" -o "$WORK/edges" -- \
@@ -335,7 +335,7 @@ if [ -x "$CD_TARGETS/sample_http" ]; then
         "$CD_BIN" -q -j 1 --seed 3 "$hung/in" -o "$hung/out$i" -- "$CD_TARGETS/sample_http" || rc=$?
         [ "$rc" = 0 ] || fail "hangs: run $i exited $rc, expected 0 (complete)"
     done
-    hang_repro=$(find "$hung/out1.crashes" -name 'timeout-*' | head -1)
+    hang_repro=$(find "$hung/out1.crashes" -name 'timeout-*' | sed -n 1p)
     if [ -z "$hang_repro" ]; then
         fail "hangs: no timeout reproducer"
     elif [ "$(run_one "$CD_TARGETS/sample_http" "$hang_repro")" != 124 ]; then
