@@ -16,12 +16,13 @@ struct cd_hash cd_hash_bytes(const void *data, size_t len);
 /* Writes the lower-case SHA-1 hex digest of the bytes, NUL-terminated, into out. */
 void cd_hash_sha1_hex(const void *data, size_t len, char out[41]);
 
-/* A set of cd_hash values within a memory budget: 64-bit fingerprints in buckets of four. The
- * table grows by doubling toward two thirds of max_bytes (0: no budget, it doubles as it fills),
- * so that the old and the new table together never pass max_bytes. Once at that size, adding to a
- * full bucket forgets one of its entries (counted in forgotten): a forgotten value reads as new
- * again. A value never added reads as present only when its fingerprint equals one stored in its
- * bucket (odds about 2^-62 per lookup). Zero-initialise, set max_bytes, then use. */
+/* A set of cd_hash values within a memory budget: 64-bit fingerprints in buckets of four, a value
+ * in its home bucket or one of the 31 after it. The table doubles when three quarters full,
+ * toward two thirds of max_bytes (0: no budget), so that the old and the new table together
+ * never pass max_bytes. Once at that size and three quarters full, a new value takes the place of
+ * one in its home bucket (counted in forgotten): a forgotten value reads as new again. A value
+ * never added reads as present only when its fingerprint equals one stored where it is looked for
+ * (odds about 2^-57 per lookup). Zero-initialise, set max_bytes, then use. */
 struct cd_hashset {
     uint64_t *slots;
     size_t buckets, count;       /* buckets of four slots; fingerprints stored */

@@ -240,8 +240,8 @@ static void print_summary(struct run_state *s, int code)
                     s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
                     s->state.runs ? "s" : "");
         if (rs->seen_forgotten)
-            fprintf(stderr, "corpus-distill: seen-set: %s, at its bound (--seen-mem); %llu "
-                            "candidates forgotten, run again when met again\n",
+            fprintf(stderr, "corpus-distill: seen-set: %s; %llu candidates forgotten (this run "
+                            "and the state's) within --seen-mem, run again when met again\n",
                     cli_bytes(rs->seen_bytes, b1, sizeof b1),
                     (unsigned long long)rs->seen_forgotten);
     }

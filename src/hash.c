@@ -28,21 +28,23 @@ void cd_hash_sha1_hex(const void *data, size_t len, char out[41])
     out[40] = '\0';
 }
 
-#define BUCKET 4     /* slots probed per value: half a cache line */
+#define BUCKET 4     /* slots per bucket: half a cache line */
 #define FIRST_BUCKETS 64
+#define PROBE 32     /* buckets a value may sit in: its home bucket and the 31 after it (8 were
+                        too few: a run of 8 full buckets turned up once in a million values) */
 
 /* The stored form of h: its high half (XXH3's halves are independent), zero meaning an empty
- * slot, so a zero fingerprint is remapped. The bucket comes from the fingerprint alone (its high
- * bits, scaled to the bucket count), so the table can be rebuilt from fingerprints when it grows,
- * to any size. */
+ * slot, so a zero fingerprint is remapped. The home bucket comes from the fingerprint alone (its
+ * high bits, scaled to the bucket count), so the table can be rebuilt from fingerprints when it
+ * grows, to any size. */
 static uint64_t fingerprint(struct cd_hash h)
 {
     return h.hi ? h.hi : 0x8000000000000000u;
 }
 
-static uint64_t *bucket(uint64_t *slots, size_t buckets, uint64_t fp)
+static size_t home(size_t buckets, uint64_t fp)
 {
-    return slots + (size_t)(((unsigned __int128)fp * buckets) >> 64) * BUCKET;
+    return (size_t)(((unsigned __int128)fp * buckets) >> 64);
 }
 
 /* The final bucket count under the budget: two thirds of it, so that growing from half of that
@@ -53,20 +55,30 @@ static size_t final_buckets(const struct cd_hashset *set)
     return !set->max_bytes ? 0 : n ? n : 1;
 }
 
-/* Puts fp into its bucket's first free slot; false when the bucket is full. */
+/* Puts fp into the first free slot of its home bucket or of the PROBE - 1 after it
+ * (wrapping): a full bucket no longer grows the table, which at three quarters full keeps a
+ * value at about 11 bytes instead of the 100 and more that growing at the first full bucket of
+ * four took. Slots are filled in order and never emptied, so a lookup stops at the first empty
+ * one. False when all are full. */
 static bool place(uint64_t *slots, size_t buckets, uint64_t fp)
 {
-    uint64_t *b = bucket(slots, buckets, fp);
-    for (int k = 0; k < BUCKET; k++)
-        if (!b[k]) {
-            b[k] = fp;
-            return true;
-        }
+    size_t b = home(buckets, fp);
+    for (size_t i = 0; i < PROBE && i < buckets; i++) {
+        uint64_t *s = slots + b * BUCKET;
+        for (int k = 0; k < BUCKET; k++)
+            if (!s[k]) {
+                s[k] = fp;
+                return true;
+            }
+        if (++b == buckets)
+            b = 0;
+    }
     return false;
 }
 
 /* Grows the table (or makes the first); 1 when done, 0 at the budget's size, -1 when out of
- * memory. A value whose new bucket is full (rare: four others landed there) is forgotten. */
+ * memory. A value with no free slot within reach in the new table (hardly possible: it is at
+ * most half full) is forgotten. */
 static int grow(struct cd_hashset *set)
 {
     size_t final = final_buckets(set), n;
@@ -99,10 +111,18 @@ static bool bucket_has(const struct cd_hashset *set, uint64_t fp)
 {
     if (!set->buckets)
         return false;
-    const uint64_t *b = bucket(set->slots, set->buckets, fp);
-    for (int k = 0; k < BUCKET; k++)
-        if (b[k] == fp)
-            return true;
+    size_t b = home(set->buckets, fp);
+    for (size_t i = 0; i < PROBE && i < set->buckets; i++) {
+        const uint64_t *s = set->slots + b * BUCKET;
+        for (int k = 0; k < BUCKET; k++) {
+            if (s[k] == fp)
+                return true;
+            if (!s[k])
+                return false;
+        }
+        if (++b == set->buckets)
+            b = 0;
+    }
     return false;
 }
 
@@ -111,21 +131,41 @@ int cd_hashset_add(struct cd_hashset *set, struct cd_hash h)
     return cd_hashset_add_fingerprint(set, fingerprint(h));
 }
 
+/* At the budget's size, three quarters full: fp takes its home bucket's first free slot, or else
+ * the place of one of its values, chosen by low fingerprint bits (the bucket came from the high
+ * ones). No slot is emptied, so the values that overflowed past this bucket stay reachable. */
+static void replace(struct cd_hashset *set, uint64_t fp)
+{
+    uint64_t *s = set->slots + home(set->buckets, fp) * BUCKET;
+    for (int k = 0; k < BUCKET; k++)
+        if (!s[k]) {
+            s[k] = fp;
+            set->count++;
+            return;
+        }
+    s[fp & (BUCKET - 1)] = fp;
+    set->forgotten++;
+}
+
 int cd_hashset_add_fingerprint(struct cd_hashset *set, uint64_t fp)
 {
     if (!fp || bucket_has(set, fp))
         return 0;
-    if ((set->count + 1) * 4 > set->buckets * BUCKET * 3 && grow(set) < 0)
-        return -1;
+    if ((set->count + 1) * 4 > set->buckets * BUCKET * 3) {
+        int g = grow(set);
+        if (g < 0)
+            return -1;
+        if (g == 0) {
+            replace(set, fp);
+            return 1;
+        }
+    }
     while (!place(set->slots, set->buckets, fp)) {
         int g = grow(set);
         if (g < 0)
             return -1;
         if (g == 0) {
-            /* At the budget: this value takes the place of one of its bucket's, chosen by low
-               fingerprint bits (the bucket came from the high ones). */
-            bucket(set->slots, set->buckets, fp)[fp & (BUCKET - 1)] = fp;
-            set->forgotten++;
+            replace(set, fp);
             return 1;
         }
     }
@@ -138,23 +178,21 @@ int cd_hashset_has(const struct cd_hashset *set, struct cd_hash h)
     return bucket_has(set, fingerprint(h));
 }
 
-/* Buckets partition the fingerprints by their high bits in bucket order, so sorting each
- * bucket's four slots sorts the whole. */
+static int ascending(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A value may sit a few buckets past its home, so the table's order is nearly, not wholly,
+ * sorted: sorted here (once per saved state). */
 size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out)
 {
     size_t n = 0;
-    for (size_t b = 0; b < set->buckets; b++) {
-        size_t first = n;
-        for (int k = 0; k < BUCKET; k++) {
-            uint64_t fp = set->slots[b * BUCKET + k];
-            if (!fp)
-                continue;
-            size_t i = n++;
-            for (; i > first && out[i - 1] > fp; i--)
-                out[i] = out[i - 1];
-            out[i] = fp;
-        }
-    }
+    for (size_t i = 0; i < set->buckets * BUCKET; i++)
+        if (set->slots[i])
+            out[n++] = set->slots[i];
+    qsort(out, n, sizeof *out, ascending);
     return n;
 }
 
