@@ -11,7 +11,8 @@
 #           day 1's state: the nightly recipe) against cold (--no-state), each to completion (or
 #           DAY2 seconds), REPEAT times.
 # Each row: wall time, executions, first-pass executions, files, bytes, labels found and finished,
-# and the labels of day 2's inputs (afl-showmap -r, intended classes) the seeds keep.
+# and the labels of day 2's inputs (afl-showmap -r, intended classes) that the seeds and the
+# reproducers keep.
 #
 # usage: tools/bench_nightly.sh [CORPUS]
 #        json-real (default): the sample JSON parser on the 2,279 real .json files of at most
@@ -102,7 +103,8 @@ measure() {
     bytes=$(find "$4" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
     kept="-"
     if [ -s day2.labels ] && [ "$1" = 2 ]; then
-        labels "$4" >out.labels
+        # a label only crashing inputs show is kept by a reproducer, beside the seeds
+        labels "$4" "$4.crashes" >out.labels
         kept="$(comm -12 day2.labels out.labels | wc -l) of $(wc -l <day2.labels)"
     fi
     row "$1" "$2" "$3" "${5:-$(mf "$4.manifest.json" run.executions)}" \
