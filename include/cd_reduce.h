@@ -28,7 +28,7 @@ enum cd_reduce_pass {
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_ITEMS,       /* delete comma-separated items of (), [], {} lists */
     CD_REDUCE_HOIST,       /* replace a (), [], {} span by one of the values inside it */
-    CD_REDUCE_SPACES,      /* delete runs of spaces and tabs, many at once */
+    CD_REDUCE_SPACES,      /* delete runs of blanks, then of line breaks, many at once */
     CD_REDUCE_WORDS,       /* cut the words of quoted strings short, then drop them */
     CD_REDUCE_CHUNKS,      /* delete length-prefixed chunks (binary TLV formats) whole */
     CD_REDUCE_CHECKED,     /* reduce inside CRC-checked chunks (PNG family), repairing them */

@@ -304,25 +304,31 @@ static bool is_blank(uint8_t c)
     return c == ' ' || c == '\t';
 }
 
-static size_t count_blank_runs(const struct cd_reduce_run *r)
+static bool is_line_break(uint8_t c)
+{
+    return c == '\n' || c == '\r';
+}
+
+static size_t count_runs(const struct cd_reduce_run *r, bool (*in_run)(uint8_t))
 {
     size_t n = 0;
     for (size_t i = 0; i < r->len; i++)
-        n += is_blank(r->cur[i]) && (i == 0 || !is_blank(r->cur[i - 1]));
+        n += in_run(r->cur[i]) && (i == 0 || !in_run(r->cur[i - 1]));
     return n;
 }
 
-/* Tests cur without its runs of spaces and tabs number a to b-1, counted from 0. */
-static bool try_without_blanks(struct cd_reduce_run *r, size_t a, size_t b)
+/* Tests cur without its runs of in_run bytes number a to b-1, counted from 0. */
+static bool try_without_runs(struct cd_reduce_run *r, bool (*in_run)(uint8_t), size_t a,
+                             size_t b)
 {
     size_t o = 0, run = 0;
     for (size_t i = 0; i < r->len;) {
-        if (!is_blank(r->cur[i])) {
+        if (!in_run(r->cur[i])) {
             r->cand[o++] = r->cur[i++];
             continue;
         }
         size_t e = i;
-        while (e < r->len && is_blank(r->cur[e]))
+        while (e < r->len && in_run(r->cur[e]))
             e++;
         if (run < a || run >= b) {
             memcpy(r->cand + o, r->cur + i, e - i);
@@ -334,18 +340,16 @@ static bool try_without_blanks(struct cd_reduce_run *r, size_t a, size_t b)
     return o < r->len && cd_reduce_try(r, o);
 }
 
-/* Deletes runs of spaces and tabs: all of them at once, then halves, quarters ... down to a
- * 64th of them (single runs in examples with up to 64), as a parser that skips blanks rarely
- * needs one. Indentation and the blank after every ':' and ',' of a long example otherwise
- * stay: the blocks pass's finest block is longer than most runs and starts at fixed offsets. */
-bool cd_reduce_spaces(struct cd_reduce_run *r)
+/* Deletes the runs of in_run bytes: all of them at once, then halves, quarters ... down to a 64th
+ * of them (single runs in examples with up to 64). */
+static bool delete_runs(struct cd_reduce_run *r, bool (*in_run)(uint8_t))
 {
     bool any = false;
-    size_t n = count_blank_runs(r), finest = n / 64 ? n / 64 : 1;
+    size_t n = count_runs(r, in_run), finest = n / 64 ? n / 64 : 1;
     for (size_t c = n; c >= finest && n && !r->stopped; c /= 2) {
         for (size_t a = 0; a < n && !r->stopped;) {
             size_t b = a + c < n ? a + c : n;
-            if (try_without_blanks(r, a, b)) {
+            if (try_without_runs(r, in_run, a, b)) {
                 any = true;
                 n -= b - a;
             } else {
@@ -353,6 +357,20 @@ bool cd_reduce_spaces(struct cd_reduce_run *r)
             }
         }
     }
+    return any;
+}
+
+/* Deletes runs of spaces and tabs, then of line breaks, many at once, as a parser that skips
+ * blanks rarely needs one. Indentation and the blank after every ':' and ',' of a long example
+ * otherwise stay: the blocks pass's finest block is longer than most runs and starts at fixed
+ * offsets. Line breaks come apart from blanks, since a line-based format needs its breaks but
+ * not its indentation; in a pretty-printed text whose label needs every element (a hit-count
+ * class of 128 and more), the single-byte deletions that remain are the only way to drop them. */
+bool cd_reduce_spaces(struct cd_reduce_run *r)
+{
+    bool any = delete_runs(r, is_blank);
+    if (!r->stopped)
+        any |= delete_runs(r, is_line_break);
     return any;
 }
 

@@ -632,16 +632,22 @@ static void test_reduce_words_cut_strings(void)
     CU_ASSERT(st.execs <= 16);
 }
 
+/* The first 63 bytes of s that are not in drop, as a string in out. */
+static const char *squeeze(const uint8_t *s, size_t n, const char *drop, char out[64])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < 63; i++)
+        if (!s[i] || !strchr(drop, s[i]))
+            out[m++] = (char)s[i];
+    out[m] = 0;
+    return out;
+}
+
 /* "GET /" and, blanks aside, the rest of a request line. */
 static bool get_line(const uint8_t *s, size_t n)
 {
-    char squeezed[64];
-    size_t m = 0;
-    for (size_t i = 0; i < n && m < sizeof squeezed - 1; i++)
-        if (s[i] != ' ' && s[i] != '\t')
-            squeezed[m++] = (char)s[i];
-    squeezed[m] = 0;
-    return n >= 5 && !memcmp(s, "GET /", 5) && !strcmp(squeezed, "GET/x=1;y=2");
+    char out[64];
+    return n >= 5 && !memcmp(s, "GET /", 5) && !strcmp(squeeze(s, n, " \t", out), "GET/x=1;y=2");
 }
 
 /* All blanks at once fail (GET needs its space), so halves and quarters go. */
@@ -652,6 +658,40 @@ static void test_reduce_spaces_delete_blank_runs(void)
     const char *text = "GET / x  =  1 ;\ty\t= 2  ";
     pass_reaches(cd_reduce_spaces, text, get_line, "GET /x=1;y=2", &p, &st);
     CU_ASSERT(st.execs <= 12);
+}
+
+/* Blanks and line breaks aside, the object {"a":[],"b":[],"c":[]}: every member is needed (as a
+ * label of a hit-count class needs every element it counts). */
+static bool three_members(const uint8_t *s, size_t n)
+{
+    char out[64];
+    return !strcmp(squeeze(s, n, " \t\r\n", out), "{\"a\":[],\"b\":[],\"c\":[]}");
+}
+
+/* Indentation aside, the two lines "GET /x" and "Host: y" with their CRLF breaks. */
+static bool two_lines(const uint8_t *s, size_t n)
+{
+    char t[64];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < sizeof t - 1; i++)
+        if (!(s[i] == ' ' && m && (t[m - 1] == '\n' || t[m - 1] == ' ')))
+            t[m++] = (char)s[i];
+    t[m] = 0;
+    return !strcmp(t, "GET /x\r\nHost: y\r\n");
+}
+
+/* A pretty-printed text loses its indentation, then its line breaks, in two candidates; a
+ * line-based one keeps its breaks at the cost of a few tries (all, then each half). */
+static void test_reduce_spaces_delete_line_breaks(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *json = "{\n  \"a\": [],\n  \"b\": [],\r\n  \"c\": []\n}\n";
+    pass_reaches(cd_reduce_spaces, json, three_members, "{\"a\":[],\"b\":[],\"c\":[]}", &p, &st);
+    CU_ASSERT_EQUAL(st.execs, 2);
+    pass_reaches(cd_reduce_spaces, "GET /x\r\n   Host: y\r\n", two_lines, "GET /x\r\nHost: y\r\n",
+                 &p, &st);
+    CU_ASSERT_EQUAL(st.execs, 7); /* 4 for the three blank runs, 3 for the two breaks, which stay */
 }
 
 /* An array that still holds the record {KEEP}. */
@@ -999,6 +1039,7 @@ int main(void)
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
         {"test_reduce_hoist_values", test_reduce_hoist_values},
         {"test_reduce_spaces_delete_blank_runs", test_reduce_spaces_delete_blank_runs},
+        {"test_reduce_spaces_delete_line_breaks", test_reduce_spaces_delete_line_breaks},
         {"test_reduce_words_cut_strings", test_reduce_words_cut_strings},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
