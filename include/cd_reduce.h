@@ -25,6 +25,7 @@ enum cd_reduce_pass {
     CD_REDUCE_PREFIX = 0,  /* keep the shortest leading part (up to half) that holds */
     CD_REDUCE_LINES,       /* delete lines and runs of lines */
     CD_REDUCE_ELEMENTS,    /* delete markup elements, start tag to matching end tag */
+    CD_REDUCE_KINDS,       /* delete, empty or strip every element (attribute) of a name at once */
     CD_REDUCE_BRACKETS,    /* delete balanced (), [], {}, <> spans, or their contents */
     CD_REDUCE_ITEMS,       /* delete comma-separated items of (), [], {} lists */
     CD_REDUCE_HOIST,       /* replace a (), [], {} span by one of the values inside it */
@@ -89,6 +90,7 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
 bool cd_reduce_prefix(struct cd_reduce_run *r);
 bool cd_reduce_lines(struct cd_reduce_run *r);
 bool cd_reduce_elements(struct cd_reduce_run *r);
+bool cd_reduce_kinds(struct cd_reduce_run *r);
 bool cd_reduce_brackets(struct cd_reduce_run *r);
 bool cd_reduce_items(struct cd_reduce_run *r);
 bool cd_reduce_hoist(struct cd_reduce_run *r);

@@ -1,4 +1,4 @@
-/* The reducer's driver: runs the passes (reduce_prefix.c, reduce_elements.c, reduce_delete.c,
+/* The reducer's driver: runs the passes (reduce_prefix.c, reduce_markup.c, reduce_delete.c,
  * reduce_lower.c, reduce_checked.c) over one example until none adopts anything, ordering them by
  * what they earned so far (bytes removed or successes per execution), cheap passes first on ties,
  * and starting again from the first after any success.
@@ -33,7 +33,8 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 {
     static const char *const names[CD_REDUCE_NPASSES] = {
         [CD_REDUCE_PREFIX] = "prefix",   [CD_REDUCE_LINES] = "lines",
-        [CD_REDUCE_ELEMENTS] = "elements", [CD_REDUCE_BRACKETS] = "brackets",
+        [CD_REDUCE_ELEMENTS] = "elements", [CD_REDUCE_KINDS] = "kinds",
+        [CD_REDUCE_BRACKETS] = "brackets",
         [CD_REDUCE_ITEMS] = "items",     [CD_REDUCE_HOIST] = "hoist",
         [CD_REDUCE_SPACES] = "spaces",   [CD_REDUCE_WORDS] = "words",
         [CD_REDUCE_CHUNKS] = "chunks",   [CD_REDUCE_CHECKED] = "checked",
@@ -46,7 +47,8 @@ const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
 
 static const cd_reduce_pass_fn_t pass_fn[CD_REDUCE_NPASSES] = {
     [CD_REDUCE_PREFIX] = cd_reduce_prefix,   [CD_REDUCE_LINES] = cd_reduce_lines,
-    [CD_REDUCE_ELEMENTS] = cd_reduce_elements, [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
+    [CD_REDUCE_ELEMENTS] = cd_reduce_elements, [CD_REDUCE_KINDS] = cd_reduce_kinds,
+    [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
     [CD_REDUCE_ITEMS] = cd_reduce_items,     [CD_REDUCE_HOIST] = cd_reduce_hoist,
     [CD_REDUCE_SPACES] = cd_reduce_spaces,   [CD_REDUCE_WORDS] = cd_reduce_words,
     [CD_REDUCE_CHUNKS] = cd_reduce_chunks,   [CD_REDUCE_CHECKED] = cd_reduce_checked,

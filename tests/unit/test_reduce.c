@@ -744,14 +744,22 @@ static void test_reduce_prefix_keeps_shortest_head(void)
     CU_ASSERT_EQUAL(st.execs, 0);
 }
 
-/* Tags nest (<a ...>, </a>, <a/>; comments skipped), the root is <r>, and KEEP is there twice. */
-static bool markup_with_two_keeps(const uint8_t *s, size_t n)
+/* How many times needle occurs in the n bytes at s. */
+static int count_of(const uint8_t *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    int count = 0;
+    for (size_t i = 0; i + k <= n; i++)
+        count += !memcmp(s + i, needle, k);
+    return count;
+}
+
+/* Tags nest (<a ...>, </a>, <a/>; comments skipped) and the root is <r>. */
+static bool well_formed(const uint8_t *s, size_t n)
 {
     char stack[16][8];
-    int depth = 0, keeps = 0, roots = 0;
+    int depth = 0, roots = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + 4 <= n && !memcmp(s + i, "KEEP", 4))
-            keeps++;
         if (s[i] != '<')
             continue;
         if (i + 4 <= n && !memcmp(s + i, "<!--", 4)) {
@@ -789,7 +797,20 @@ static bool markup_with_two_keeps(const uint8_t *s, size_t n)
         }
         i = e;
     }
-    return depth == 0 && roots == 1 && n >= 3 && !memcmp(s, "<r>", 3) && keeps >= 2;
+    return depth == 0 && roots == 1 && n >= 3 && !memcmp(s, "<r>", 3);
+}
+
+/* A well-formed document with KEEP twice. */
+static bool markup_with_two_keeps(const uint8_t *s, size_t n)
+{
+    return well_formed(s, n) && count_of(s, n, "KEEP") >= 2;
+}
+
+/* A well-formed document with at least six <i> elements (a label of a hit-count class) and an
+ * attribute b somewhere. */
+static bool markup_with_six_items(const uint8_t *s, size_t n)
+{
+    return well_formed(s, n) && count_of(s, n, "<i") >= 6 && count_of(s, n, " b=") >= 1;
 }
 
 /* Whole elements go, parents first and then their children; a '>' inside a quoted attribute, a
@@ -806,6 +827,25 @@ static void test_reduce_elements_delete_subtrees(void)
     CU_ASSERT(st.execs <= 12); /* one candidate per element at most */
     /* no markup: nothing tried */
     CU_ASSERT(!one_pass(cd_reduce_elements, "KEEP, KEEP", markup_with_two_keeps, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+}
+
+/* Every element of a name goes at once, else a quarter of them; then every one loses its content
+ * and every attribute of a name goes, or its values, in a few candidates however many copies
+ * there are. Cutting one copy at a time (the elements pass) fails on each of the six needed. */
+static void test_reduce_kinds_edit_every_copy(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    pass_reaches(cd_reduce_kinds,
+                 "<r><i a=\"1\" b=\"long\">one</i><i a=\"2\"><x/>two</i><s c=\"q\">text</s>"
+                 "<i a=\"3\">3</i><i>4</i><i b=\"v\">5</i><i>six</i><i/><i>8</i><i>9</i></r>",
+                 markup_with_six_items, "<r><i/><i/><i b=\"\"/><i/><i/><i/><i/></r>", &p, &st);
+    CU_ASSERT(st.execs <= 24);
+    CU_ASSERT(!one_pass(cd_reduce_elements, "<r><i b=\"\"/><i/><i/><i/><i/><i/></r>",
+                        markup_with_six_items, &p, &st));
+    /* no tags (a stray '<' ends a tag's search): nothing tried */
+    CU_ASSERT(!one_pass(cd_reduce_kinds, "a < b > c, x<y <z", markup_with_six_items, &p, &st));
     CU_ASSERT_EQUAL(st.execs, 0);
 }
 
@@ -1028,6 +1068,7 @@ int main(void)
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_prefix_keeps_shortest_head", test_reduce_prefix_keeps_shortest_head},
         {"test_reduce_elements_delete_subtrees", test_reduce_elements_delete_subtrees},
+        {"test_reduce_kinds_edit_every_copy", test_reduce_kinds_edit_every_copy},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
