@@ -1276,22 +1276,23 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
 
 char *cd_distill_pass_report(const struct cd_distill *d)
 {
-    struct cd_reduce_stats sum[CD_REDUCE_NPASSES] = {{0}};
+    struct cd_reduce_stats sum[CD_REDUCE_PASSES_MAX] = {{0}};
+    unsigned n = cd_reduce_n_passes();
     for (unsigned i = 0; i < d->jobs; i++)
-        for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+        for (unsigned p = 0; p < n; p++) {
             sum[p].execs += d->workers[i].red.stats[p].execs;
             sum[p].successes += d->workers[i].red.stats[p].successes;
             sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
         }
-    size_t cap = 128 * (CD_REDUCE_NPASSES + 2), used = 0;
+    size_t cap = 128 * (n + 2), used = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
     s[0] = 0;
-    for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+    for (unsigned p = 0; p < n; p++) {
         used += (size_t)snprintf(s + used, cap - used,
                                  "pass %-8s %10llu candidates %8llu adopted %10llu bytes removed\n",
-                                 cd_reduce_pass_name((enum cd_reduce_pass)p),
+                                 cd_reduce_pass_name(p),
                                  (unsigned long long)sum[p].execs,
                                  (unsigned long long)sum[p].successes,
                                  (unsigned long long)sum[p].bytes_removed);
@@ -1302,7 +1303,7 @@ char *cd_distill_pass_report(const struct cd_distill *d)
     for (unsigned i = 0; i < d->jobs; i++) {
         tries += d->workers[i].donor_tries;
         wins += d->workers[i].donor_wins;
-        for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++)
+        for (unsigned p = 0; p < n; p++)
             execs += d->workers[i].donor_red.stats[p].execs;
     }
     used += (size_t)snprintf(s + used, cap - used,

@@ -1,9 +1,8 @@
-/* The reducer's driver: runs the passes (reduce_prefix.c, reduce_markup.c, reduce_delete.c,
- * reduce_lower.c, reduce_checked.c) over one example until none adopts anything, ordering them by
- * what they earned so far (bytes removed or successes per execution), cheap passes first on ties,
- * and starting again from the first after any success.
+/* The reducer's driver: runs the passes of the registry (reduce_passes.c) over one example until
+ * none adopts anything, ordering them by what they earned so far (bytes removed or successes per
+ * execution), the registry's order on ties, and starting again from the first after any success.
  * It sees the caller only through the predicate and the stop check. */
-#include "cd_reduce.h"
+#include "reduce_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,37 +28,13 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len)
     return true;
 }
 
-const char *cd_reduce_pass_name(enum cd_reduce_pass pass)
+bool cd_reduce_try_delete(struct cd_reduce_run *r, size_t i, size_t n)
 {
-    static const char *const names[CD_REDUCE_NPASSES] = {
-        [CD_REDUCE_PREFIX] = "prefix",   [CD_REDUCE_LINES] = "lines",
-        [CD_REDUCE_ELEMENTS] = "elements", [CD_REDUCE_KINDS] = "kinds",
-        [CD_REDUCE_BRACKETS] = "brackets",
-        [CD_REDUCE_ITEMS] = "items",     [CD_REDUCE_HOIST] = "hoist",
-        [CD_REDUCE_SPACES] = "spaces",   [CD_REDUCE_WORDS] = "words",
-        [CD_REDUCE_CHUNKS] = "chunks",   [CD_REDUCE_CHECKED] = "checked",
-        [CD_REDUCE_LENGTHS] = "lengths", [CD_REDUCE_DIGITS] = "digits",
-        [CD_REDUCE_BLOCKS] = "blocks",   [CD_REDUCE_BYTES] = "bytes",
-        [CD_REDUCE_PAIRS] = "pairs",
-    };
-    return (unsigned)pass < CD_REDUCE_NPASSES ? names[pass] : "?";
-}
-
-static const cd_reduce_pass_fn_t pass_fn[CD_REDUCE_NPASSES] = {
-    [CD_REDUCE_PREFIX] = cd_reduce_prefix,   [CD_REDUCE_LINES] = cd_reduce_lines,
-    [CD_REDUCE_ELEMENTS] = cd_reduce_elements, [CD_REDUCE_KINDS] = cd_reduce_kinds,
-    [CD_REDUCE_BRACKETS] = cd_reduce_brackets,
-    [CD_REDUCE_ITEMS] = cd_reduce_items,     [CD_REDUCE_HOIST] = cd_reduce_hoist,
-    [CD_REDUCE_SPACES] = cd_reduce_spaces,   [CD_REDUCE_WORDS] = cd_reduce_words,
-    [CD_REDUCE_CHUNKS] = cd_reduce_chunks,   [CD_REDUCE_CHECKED] = cd_reduce_checked,
-    [CD_REDUCE_LENGTHS] = cd_reduce_lengths, [CD_REDUCE_DIGITS] = cd_reduce_digits,
-    [CD_REDUCE_BLOCKS] = cd_reduce_blocks,   [CD_REDUCE_BYTES] = cd_reduce_bytes,
-    [CD_REDUCE_PAIRS] = cd_reduce_pairs,
-};
-
-cd_reduce_pass_fn_t cd_reduce_pass_fn(enum cd_reduce_pass pass)
-{
-    return (unsigned)pass < CD_REDUCE_NPASSES ? pass_fn[pass] : NULL;
+    if (n == 0 || i >= r->len || n > r->len - i)
+        return false;
+    memcpy(r->cand, r->cur, i);
+    memcpy(r->cand + i, r->cur + i + n, r->len - i - n);
+    return cd_reduce_try(r, r->len - n);
 }
 
 /* Bytes removed per execution for deleting passes, successes per execution for lowering ones,
@@ -77,16 +52,17 @@ static double yield_of(const struct cd_reduce_stats *s, bool lowering)
  * length, and lowering a long example costs executions per byte that a deletion saves. */
 static bool before(const struct cd_reducer *red, unsigned a, unsigned b)
 {
-    bool la = a >= CD_REDUCE_BYTES, lb = b >= CD_REDUCE_BYTES;
+    bool la = cd_reduce_passes[a].kind == CD_PASS_LOWER;
+    bool lb = cd_reduce_passes[b].kind == CD_PASS_LOWER;
     if (la != lb)
         return lb;
     return yield_of(&red->stats[a], la) > yield_of(&red->stats[b], lb);
 }
 
 /* Orders the passes: deletions first, then by yield, stable over the default order. */
-static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_NPASSES])
+static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_PASSES_MAX])
 {
-    for (unsigned p = 0; p < CD_REDUCE_NPASSES; p++) {
+    for (unsigned p = 0; p < cd_reduce_n_passes(); p++) {
         unsigned j = p;
         while (j > 0 && before(red, p, order[j - 1])) {
             order[j] = order[j - 1];
@@ -114,22 +90,23 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
     if (len)
         memcpy(r.cur, data, len);
     for (;;) {
-        unsigned order[CD_REDUCE_NPASSES];
+        unsigned order[CD_REDUCE_PASSES_MAX], n = cd_reduce_n_passes();
         bool round = false;
         order_passes(red, order);
-        if (target->coarse_first) { /* the blocks pass to the front */
-            unsigned i = 0;
-            while (order[i] != CD_REDUCE_BLOCKS)
-                i++;
-            memmove(&order[1], &order[0], i * sizeof order[0]);
-            order[0] = CD_REDUCE_BLOCKS;
-        }
-        for (unsigned i = 0; i < CD_REDUCE_NPASSES && !r.stopped && !round; i++) {
-            if (order[i] >= CD_REDUCE_BYTES &&
+        if (target->coarse_first) /* the coarse passes to the front, in their order */
+            for (unsigned i = 0, front = 0; i < n; i++)
+                if (cd_reduce_passes[order[i]].coarse) {
+                    unsigned p = order[i];
+                    memmove(&order[front + 1], &order[front], (i - front) * sizeof order[0]);
+                    order[front++] = p;
+                }
+        for (unsigned i = 0; i < n && !r.stopped && !round; i++) {
+            const struct cd_reduce_pass_def *pass = &cd_reduce_passes[order[i]];
+            if (pass->kind == CD_PASS_LOWER &&
                 (target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))
                 continue;
             r.stats = &red->stats[order[i]];
-            round = pass_fn[order[i]](&r);
+            round = pass->fn(&r);
         }
         *changed |= round;
         if (r.stopped || !round || r.len == 0)

@@ -6,7 +6,7 @@
  * once: a label that counts elements (a hit-count class of 32 or 128 and more) needs all its copies
  * and fails every cut of one copy, but its copies can all lose their content, their attributes or
  * a half of their number together. */
-#include "cd_reduce.h"
+#include "reduce_internal.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Unit tests for the reducer: each pass and the driver reach known minima under simple predicates,
  * every adopted candidate is strictly shortlex-smaller, the stop check ends a run promptly. */
-#include "cd_reduce.h"
+#include "reduce_internal.h"
 #include "cd_table.h"
 #include "harness.h"
 
@@ -103,7 +103,7 @@ static void test_reduce_to_xy(void)
     CU_ASSERT_STRING_EQUAL(s, "xy");
     CU_ASSERT(p.descent_ok);
     uint64_t execs = 0, succ = 0;
-    for (unsigned i = 0; i < CD_REDUCE_NPASSES; i++) {
+    for (unsigned i = 0; i < cd_reduce_n_passes(); i++) {
         execs += red.stats[i].execs;
         succ += red.stats[i].successes;
     }
@@ -920,7 +920,7 @@ static void test_reduce_checked_repairs_chunks(void)
     CU_ASSERT_EQUAL(reduce_bytes(&p, &red, in, n, &out, &len, &changed), CD_OK);
     CU_ASSERT(changed && p.descent_ok);
     CU_ASSERT(len == m && !memcmp(out, want, m));
-    CU_ASSERT(red.stats[CD_REDUCE_CHECKED].successes > 0);
+    CU_ASSERT(red.stats[cd_reduce_pass_find("checked")].successes > 0);
     free(out);
     /* the pass alone on text finds no chunk and tries nothing */
     struct cd_reduce_stats st;
@@ -998,7 +998,8 @@ static void test_reduce_stop_check(void)
     CU_ASSERT(!changed);
     CU_ASSERT_EQUAL(p.calls, 0);
     free(out);
-    CU_ASSERT_STRING_EQUAL(cd_reduce_pass_name(CD_REDUCE_BLOCKS), "blocks");
+    CU_ASSERT_STRING_EQUAL(cd_reduce_pass_name(cd_reduce_pass_find("blocks")), "blocks");
+    CU_ASSERT_STRING_EQUAL(cd_reduce_pass_name(cd_reduce_n_passes()), "?");
 }
 
 /* Accepts a candidate when a checksum of it is even: arbitrary, but the same every run. */
@@ -1032,7 +1033,7 @@ static void test_reduce_random_inputs(void)
     struct pctx p;
     for (int round = 0; round < 1000; round++) {
         size_t n = random_input(&x, text, sizeof text);
-        for (unsigned k = 0; k < CD_REDUCE_NPASSES; k++) {
+        for (unsigned k = 0; k < cd_reduce_n_passes(); k++) {
             pctx_start(&p, coin, text, n);
             struct cd_reduce_target t = {pred, stop, &p, false, false};
             struct cd_reduce_stats st = {0};
@@ -1040,7 +1041,7 @@ static void test_reduce_random_inputs(void)
             CU_ASSERT_FATAL(cur && cand);
             memcpy(cur, text, n);
             struct cd_reduce_run r = {&t, cur, n, cand, n, &st, false};
-            cd_reduce_pass_fn(k)(&r);
+            cd_reduce_passes[k].fn(&r);
             CU_ASSERT(p.descent_ok);
             CU_ASSERT(r.len == p.last_len && !memcmp(r.cur, p.last, r.len));
             free(cur);
@@ -1056,6 +1057,49 @@ static void test_reduce_random_inputs(void)
         CU_ASSERT(st == CD_OK || st == CD_WARN);
         CU_ASSERT(p.descent_ok);
         CU_ASSERT(len == p.last_len && !memcmp(out, p.last, len));
+        free(out);
+    }
+}
+
+/* Records the length of the first candidate and rejects every one. */
+static bool first_len(void *ctx, const uint8_t *cand, size_t len)
+{
+    (void)cand;
+    size_t *first = ctx;
+    if (*first == SIZE_MAX)
+        *first = len;
+    return false;
+}
+
+/* The registry: unique names that find their rows, a function each, deleting passes before
+ * lowering ones, and coarse_first putting its coarse pass (blocks: half the example at once)
+ * ahead of the default first pass (prefix: its shortest head). */
+static void test_reduce_registry(void)
+{
+    unsigned n = cd_reduce_n_passes();
+    CU_ASSERT(n > 0 && n <= CD_REDUCE_PASSES_MAX);
+    bool lowering = false;
+    for (unsigned i = 0; i < n; i++) {
+        CU_ASSERT_PTR_NOT_NULL(cd_reduce_passes[i].fn);
+        CU_ASSERT(cd_reduce_passes[i].name[0] != 0);
+        CU_ASSERT_EQUAL(cd_reduce_pass_find(cd_reduce_passes[i].name), i);
+        CU_ASSERT(!lowering || cd_reduce_passes[i].kind == CD_PASS_LOWER);
+        lowering |= cd_reduce_passes[i].kind == CD_PASS_LOWER;
+    }
+    CU_ASSERT_EQUAL(cd_reduce_pass_find("no such pass"), n);
+    CU_ASSERT(cd_reduce_passes[cd_reduce_pass_find("blocks")].coarse);
+    uint8_t in[64];
+    memset(in, 'a', sizeof in);
+    for (int coarse = 0; coarse < 2; coarse++) {
+        size_t first = SIZE_MAX;
+        struct cd_reduce_target t = {first_len, NULL, &first, false, coarse};
+        struct cd_reducer red = {0};
+        uint8_t *out;
+        size_t len;
+        bool changed;
+        struct cd_error err;
+        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, in, sizeof in, &out, &len, &changed, &err), CD_OK);
+        CU_ASSERT_EQUAL(first, coarse ? sizeof in / 2 : CD_REDUCE_PREFIX_MIN);
         free(out);
     }
 }
@@ -1086,6 +1130,7 @@ int main(void)
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
         {"test_reduce_random_inputs", test_reduce_random_inputs},
+        {"test_reduce_registry", test_reduce_registry},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("reduce", tests);

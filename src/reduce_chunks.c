@@ -1,14 +1,61 @@
-/* The checked-chunks pass: PNG and its family (MNG, JNG, APNG) guard every chunk (u32 big-endian
- * length, four-letter type, data, CRC-32 of type and data) with a checksum, so any edit inside a
- * chunk is rejected and only whole chunks can go. This pass finds such chunks by their checksums
- * and reduces each one's data as an example of its own, with every pass, rebuilding each candidate
- * with the chunk's length and CRC repaired: a header's dimensions are lowered, an image's rows
- * deleted, a text's bytes dropped. */
-#include "cd_reduce.h"
+/* The binary-chunk passes. Binary formats guard their parts with lengths and checksums, so a
+ * block that cuts a part in two breaks everything after it. The chunks pass deletes what a 32-bit
+ * length may delimit. The checked pass serves PNG and its family (MNG, JNG, APNG), which guard
+ * every chunk (u32 big-endian length, four-letter type, data, CRC-32 of type and data) with a
+ * checksum, so any edit inside a chunk is rejected and only whole chunks can go: it finds such
+ * chunks by their checksums and reduces each one's data as an example of its own, with every
+ * pass, rebuilding each candidate with the chunk's length and CRC repaired: a header's dimensions
+ * are lowered, an image's rows deleted, a text's bytes dropped. */
+#include "reduce_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* Tries the spans a 32-bit length L at i would delimit: the length field and L bytes, the PNG
+ * layout (length, 4-byte type, L bytes, 4-byte checksum), and L bytes counting the field. */
+static bool try_chunk(struct cd_reduce_run *r, size_t i, uint32_t L)
+{
+    size_t spans[3] = {(size_t)L + 4, (size_t)L + 12, L};
+    for (unsigned k = 0; k < 3; k++)
+        if (spans[k] >= 4 && spans[k] <= r->len - i && cd_reduce_try_delete(r, i, spans[k]))
+            return true;
+    return false;
+}
+
+/* Binary formats guard their parts with lengths and checksums, so a block that cuts a part in two
+ * breaks everything after it, and deleting a whole part is what works. A 32-bit big- or
+ * little-endian word whose value fits in what follows may be such a length: delete what it
+ * delimits. In text, words are far larger than the input, so the pass costs almost nothing
+ * there. A zero length counts once per run of zeros. */
+bool cd_reduce_chunks(struct cd_reduce_run *r)
+{
+    bool any = false;
+    size_t i = 0;
+    while (r->len >= 4 && i + 4 <= r->len && !r->stopped) {
+        const uint8_t *p = r->cur + i;
+        size_t room = r->len - i;
+        uint32_t b = cd_reduce_be32(p), l = le32(p);
+        bool zero_start = b == 0 && (i == 0 || r->cur[i - 1] != 0);
+        if ((b && b < room) || zero_start) {
+            if (try_chunk(r, i, b)) {
+                any = true;
+                continue;
+            }
+        }
+        if (l != b && l && l < room && try_chunk(r, i, l)) {
+            any = true;
+            continue;
+        }
+        i++;
+    }
+    return any;
+}
 
 /* One chunk being reduced inside the outer example. */
 struct chunk {

@@ -1,47 +1,10 @@
-/* Deleting reducer passes: adaptive block deletion, line deletion, balanced bracketed spans, list
- * items, spans replaced by a value inside them, blanks, words in strings cut short.
- * Every candidate is strictly shorter than the current example, so strictly shortlex-smaller.
- * Passes re-read the current example after each adoption; positions are clamped to its length. */
-#include "cd_reduce.h"
+/* The text-structure passes: lines, balanced bracketed spans, list items, spans replaced by a
+ * value inside them, blanks and line breaks, words of quoted strings. Every candidate is strictly
+ * shorter than the current example, so strictly shortlex-smaller. Passes re-read the current
+ * example after each adoption; positions are clamped to its length. */
+#include "reduce_internal.h"
 
 #include <string.h>
-
-/* Tests cur without the n bytes at i. */
-static bool try_delete(struct cd_reduce_run *r, size_t i, size_t n)
-{
-    if (n == 0 || i >= r->len || n > r->len - i)
-        return false;
-    memcpy(r->cand, r->cur, i);
-    memcpy(r->cand + i, r->cur + i + n, r->len - i - n);
-    return cd_reduce_try(r, r->len - n);
-}
-
-/* Chunks of len/2, len/4 ... down to len/CD_REDUCE_BLOCK_STEPS or 1. At each position a success
- * doubles the chunk (so long deletable regions go in few steps) and a failure halves it back to
- * the round's size before moving on. It returns after the first size that deleted anything: finer
- * sizes cost a candidate per k bytes, and the cheaper passes that run before it again may shorten
- * the example first. */
-bool cd_reduce_blocks(struct cd_reduce_run *r)
-{
-    bool any = false;
-    size_t finest = r->len / CD_REDUCE_BLOCK_STEPS ? r->len / CD_REDUCE_BLOCK_STEPS : 1;
-    for (size_t k = r->len > 1 ? r->len / 2 : 1; k >= finest && r->len && !r->stopped && !any;
-         k /= 2) {
-        size_t i = 0, c = k;
-        while (i < r->len && !r->stopped) {
-            size_t n = c < r->len - i ? c : r->len - i;
-            if (try_delete(r, i, n)) {
-                any = true;
-                c *= 2;
-            } else if (c > k) {
-                c /= 2;
-            } else {
-                i += k;
-            }
-        }
-    }
-    return any;
-}
 
 /* Byte offset just past `count` lines starting at p (or the end). */
 static size_t lines_end(const struct cd_reduce_run *r, size_t p, size_t count)
@@ -62,7 +25,7 @@ bool cd_reduce_lines(struct cd_reduce_run *r)
     size_t p = 0, c = 1;
     while (p < r->len && !r->stopped) {
         size_t e = lines_end(r, p, c);
-        if (try_delete(r, p, e - p)) {
+        if (cd_reduce_try_delete(r, p, e - p)) {
             any = true;
             c *= 2;
         } else if (c > 1) {
@@ -129,7 +92,7 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
         bool deleted = false;
         for (size_t c = 1, found; !r->stopped;) {
             size_t end = siblings_end(r, p, open, close, c, &found);
-            if (found && try_delete(r, p, end - p)) {
+            if (found && cd_reduce_try_delete(r, p, end - p)) {
                 deleted = any = true;
                 c = found < c ? found : 2 * c;
             } else if (c > 1) {
@@ -141,11 +104,11 @@ bool cd_reduce_brackets(struct cd_reduce_run *r)
         if (deleted)
             continue;
         size_t q = matching(r, p, open, close);
-        if (q < r->len && try_delete(r, p, q - p + 1)) {
+        if (q < r->len && cd_reduce_try_delete(r, p, q - p + 1)) {
             any = true;
             continue;
         }
-        if (q < r->len && q > p + 1 && try_delete(r, p + 1, q - p - 1))
+        if (q < r->len && q > p + 1 && cd_reduce_try_delete(r, p + 1, q - p - 1))
             any = true;
         p++;
     }
@@ -217,7 +180,7 @@ bool cd_reduce_items(struct cd_reduce_run *r)
                 to = q;
                 from = s > p + 1 ? s - 1 : s;
             }
-            if (to > from && try_delete(r, from, to - from)) {
+            if (to > from && cd_reduce_try_delete(r, from, to - from)) {
                 any = true;
                 q = list_close(r, p);
                 c *= 2;
@@ -517,282 +480,6 @@ bool cd_reduce_words(struct cd_reduce_run *r)
         }
         e = string_end(r, p);
         p = e ? e : p + 1;
-    }
-    return any;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-/* Tries the spans a 32-bit length L at i would delimit: the length field and L bytes, the PNG
- * layout (length, 4-byte type, L bytes, 4-byte checksum), and L bytes counting the field. */
-static bool try_chunk(struct cd_reduce_run *r, size_t i, uint32_t L)
-{
-    size_t spans[3] = {(size_t)L + 4, (size_t)L + 12, L};
-    for (unsigned k = 0; k < 3; k++)
-        if (spans[k] >= 4 && spans[k] <= r->len - i && try_delete(r, i, spans[k]))
-            return true;
-    return false;
-}
-
-/* Binary formats guard their parts with lengths and checksums, so a block that cuts a part in two
- * breaks everything after it, and deleting a whole part is what works. A 32-bit big- or
- * little-endian word whose value fits in what follows may be such a length: delete what it
- * delimits. In text, words are far larger than the input, so the pass costs almost nothing
- * there. A zero length counts once per run of zeros. */
-bool cd_reduce_chunks(struct cd_reduce_run *r)
-{
-    bool any = false;
-    size_t i = 0;
-    while (r->len >= 4 && i + 4 <= r->len && !r->stopped) {
-        const uint8_t *p = r->cur + i;
-        size_t room = r->len - i;
-        uint32_t b = cd_reduce_be32(p), l = le32(p);
-        bool zero_start = b == 0 && (i == 0 || r->cur[i - 1] != 0);
-        if ((b && b < room) || zero_start) {
-            if (try_chunk(r, i, b)) {
-                any = true;
-                continue;
-            }
-        }
-        if (l != b && l && l < room && try_chunk(r, i, l)) {
-            any = true;
-            continue;
-        }
-        i++;
-    }
-    return any;
-}
-
-static int digit_value(uint8_t c, unsigned base)
-{
-    int v = c >= '0' && c <= '9' ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
-    return v < (int)base ? v : -1;
-}
-
-/* Writes v in base (10 or 16, upper-case letters when upper) into out; returns its length. */
-static size_t format_number(uint64_t v, unsigned base, bool upper, uint8_t out[24])
-{
-    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    uint8_t tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (uint8_t)digits[v % base];
-        v /= base;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-/* Tests cur with the number at [p, p+w) replaced by rep (m bytes, m <= w) and the cut bytes at q
- * (q >= p+w, in cur's coordinates) deleted. */
-static bool try_length(struct cd_reduce_run *r, size_t p, size_t w, const uint8_t *rep, size_t m,
-                       size_t q, size_t cut)
-{
-    if (q > r->len || q < p + w || cut == 0 || cut > r->len - q)
-        return false;
-    size_t o = 0;
-    memcpy(r->cand, r->cur, p);
-    o += p;
-    memcpy(r->cand + o, rep, m);
-    o += m;
-    memcpy(r->cand + o, r->cur + p + w, q - p - w);
-    o += q - p - w;
-    memcpy(r->cand + o, r->cur + q + cut, r->len - q - cut);
-    o += r->len - q - cut;
-    return cd_reduce_try(r, o);
-}
-
-/* Tests the number at [p, p+w) (value v) replaced by the m bytes of rep (value nv < v), with the
- * v - nv bytes it no longer counts deleted from the span it delimits, which starts after one
- * separator byte (bencode's "4:spam"), after its line (HTTP chunk sizes), or ends the input
- * (Content-Length). */
-static bool try_count(struct cd_reduce_run *r, size_t p, size_t w, uint64_t v, const uint8_t *rep,
-                      size_t m, uint64_t nv)
-{
-    uint64_t cut = v - nv;
-    size_t end = p + w;
-    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
-    size_t starts[3] = {end + 1, nl ? (size_t)(nl - r->cur) + 1 : r->len, r->len};
-    for (unsigned k = 0; k < 3; k++) {
-        size_t q = k < 2 ? starts[k] + nv : (r->len >= cut ? r->len - cut : 0);
-        if ((k < 2 && starts[k] > r->len) || (k == 1 && starts[1] == starts[0]))
-            continue;
-        if (try_length(r, p, w, rep, m, q, cut))
-            return true;
-    }
-    return false;
-}
-
-/* Value of the w digits at p in base (already checked to be digits of it). */
-static uint64_t digits_value(const struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < w; i++)
-        v = v * base + (uint64_t)digit_value(r->cur[p + i], base);
-    return v;
-}
-
-/* The span of v bytes that a count ending at end delimits when it starts after the count's line:
- * its start s, its end e, and t, just past the line end after it (e when there is none). False
- * when the count has no line end after it or the input ends inside the span. */
-static bool span_after_line(const struct cd_reduce_run *r, size_t end, uint64_t v, size_t *s,
-                            size_t *e, size_t *t)
-{
-    const uint8_t *nl = memchr(r->cur + end, '\n', r->len - end);
-    if (!nl)
-        return false;
-    *s = (size_t)(nl - r->cur) + 1;
-    if (v > r->len - *s)
-        return false;
-    *e = *s + v;
-    const uint8_t *tnl = memchr(r->cur + *e, '\n', r->len - *e);
-    *t = tnl ? (size_t)(tnl - r->cur) + 1 : *e;
-    return true;
-}
-
-/* Tests the number at [p, p+w) (value v) that counts the span after its line split in two: its
- * first i digits and the rest, each with its own copy of the line's rest (chunk extensions), its
- * part of the span and the line end after the span. A parser that counts the kinds of digits it
- * reads sees the same digits, and the span falls from v bytes to the two parts' values: the HTTP
- * sample's chunk size "aa" (170 bytes) becomes "a" and "a" (10 bytes each), where halving or
- * fewer letters loses the label. */
-static bool try_split(struct cd_reduce_run *r, size_t p, size_t w, unsigned base, uint64_t v)
-{
-    size_t end = p + w, s, e, t;
-    if (w < 2 || !span_after_line(r, end, v, &s, &e, &t))
-        return false;
-    size_t rest = s - end, after = t - e;
-    for (size_t i = 1; i < w && !r->stopped; i++) {
-        uint64_t v1 = digits_value(r, p, i, base), v2 = digits_value(r, p + i, w - i, base);
-        if (!v1 || !v2 || v1 + v2 + rest + after >= v)
-            continue; /* a zero part ends the body; no gain */
-        size_t o = 0;
-        const struct {
-            size_t from, n;
-        } parts[] = {{0, p + i}, {end, rest}, {s, v1}, {e, after}, {p + i, w - i}, {end, rest},
-                     {s + v1, v2}, {e, r->len - e}};
-        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
-            memcpy(r->cand + o, r->cur + parts[k].from, parts[k].n);
-            o += parts[k].n;
-        }
-        if (cd_reduce_try(r, o))
-            return true;
-    }
-    return false;
-}
-
-/* Shrinks the number at [p, p+w) read in base with the span it counts. A hex number with letters
- * first goes to the least number of as many digits and letters (zeros, then as many a's: "de" to
- * "aa", "a7" and "13c" to "0a" and "00a"): a parser counts the kinds of characters it reads, and
- * halving drops the letters that such a label needs ("a7" to "53"), so the HTTP sample's
- * chunk-size labels stayed in examples of several KB. Then to half its value, then split in two
- * (try_split). Before all these, a number of two or more digits goes to one ("0a" to "01"): a
- * label that counts digits alone keeps them, and its span goes with them. */
-static bool shrink_count(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
-{
-    uint64_t v = 0, least = 0;
-    size_t letters = 0;
-    bool upper = false;
-    uint8_t rep[24];
-    for (size_t i = 0; i < w; i++) {
-        int d = digit_value(r->cur[p + i], base);
-        if (d < 0 || v > (UINT64_MAX - 15) / 16)
-            return false;
-        upper |= r->cur[p + i] >= 'A' && r->cur[p + i] <= 'F';
-        v = v * base + (uint64_t)d;
-        if (d >= 10)
-            rep[w - 1 - letters++] = r->cur[p + i] >= 'a' ? 'a' : 'A';
-    }
-    if (v < 2 || v > r->len)
-        return false;
-    for (size_t i = 0; i < w; i++) {
-        if (i < w - letters)
-            rep[i] = '0';
-        least = least * base + (i < w - letters ? 0 : 10);
-    }
-    if (w > 1) {
-        uint8_t one[24];
-        memset(one, '0', w - 1);
-        one[w - 1] = '1';
-        if (try_count(r, p, w, v, one, w, 1))
-            return true;
-    }
-    if (letters && least < v && try_count(r, p, w, v, rep, w, least))
-        return true;
-    uint64_t half = v / 2;
-    size_t m = format_number(half, base, upper, rep);
-    return (m <= w && try_count(r, p, w, v, rep, m, half)) || try_split(r, p, w, base, v);
-}
-
-/* Tests the number at [p, p+w) (value v in base) joined with the next count, the nonzero digits
- * on the line after its span: everything between them goes. A parser that counts the kinds of
- * digits it reads sees the same digits in fewer counts; the joined count claims more than is
- * left, which a parser that stops at the input's end takes as a cut-off last chunk. Sixteen
- * chunks of "a" and ten bytes each, which the HTTP sample's label for sixteen hex letters kept,
- * become one line of sixteen a's. */
-static bool try_join(struct cd_reduce_run *r, size_t p, size_t w, unsigned base)
-{
-    size_t end = p + w, s, e, t, w2 = 0;
-    bool nonzero = false;
-    if (!span_after_line(r, end, digits_value(r, p, w, base), &s, &e, &t) || t == e)
-        return false;
-    for (; t + w2 < r->len && digit_value(r->cur[t + w2], 16) >= 0; w2++)
-        nonzero |= r->cur[t + w2] != '0';
-    if (!nonzero || w + w2 > 16)
-        return false; /* a zero count ends the body; longer sizes overflow */
-    memcpy(r->cand, r->cur, end);
-    memcpy(r->cand + end, r->cur + t, r->len - t);
-    return cd_reduce_try(r, end + r->len - t);
-}
-
-/* Start of the run of hex digits before p, or p when there is none: where the scan goes back to
- * when a join made the count before p a candidate for another one. */
-static size_t previous_run(const struct cd_reduce_run *r, size_t p)
-{
-    size_t q = p;
-    while (q > 0 && digit_value(r->cur[q - 1], 16) < 0)
-        q--;
-    if (q == 0)
-        return p;
-    while (q > 0 && digit_value(r->cur[q - 1], 16) >= 0)
-        q--;
-    return q;
-}
-
-/* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
- * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
- * do. Each run of hex digits is shrunk with the span it counts (shrink_count), read in decimal
- * first when it can be, or else joined with the count after its span (try_join). */
-bool cd_reduce_lengths(struct cd_reduce_run *r)
-{
-    bool any = false;
-    size_t p = 0;
-    while (p < r->len && !r->stopped) {
-        if (digit_value(r->cur[p], 16) < 0 || (p > 0 && digit_value(r->cur[p - 1], 16) >= 0)) {
-            p++;
-            continue;
-        }
-        size_t w = 0, dec = 0;
-        while (p + w < r->len && digit_value(r->cur[p + w], 16) >= 0) {
-            dec += digit_value(r->cur[p + w], 10) >= 0;
-            w++;
-        }
-        if (w <= 16 && ((dec == w && shrink_count(r, p, w, 10)) || shrink_count(r, p, w, 16))) {
-            any = true;
-            continue; /* shrink it again */
-        }
-        if (w < 16 && ((dec == w && try_join(r, p, w, 10)) || try_join(r, p, w, 16))) {
-            any = true;
-            p = previous_run(r, p); /* the count before may join this one */
-            continue;
-        }
-        p += w;
     }
     return any;
 }

@@ -1,0 +1,47 @@
+/* The reducer's pass registry: one row per pass, in default order, which breaks ties between
+ * passes of equal yield. Cheap, structure-aware cuts come first; the blocks pass, which costs
+ * about two candidates per sweep step whatever the format, comes after them; the lowering
+ * passes, which remove no byte, come last. */
+#include "reduce_internal.h"
+
+#include <string.h>
+
+const struct cd_reduce_pass_def cd_reduce_passes[] = {
+    {"prefix", cd_reduce_prefix, CD_PASS_DELETE, false},
+    {"lines", cd_reduce_lines, CD_PASS_DELETE, false},
+    {"elements", cd_reduce_elements, CD_PASS_DELETE, false},
+    {"kinds", cd_reduce_kinds, CD_PASS_DELETE, false},
+    {"brackets", cd_reduce_brackets, CD_PASS_DELETE, false},
+    {"items", cd_reduce_items, CD_PASS_DELETE, false},
+    {"hoist", cd_reduce_hoist, CD_PASS_DELETE, false},
+    {"spaces", cd_reduce_spaces, CD_PASS_DELETE, false},
+    {"words", cd_reduce_words, CD_PASS_DELETE, false},
+    {"chunks", cd_reduce_chunks, CD_PASS_DELETE, false},
+    {"checked", cd_reduce_checked, CD_PASS_DELETE, false},
+    {"lengths", cd_reduce_lengths, CD_PASS_DELETE, false},
+    {"digits", cd_reduce_digits, CD_PASS_DELETE, false},
+    {"blocks", cd_reduce_blocks, CD_PASS_DELETE, true},
+    {"bytes", cd_reduce_bytes, CD_PASS_LOWER, false},
+    {"pairs", cd_reduce_pairs, CD_PASS_LOWER, false},
+};
+
+#define N_PASSES (sizeof cd_reduce_passes / sizeof cd_reduce_passes[0])
+_Static_assert(N_PASSES <= CD_REDUCE_PASSES_MAX, "raise CD_REDUCE_PASSES_MAX");
+
+unsigned cd_reduce_n_passes(void)
+{
+    return N_PASSES;
+}
+
+const char *cd_reduce_pass_name(unsigned i)
+{
+    return i < N_PASSES ? cd_reduce_passes[i].name : "?";
+}
+
+unsigned cd_reduce_pass_find(const char *name)
+{
+    unsigned i = 0;
+    while (i < N_PASSES && strcmp(cd_reduce_passes[i].name, name) != 0)
+        i++;
+    return i;
+}
