@@ -19,15 +19,44 @@ enum cd_status {
 
 #define CD_ERROR_MAX 1024
 
+/* What a failure is about, whatever module reports it: the command line maps kinds to exit codes
+ * in one place, and a caller acts on a kind without reading the message. */
+enum cd_error_kind {
+    CD_ERR_OTHER = 0, /* no particular kind: the operation that failed tells */
+    CD_ERR_NOMEM,     /* out of memory */
+    CD_ERR_INPUT,     /* an operand or an input cannot be read */
+    CD_ERR_TARGET,    /* the target cannot be run, or broke the fork-server protocol */
+    CD_ERR_OUTPUT,    /* the seeds, manifest, reproducers or state cannot be written */
+    CD_ERR_FOREIGN,   /* an output path holds files this tool did not write */
+};
+
 /* The detail of the last non-OK status: one line, lower case, no full stop, path quoted. */
 struct cd_error {
+    enum cd_error_kind kind;
+    int errnum;       /* errno of the system call that failed, 0 when none did */
     char msg[CD_ERROR_MAX];
 };
 
-/* Sets err's message (when err is non-NULL) and returns status unchanged, so callers can write
- * `return cd_error_set(err, CD_FAILED, "...", ...)`. */
+/* Sets err's message (when err is non-NULL), kind OTHER and no errno, and returns status
+ * unchanged, so callers can write `return cd_error_set(err, CD_FAILED, "...", ...)`. */
 enum cd_status cd_error_set(struct cd_error *err, enum cd_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* As cd_error_set, for an allocation that failed: kind NOMEM. */
+enum cd_status cd_error_oom(struct cd_error *err, enum cd_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* As cd_error_set, for a system call that failed: errnum is errno as it is on entry. */
+enum cd_status cd_error_sys(struct cd_error *err, enum cd_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Gives err (when non-NULL) kind unless it has one already, so that a module can say what its
+ * failures mean without hiding an out-of-memory beneath; returns status unchanged. */
+enum cd_status cd_error_mark(struct cd_error *err, enum cd_status status, enum cd_error_kind kind);
+
+/* Returns a static name for kind ("other", "out of memory", "input", "target", "output",
+ * "foreign output"). */
+const char *cd_error_kind_name(enum cd_error_kind kind);
 
 /* Returns a static name for status ("ok", "done", "warn", "failed", "fatal"). */
 const char *cd_status_name(enum cd_status status);

@@ -19,7 +19,13 @@ enum cli_exit {
     CLI_EXIT_TARGET = 3,     /* target missing, not instrumented, handshake or restart failed */
     CLI_EXIT_INPUT = 4,      /* no usable input at all */
     CLI_EXIT_OUTPUT = 5,     /* cannot write, refused to overwrite */
+    CLI_EXIT_NOMEM = 6,      /* out of memory */
 };
+
+/* The exit code of a failure that err reports, where context is the code of the operation that
+ * failed: an error of a kind of its own (out of memory, input, target, output) takes that kind's
+ * code, one of no particular kind the context's. */
+int cli_exit_for(const struct cd_error *err, int context);
 
 enum cli_mode { CLI_MODE_DISTILL, CLI_MODE_AUDIT, CLI_MODE_HELP, CLI_MODE_VERSION };
 

@@ -189,7 +189,7 @@ static int audit_diff(const struct cd_manifest *now, const char *old_path, bool 
     struct cd_error err;
     if (cd_manifest_read(old_path, &old, &err) != CD_OK) {
         fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_INPUT;
+        return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     if (old.info.edges_only != now->info.edges_only)
         fprintf(stderr, "corpus-distill: warning: %s counts %s, the manifest %s: most labels "
@@ -241,7 +241,7 @@ int cli_audit(const struct cli_opts *o)
     struct cd_error err;
     if (cd_manifest_read(o->audit_manifest, &m, &err) != CD_OK) {
         fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return CLI_EXIT_INPUT;
+        return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     int code;
     if (o->audit_seed)

@@ -77,8 +77,8 @@ void cli_print_help(FILE *f)
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
             fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
-    fputs("Exit: 0 complete, 1 incomplete (budget/signal), 2 usage, 3 target, 4 no input,\n"
-          "      5 output error.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_DEBUG TMPDIR\n",
+    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
+          "      6 out of memory.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_DEBUG TMPDIR\n",
           f);
 }
 

@@ -116,7 +116,8 @@ struct run_state {
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
     char error[1024];               /* the message of a failing exit, for --json-summary */
-    bool failed_late;               /* the reduction failed: the best so far is written, exit 3 */
+    bool failed_late;               /* the reduction failed: the best so far is written */
+    int late_code;                  /* and the exit code it takes */
     bool out_is_input;              /* the seed directory is also an input operand */
     size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
@@ -151,6 +152,19 @@ static const char *forbidden_output(const char *dir)
     if (home && *home && stat(home, &o) == 0 && o.st_dev == d.st_dev && o.st_ino == d.st_ino)
         return "the home directory";
     return NULL;
+}
+
+int cli_exit_for(const struct cd_error *err, int context)
+{
+    switch (err->kind) {
+    case CD_ERR_NOMEM: return CLI_EXIT_NOMEM;
+    case CD_ERR_INPUT: return CLI_EXIT_INPUT;
+    case CD_ERR_TARGET: return CLI_EXIT_TARGET;
+    case CD_ERR_OUTPUT:
+    case CD_ERR_FOREIGN: return CLI_EXIT_OUTPUT;
+    case CD_ERR_OTHER: break;
+    }
+    return context;
 }
 
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
@@ -345,11 +359,11 @@ static int write_output(struct run_state *s)
     if (st != CD_OK) {
         cd_emit_abort(stage);
         cd_emit_file_abort(manifest);
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s; '%s' and '%s' are as they were", err.msg, s->out,
-                        s->manifest);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT),
+                        "%s; '%s' and '%s' are as they were", err.msg, s->out, s->manifest);
     }
     if (cd_emit_file_commit(manifest, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     return CLI_EXIT_OK;
 }
 
@@ -385,7 +399,7 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
     if (cli_state_start(&s->state, o, &s->exec_opts, s->runner.info.map_size,
                         o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT, &warm,
                         &old) != 0)
-        return cd_error_set(err, CD_FAILED, "out of memory reading the state");
+        return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
         fprintf(stderr, "corpus-distill: %s\n", s->state.note);
@@ -423,7 +437,7 @@ static int distill(struct run_state *s)
                                            (uint64_t)now.tv_nsec
                                      : 0};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_INPUT, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
@@ -432,12 +446,12 @@ static int distill(struct run_state *s)
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     enum cd_status st = start_from_state(s, &err);
     if (st == CD_OK)
         st = cd_distill_ingest(s->d, s->ing, &err);
     if (st >= CD_FAILED && !stop_flag)
-        return run_fail(s, CLI_EXIT_TARGET, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
     for (int k = 0; k < CD_SKIP_COUNT; k++)
         if (is->skipped[k])
@@ -455,16 +469,17 @@ static int distill(struct run_state *s)
         /* Every input has run: what the table holds covers them all, and may be hours of
            reduction. It is written as a valid, incomplete output rather than lost. */
         if (st >= CD_FAILED && !stop_flag) {
-            run_fail(s, CLI_EXIT_TARGET, "%s; writing the best examples found so far", err.msg);
+            s->late_code = run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET),
+                                    "%s; writing the best examples found so far", err.msg);
             snprintf(s->error, sizeof s->error, "%s", err.msg);
             s->failed_late = true;
         }
     }
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->have_result = true;
     if (cd_result_select_seeds(&s->result, o->all_best, &err) != CD_OK)
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     if (s->failed_late) {
         s->result.stats.stopped_by = "error";
         s->result.stats.error = s->error;
@@ -530,7 +545,7 @@ int cli_run(const struct cli_opts *o)
                                                                            : NULL;
     free(stem);
     if (!s.out || !s.crashes || !s.manifest || (!o->no_state && !s.state.path)) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "out of memory");
+        code = run_fail(&s, CLI_EXIT_NOMEM, "out of memory");
         goto out;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -546,12 +561,12 @@ int cli_run(const struct cli_opts *o)
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
                               s.state.path};
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
         goto out;
     }
     if (cd_emit_check(&eo, &s.unlisted, &err) != CD_OK) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s%s", err.msg,
-                        strstr(err.msg, "not written by") ? " (--force moves it aside)" : "");
+        code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s%s", err.msg,
+                        err.kind == CD_ERR_FOREIGN ? " (--force moves it aside)" : "");
         goto out;
     }
     install_signals(o->verbosity < 0);
@@ -577,7 +592,7 @@ int cli_run(const struct cli_opts *o)
     if (s.replaced)
         fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
                         "to '%s'\n", s.out, s.replaced);
-    code = s.failed_late                           ? CLI_EXIT_TARGET
+    code = s.failed_late                           ? s.late_code
            : s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE
                                                      : CLI_EXIT_OK;
     print_summary(&s, code);

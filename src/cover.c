@@ -209,7 +209,7 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
     s.heap = calloc(cap, sizeof *s.heap);
     memset(stats, 0, sizeof *stats);
     if (!alt || !essential || !order || !price || !s.count || !s.heap) {
-        st = cd_error_set(err, CD_FAILED, "out of memory choosing the seeds");
+        st = cd_error_oom(err, CD_FAILED, "out of memory choosing the seeds");
         goto out;
     }
     for (size_t i = 0; i < n_sets; i++)

@@ -398,7 +398,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     struct cd_distill *d = calloc(1, sizeof *d);
     *out = NULL;
     if (!d)
-        return cd_error_set(err, CD_FAILED, "out of memory creating the engine");
+        return cd_error_oom(err, CD_FAILED, "out of memory creating the engine");
     d->opts = *opts;
     d->ops = ops;
     d->runner_ctx = runner_ctx;
@@ -422,7 +422,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     pthread_mutexattr_destroy(&spin);
     d->workers = calloc(d->jobs, sizeof *d->workers);
     if (!d->workers) {
-        cd_error_set(err, CD_FAILED, "out of memory creating %u workers", d->jobs);
+        cd_error_oom(err, CD_FAILED, "out of memory creating %u workers", d->jobs);
         goto out;
     }
     if (cd_table_new(&d->table, err) != CD_OK)
@@ -487,7 +487,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     int fresh = cd_table_seen_add(d->table, h);
     d->stats.duplicates += fresh == 0;
     if (fresh < 0) {
-        cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
+        cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
         fail(d, &w->err);
     }
     bool go = fresh > 0 && reserve_exec(d);
@@ -559,7 +559,7 @@ static void first_pass(struct worker *w)
         struct cd_error ierr;
         enum cd_status st = cd_ingest_next(d->ing, &in, &ierr);
         if (st == CD_OK && d->jobs > 1 && !copy_input(w, &in))
-            st = cd_error_set(&ierr, CD_FAILED, "out of memory copying '%s'", in.name);
+            st = cd_error_oom(&ierr, CD_FAILED, "out of memory copying '%s'", in.name);
         d->ing_done = st == CD_DONE || st >= CD_FAILED;
         pthread_mutex_unlock(&d->ing_mu);
         if (st == CD_DONE)
@@ -707,7 +707,7 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     /* The select-only output: pinned, so that the cover can always fall back on it. */
     if (!table_cover(d, true)) {
         struct cd_error e;
-        cd_error_set(&e, CD_FAILED, "out of memory choosing the select-only seeds");
+        cd_error_oom(&e, CD_FAILED, "out of memory choosing the select-only seeds");
         fail(d, &e);
     }
     d->stats.select_only_bytes = d->seed_bytes;
@@ -802,7 +802,7 @@ static bool unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool 
     if (ok && shorter)
         ok = keep_pending(w, cand, len);
     if (!ok) {
-        cd_error_set(&w->err, CD_FAILED, "out of memory keeping a reproducer");
+        cd_error_oom(&w->err, CD_FAILED, "out of memory keeping a reproducer");
         fail(d, &w->err);
     }
     unlock(d);
@@ -878,7 +878,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     if (++w->execs >= w->attempt_cap)
         w->yielded = true;
     if (cd_table_seen_add(d->table, h) < 0) {
-        cd_error_set(&w->err, CD_FAILED, "out of memory in the seen-set");
+        cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
         fail(d, &w->err);
         unlock(d);
         return false;
@@ -957,7 +957,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         w->origin = strdup(e->origin);
         if (!copy || !w->origin) {
             free(copy);
-            cd_error_set(&w->err, CD_FAILED, "out of memory copying a best example");
+            cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
             fail(d, &w->err);
             unlock(d);
             return CD_FAILED;
@@ -1155,7 +1155,7 @@ static void reduce_whole(struct worker *w, const struct cd_table_example *e)
     w->origin = strdup(e->origin);
     if (!ok || !copy || !w->origin) {
         free(copy);
-        cd_error_set(&w->err, CD_FAILED, "out of memory copying a best example");
+        cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
         fail(d, &w->err);
         return;
     }

@@ -86,7 +86,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     struct cd_exec_opts opts = *ctx->exec_opts;
     struct exec_runner *r = calloc(1, sizeof *r);
     if (!r)
-        return cd_error_set(err, CD_FAILED, "out of memory opening worker %u", worker);
+        return cd_error_oom(err, CD_FAILED, "out of memory opening worker %u", worker);
     if (ctx->bind_cpus)
         opts.cpu = ctx->cpu_fixed ? (int)(ctx->first_cpu + worker) : free_cpu();
     else if (worker > 0)
@@ -94,7 +94,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     enum cd_status st = cd_exec_new(&r->ex, &opts, err);
     if (st != CD_OK) {
         free(r);
-        return st;
+        return cd_error_mark(err, st, CD_ERR_TARGET);
     }
     r->ctx = ctx;
     r->worker = worker;
@@ -126,7 +126,7 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, 
     enum cd_status st = quick ? cd_exec_run_quick(r->ex, data, len, &run, err)
                               : cd_exec_run(r->ex, data, len, &run, err);
     if (st != CD_OK)
-        return st;
+        return cd_error_mark(err, st, CD_ERR_TARGET);
     *outcome = run.outcome;
     return cd_labels_from_run(&run, r->ctx->edges_only, labels, err);
 }

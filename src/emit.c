@@ -246,7 +246,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     if (unlisted)
         *unlisted = 0;
     if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+        st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     struct stat sb;
@@ -254,7 +254,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         recover_aside(whole, parent, base);
     if (lstat(whole, &sb) != 0) {
         if (errno != ENOENT)
-            st = cd_error_set(err, CD_FAILED, "cannot stat '%s': %s", whole, strerror(errno));
+            st = cd_error_sys(err, CD_FAILED, "cannot stat '%s': %s", whole, strerror(errno));
         else if (stat(parent, &sb) == 0 && !S_ISDIR(sb.st_mode))
             st = cd_error_set(err, CD_FAILED, "cannot create '%s': '%s' is not a directory",
                               whole, parent);
@@ -265,8 +265,10 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
             st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a regular file",
                               whole);
         else if (!opts->force && !manifest_names(opts->manifest_path, base))
-            st = cd_error_set(err, CD_FAILED,
-                              "refusing to replace '%s': not written by corpus-distill", whole);
+            st = cd_error_mark(err,
+                               cd_error_set(err, CD_FAILED, "refusing to replace '%s': not "
+                                            "written by corpus-distill", whole),
+                               CD_ERR_FOREIGN);
         goto out;
     }
     if (!S_ISDIR(sb.st_mode)) {
@@ -277,7 +279,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         goto out;
     d = opendir(whole);
     if (!d) {
-        st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", whole, strerror(errno));
+        st = cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", whole, strerror(errno));
         goto out;
     }
     /* Ours means: the manifest beside it names it. Even then a file it does not list as a seed
@@ -291,9 +293,10 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     if (empty || n == 0)
         goto out;
     if (!ours) {
-        st = cd_error_set(err, CD_FAILED,
-                          "refusing to replace '%s': not empty and not written by corpus-distill%s",
-                          whole, seed_names ? " (no manifest beside it names it)" : "");
+        cd_error_set(err, CD_FAILED,
+                     "refusing to replace '%s': not empty and not written by corpus-distill%s",
+                     whole, seed_names ? " (no manifest beside it names it)" : "");
+        st = cd_error_mark(err, CD_FAILED, CD_ERR_FOREIGN);
     } else if (opts->seed_dir_is_input) {
         if (unlisted)
             *unlisted = n;
@@ -324,12 +327,12 @@ static enum cd_status write_all(int fd, const uint8_t *data, size_t len, const c
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
-            return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+            return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
         data += w;
         len -= (size_t)w;
     }
     if (fsync(fd) != 0)
-        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
     return CD_OK;
 }
 
@@ -350,19 +353,19 @@ static enum cd_status temp_open(const char *parent, const char *base, char **tmp
     size_t n = strlen(parent) + strlen(base) + 16;
     *tmp = malloc(n);
     if (!*tmp)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     snprintf(*tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
     *fd = mkstemp(*tmp);
     if (*fd < 0) {
         enum cd_status st =
-            cd_error_set(err, CD_FAILED, "cannot create '%s': %s", *tmp, strerror(errno));
+            cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", *tmp, strerror(errno));
         free(*tmp);
         *tmp = NULL;
         return st;
     }
     (void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
     if (fchmod(*fd, 0644 & ~current_umask()) != 0)
-        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
     return CD_OK;
 }
 
@@ -375,9 +378,9 @@ static enum cd_status temp_commit(int *fd, char **tmp, const char *whole, const 
     failed |= close(*fd) != 0;
     *fd = -1;
     if (failed)
-        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
     if (rename(*tmp, whole) != 0)
-        return cd_error_set(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
     free(*tmp);
     *tmp = NULL;
     (void)fsync_path(parent);
@@ -412,7 +415,7 @@ enum cd_status cd_emit_file_stage(struct cd_emit_file **out, const char *path, c
     struct cd_emit_file *f = calloc(1, sizeof *f);
     if (!f || !split_path(path, &f->whole, &f->parent, &f->base)) {
         cd_emit_file_abort(f);
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     }
     f->fd = -1;
     enum cd_status st = temp_open(f->parent, f->base, &f->tmp, &f->fd, err);
@@ -461,7 +464,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     int dfd = -1;
     *out = NULL;
     if (!s || !split_path(opts->seed_dir, &s->seed_dir, &s->parent, &s->base)) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+        st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     s->opts = *opts;
@@ -471,12 +474,12 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     size_t n = strlen(s->parent) + strlen(s->base) + 16;
     s->tmp = malloc(n);
     if (!s->tmp) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+        st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     snprintf(s->tmp, n, "%s/.%s.tmp-XXXXXX", s->parent, s->base);
     if (!mkdtemp(s->tmp)) {
-        st = cd_error_set(err, CD_FAILED, "cannot create a directory beside '%s': %s", s->seed_dir,
+        st = cd_error_sys(err, CD_FAILED, "cannot create a directory beside '%s': %s", s->seed_dir,
                           strerror(errno));
         free(s->tmp);
         s->tmp = NULL;
@@ -485,7 +488,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     (void)chmod(s->tmp, 0755 & ~current_umask());
     dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));
+        st = cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));
         goto out;
     }
     for (size_t i = 0; i < r->n_examples; i++) {
@@ -494,7 +497,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
             continue;
         int fd = openat(dfd, ex->sha1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {
-            st = cd_error_set(err, CD_FAILED, "cannot create '%s/%s': %s", s->tmp, ex->sha1,
+            st = cd_error_sys(err, CD_FAILED, "cannot create '%s/%s': %s", s->tmp, ex->sha1,
                               strerror(errno));
             goto out;
         }
@@ -502,7 +505,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         snprintf(what, sizeof what, "%s/%s", s->tmp, ex->sha1);
         st = write_all(fd, ex->data, ex->len, what, err);
         if (close(fd) != 0 && st == CD_OK)
-            st = cd_error_set(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
+            st = cd_error_sys(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
                               strerror(errno));
         if (st != CD_OK)
             goto out;
@@ -512,7 +515,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         }
     }
     if (fsync(dfd) != 0) {
-        st = cd_error_set(err, CD_FAILED, "cannot write '%s': %s", s->tmp, strerror(errno));
+        st = cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", s->tmp, strerror(errno));
         goto out;
     }
 out:
@@ -572,16 +575,16 @@ static enum cd_status swap_by_two_renames(struct cd_emit_stage *s, char **aside,
     size_t n = strlen(s->parent) + strlen(s->base) + 16;
     *aside = malloc(n);
     if (!*aside)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     snprintf(*aside, n, "%s/.%s.old-XXXXXX", s->parent, s->base);
     if (!mkdtemp(*aside)) {
         free(*aside);
         *aside = NULL;
-        return cd_error_set(err, CD_FAILED, "cannot create a directory beside '%s': %s",
+        return cd_error_sys(err, CD_FAILED, "cannot create a directory beside '%s': %s",
                             s->seed_dir, strerror(errno));
     }
     if (rename(s->seed_dir, *aside) != 0) {
-        enum cd_status st = cd_error_set(err, CD_FAILED, "cannot move '%s' aside: %s",
+        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot move '%s' aside: %s",
                                          s->seed_dir, strerror(errno));
         rmdir(*aside);
         free(*aside);
@@ -589,7 +592,7 @@ static enum cd_status swap_by_two_renames(struct cd_emit_stage *s, char **aside,
         return st;
     }
     if (rename(s->tmp, s->seed_dir) != 0) {
-        enum cd_status st = cd_error_set(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp,
+        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp,
                                          s->seed_dir, strerror(errno));
         (void)rename(*aside, s->seed_dir);
         free(*aside);
@@ -606,12 +609,12 @@ static char *keep_replaced(const struct cd_emit_stage *s, const char *aside, str
     size_t n = strlen(s->parent) + strlen(s->base) + 24;
     char *kept = malloc(n);
     if (!kept) {
-        cd_error_set(err, CD_FAILED, "out of memory");
+        cd_error_oom(err, CD_FAILED, "out of memory");
         return NULL;
     }
     snprintf(kept, n, "%s/%s.replaced-XXXXXX", s->parent, s->base);
     if (!mkdtemp(kept) || rename(aside, kept) != 0) {
-        cd_error_set(err, CD_FAILED, "cannot keep the replaced '%s' as '%s': %s", s->seed_dir,
+        cd_error_sys(err, CD_FAILED, "cannot keep the replaced '%s' as '%s': %s", s->seed_dir,
                      kept, strerror(errno));
         rmdir(kept);
         free(kept);
@@ -636,7 +639,7 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *s, char **replaced, struct c
     if (rename(s->tmp, s->seed_dir) == 0)
         goto done; /* seed_dir was missing or an empty directory */
     if (errno != ENOTEMPTY && errno != EEXIST) {
-        st = cd_error_set(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp, s->seed_dir,
+        st = cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp, s->seed_dir,
                           strerror(errno));
         goto out;
     }
@@ -648,7 +651,7 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *s, char **replaced, struct c
         if (st != CD_OK)
             goto out;
     } else {
-        st = cd_error_set(err, CD_FAILED, "cannot replace '%s': %s", s->seed_dir, strerror(errno));
+        st = cd_error_sys(err, CD_FAILED, "cannot replace '%s': %s", s->seed_dir, strerror(errno));
         goto out;
     }
 done:
@@ -784,12 +787,12 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
     lk->fd = -1;
     lk->path = NULL;
     if (!split_path(opts->seed_dir, &whole, &parent, &base))
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     enum cd_status st = mkdir_p(parent, err);
     size_t n = strlen(parent) + strlen(base) + 8;
     lk->path = st == CD_OK ? malloc(n) : NULL;
     if (st == CD_OK && !lk->path)
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+        st = cd_error_oom(err, CD_FAILED, "out of memory");
     if (lk->path)
         snprintf(lk->path, n, "%s/.%s.lock", parent, base);
     /* The holder unlinks the file when done: a lock taken on a file that is no longer at the
@@ -797,7 +800,7 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
     while (st == CD_OK) {
         int fd = open(lk->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) {
-            st = cd_error_set(err, CD_FAILED, "cannot create the lock '%s': %s", lk->path,
+            st = cd_error_sys(err, CD_FAILED, "cannot create the lock '%s': %s", lk->path,
                               strerror(errno));
             break;
         }
@@ -847,13 +850,13 @@ static enum cd_status mkdir_p(const char *path, struct cd_error *err)
 {
     char *p = strdup(path);
     if (!p)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     for (char *c = p + 1; *c; c++) {
         if (*c != '/')
             continue;
         *c = '\0';
         if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            enum cd_status st = cd_error_set(err, CD_FAILED, "cannot create '%s': %s", p,
+            enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", p,
                                              strerror(errno));
             free(p);
             return st;
@@ -862,7 +865,7 @@ static enum cd_status mkdir_p(const char *path, struct cd_error *err)
     }
     free(p);
     if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        return cd_error_set(err, CD_FAILED, "cannot create '%s': %s", path, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", path, strerror(errno));
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return cd_error_set(err, CD_FAILED, "cannot create '%s': not a directory", path);
@@ -885,7 +888,7 @@ enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct
         cd_emit_file_name(ex, name, sizeof name);
         char *path = join(opts->crashes_dir, name);
         if (!path)
-            return cd_error_set(err, CD_FAILED, "out of memory");
+            return cd_error_oom(err, CD_FAILED, "out of memory");
         struct stat sb;
         enum cd_status st = CD_OK;
         /* Content-addressed: an existing file of that name and size already holds these bytes. */
@@ -920,7 +923,7 @@ static enum cd_status tar_seeds(struct archive *a, const char *path, const struc
 {
     struct archive_entry *e = archive_entry_new();
     if (!e)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     enum cd_status st = CD_OK;
     for (size_t i = 0; i < r->n_examples && st == CD_OK; i++) {
         const struct cd_result_example *ex = &r->examples[i];
@@ -954,7 +957,7 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
     assert(opts->tar);
     CD_FORWARD_IF_ERROR(cd_emit_check(opts, NULL, err));
     if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
-        st = cd_error_set(err, CD_FAILED, "out of memory");
+        st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     st = mkdir_p(parent, err);

@@ -89,7 +89,7 @@ static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
     const char *name = ex->opts.argv[0];
     if (strchr(name, '/')) {
         ex->path = strdup(name);
-        return ex->path ? CD_OK : cd_error_set(err, CD_FAILED, "out of memory");
+        return ex->path ? CD_OK : cd_error_oom(err, CD_FAILED, "out of memory");
     }
     const char *p = getenv("PATH");
     if (!p || !*p)
@@ -101,7 +101,7 @@ static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
         int len = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name);
         if (n > 0 && len > 0 && (size_t)len < sizeof cand && access(cand, X_OK) == 0) {
             ex->path = strdup(cand);
-            return ex->path ? CD_OK : cd_error_set(err, CD_FAILED, "out of memory");
+            return ex->path ? CD_OK : cd_error_oom(err, CD_FAILED, "out of memory");
         }
         p += n + (colon ? 1 : 0);
     }
@@ -113,14 +113,14 @@ static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
 {
     struct stat st;
     if (stat(ex->path, &st) != 0)
-        return cd_error_set(err, CD_FAILED, "target '%s' not found: %s", ex->path, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "target '%s' not found: %s", ex->path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return cd_error_set(err, CD_FAILED, "target '%s' is not a regular file", ex->path);
     if (access(ex->path, X_OK) != 0)
         return cd_error_set(err, CD_FAILED, "target '%s' is not executable", ex->path);
     int fd = open(ex->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cd_error_set(err, CD_FAILED, "cannot read target '%s': %s", ex->path,
+        return cd_error_sys(err, CD_FAILED, "cannot read target '%s': %s", ex->path,
                             strerror(errno));
     size_t n = (size_t)st.st_size;
     void *m = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
@@ -180,16 +180,16 @@ static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
         dir = "/tmp";
     char abs[PATH_MAX];
     if (!realpath(dir, abs))
-        return cd_error_set(err, CD_FAILED, "temporary directory '%s': %s", dir, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "temporary directory '%s': %s", dir, strerror(errno));
     sweep_stale_inputs(abs);
     size_t n = strlen(abs) + sizeof "/.cd-input-XXXXXX" + 24;
     ex->input_path = malloc(n);
     if (!ex->input_path)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     snprintf(ex->input_path, n, "%s/.cd-input-%ld-XXXXXX", abs, (long)getpid());
     ex->input_fd = mkostemp(ex->input_path, O_CLOEXEC);
     if (ex->input_fd < 0)
-        return cd_error_set(err, CD_FAILED, "cannot create input file in '%s': %s", abs,
+        return cd_error_sys(err, CD_FAILED, "cannot create input file in '%s': %s", abs,
                             strerror(errno));
     if (!ex->info.file_input) {
         unlink(ex->input_path);
@@ -210,7 +210,7 @@ static enum cd_status build_argv(struct cd_exec *ex, struct cd_error *err)
     ex->argv = calloc(argc + 1, sizeof *ex->argv);
     ex->owned = calloc(argc + 1, sizeof *ex->owned);
     if (!ex->argv || !ex->owned)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     size_t j = 0;
     for (size_t i = 0; i < argc; i++) {
         const char *a = ex->opts.argv[i];
@@ -237,7 +237,7 @@ static enum cd_status patch_arg(struct cd_exec *ex, size_t i, struct cd_error *e
     size_t plen = strlen(ex->input_path);
     char *out = malloc(strlen(a) + count * plen + 1);
     if (!out)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     char *o = out;
     for (const char *p; (p = strstr(a, "@@")); a = p + 2) {
         memcpy(o, a, (size_t)(p - a));
@@ -292,7 +292,7 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
     size_t cap = count + 16, n = 0;
     ex->envp = calloc(cap, sizeof *ex->envp);
     if (!ex->envp)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     bool ok = true;
     for (char **e = environ; *e && ok; e++)
         if (!own_var(*e))
@@ -310,7 +310,7 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
     for (size_t i = 0; ok && !user_san && i < sizeof san_defaults / sizeof san_defaults[0]; i++)
         ok = push_env(ex->envp, &n, "%s", san_defaults[i]);
     if (!ok)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     return CD_OK;
 }
 
@@ -325,7 +325,7 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
     CD_FORWARD_IF_ERROR(build_env(ex, err));
     ex->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (ex->devnull_fd < 0)
-        return cd_error_set(err, CD_FAILED, "cannot open /dev/null: %s", strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot open /dev/null: %s", strerror(errno));
     /* Orphans of the target (a grandchild outliving its parent) are reparented to us, so that we
      * can kill and reap them; they go to the first live thread, normally the main one. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -387,7 +387,7 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
      * never raise SIGPIPE in the caller's process: its death shows as EOF on the status pipe. */
     if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0 ||
         (!ex->opts.debug_child && pipe2(ep, O_CLOEXEC) != 0)) {
-        cd_error_set(err, CD_FAILED, "cannot create fork-server pipes: %s", strerror(errno));
+        cd_error_sys(err, CD_FAILED, "cannot create fork-server pipes: %s", strerror(errno));
         goto out;
     }
     if (ep[0] >= 0)
@@ -398,7 +398,7 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
         pid_t *v = realloc(servers, cap * sizeof *v);
         if (!v) {
             pthread_mutex_unlock(&servers_mu);
-            cd_error_set(err, CD_FAILED, "out of memory");
+            cd_error_oom(err, CD_FAILED, "out of memory");
             goto out;
         }
         servers = v;
@@ -411,7 +411,7 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
         servers[n_servers++] = pid;
     pthread_mutex_unlock(&servers_mu);
     if (pid < 0) {
-        cd_error_set(err, CD_FAILED, "cannot fork: %s", strerror(errno));
+        cd_error_sys(err, CD_FAILED, "cannot fork: %s", strerror(errno));
         goto out;
     }
     ex->fsrv_pid = pid;

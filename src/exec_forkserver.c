@@ -155,7 +155,7 @@ static enum cd_status startup_error(struct cd_exec *ex, enum io io, const char *
     if (io == IO_EOF)
         return cd_error_set(err, CD_FAILED, "target '%s' exited before its %s (not instrumented, "
                             "or it failed at start-up)%s%s", ex->path, what, sep, line);
-    return cd_error_set(err, CD_FAILED, "reading the %s of '%s': %s", what, ex->path,
+    return cd_error_sys(err, CD_FAILED, "reading the %s of '%s': %s", what, ex->path,
                         strerror(errno));
 }
 
@@ -317,7 +317,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
         return cd_error_set(err, CD_FAILED, "no target given");
     struct cd_exec *ex = calloc(1, sizeof *ex);
     if (!ex)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     ex->opts = *opts;
     ex->input_fd = ex->devnull_fd = ex->children_fd = -1;
     ex->ctl_fd = ex->ctl_keep_fd = ex->st_fd = ex->err_fd = -1;
@@ -325,7 +325,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
     enum cd_status st = CD_FAILED;
     ex->tail = malloc(EXEC_TAIL_CAP + 1);
     if (!ex->tail) {
-        cd_error_set(err, CD_FAILED, "out of memory");
+        cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     exec_tail_reset(ex);
@@ -333,7 +333,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
     ex->shm = attach(&ex->shm_id, ex->shm_size);
     ex->fuzz = attach(&ex->fuzz_id, EXEC_MAX_FILE + 4);
     if (!ex->shm || !ex->fuzz) {
-        cd_error_set(err, CD_FAILED, "cannot create shared memory: %s", strerror(errno));
+        cd_error_sys(err, CD_FAILED, "cannot create shared memory: %s", strerror(errno));
         goto out;
     }
     if ((st = exec_child_prepare(ex, err)) != CD_OK)
@@ -360,14 +360,14 @@ static enum cd_status deliver(struct cd_exec *ex, const uint8_t *data, size_t le
         return CD_OK;
     }
     if (len && pwrite(ex->input_fd, data, len, 0) != (ssize_t)len)
-        return cd_error_set(err, CD_FAILED, "writing the input file: %s", strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "writing the input file: %s", strerror(errno));
     /* pwrite extends the file; only a shorter input needs a truncate. */
     if (len < ex->input_len && ftruncate(ex->input_fd, (off_t)len) != 0)
-        return cd_error_set(err, CD_FAILED, "truncating the input file: %s", strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "truncating the input file: %s", strerror(errno));
     ex->input_len = len;
     /* The target's stdin shares our file offset. */
     if (!ex->info.file_input && lseek(ex->input_fd, 0, SEEK_SET) != 0)
-        return cd_error_set(err, CD_FAILED, "rewinding the input file: %s", strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "rewinding the input file: %s", strerror(errno));
     return CD_OK;
 }
 
@@ -397,7 +397,7 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
         return RUN_DIED;
     }
     if (io != IO_OK) {
-        cd_error_set(err, CD_FAILED, "reading a child pid from the fork server: %s",
+        cd_error_sys(err, CD_FAILED, "reading a child pid from the fork server: %s",
                      strerror(errno));
         return RUN_FAILED;
     }
@@ -431,7 +431,7 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
     if (io == IO_EOF || io == IO_TIMEOUT)
         return RUN_DIED;
     if (io != IO_OK) {
-        cd_error_set(err, CD_FAILED, "reading a status from the fork server: %s",
+        cd_error_sys(err, CD_FAILED, "reading a status from the fork server: %s",
                      strerror(errno));
         return RUN_FAILED;
     }

@@ -75,7 +75,7 @@ enum cd_status ing_name_set(struct cd_ingest *ing, const char *a, const char *se
     if (ing_escape_append(&ing->name, &ing->name_cap, &len, a) != 0 ||
         (sep && ing_escape_append(&ing->name, &ing->name_cap, &len, sep) != 0) ||
         (b && ing_escape_append(&ing->name, &ing->name_cap, &len, b) != 0))
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     return CD_OK;
 }
 
@@ -127,17 +127,19 @@ enum cd_status ing_read_fd(struct cd_ingest *ing, int fd, long long size, struct
     }
     /* Room for the whole file and one byte more, to see its end in one read. */
     if (size >= 0 && ing_buf_reserve(ing, (size_t)size + 1) != 0)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory reading '%s' (%lld bytes)", ing->name,
+                            size);
     size_t len = 0;
     for (;;) {
         if (len == ing->buf_cap && ing_buf_reserve(ing, len + 1) != 0)
-            return cd_error_set(err, CD_FAILED, "out of memory");
+            return cd_error_oom(err, CD_FAILED, "out of memory reading '%s' (%zu bytes so far)",
+                                ing->name, len);
         ssize_t n = read(fd, ing->buf + len, ing->buf_cap - len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
             ing_skip(ing, CD_SKIP_UNREADABLE);
-            return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+            return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
         }
         if (n == 0)
             break;
@@ -175,7 +177,7 @@ static enum cd_status read_stream(struct cd_ingest *ing, int fd, struct cd_input
         int r = poll(&p, 1, 100);
         if (r < 0 && errno != EINTR) {
             ing_skip(ing, CD_SKIP_UNREADABLE);
-            return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+            return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
         }
         uint64_t now = now_ns();
         if (r <= 0) {
@@ -191,13 +193,13 @@ static enum cd_status read_stream(struct cd_ingest *ing, int fd, struct cd_input
             continue;
         }
         if (len == ing->buf_cap && ing_buf_reserve(ing, len + 1) != 0)
-            return cd_error_set(err, CD_FAILED, "out of memory");
+            return cd_error_oom(err, CD_FAILED, "out of memory");
         ssize_t n = read(fd, ing->buf + len, ing->buf_cap - len);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0) {
             ing_skip(ing, CD_SKIP_UNREADABLE);
-            return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+            return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
         }
         if (n == 0)
             return ing_emit(ing, len, in);
@@ -222,14 +224,14 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
         return cd_error_set(err, CD_FAILED, "maximum input size %zu is too large", limit);
     struct cd_ingest *ing = calloc(1, sizeof *ing);
     if (!ing)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     ing->opts = *opts;
     ing->limit = limit;
     ing->ar_fd = -1;
     /* Allocate a first buffer now, so an empty input still has non-NULL data. */
     if (ing_buf_reserve(ing, ING_BUF_MIN < limit + 1 ? ING_BUF_MIN : limit + 1) != 0) {
         free(ing);
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     }
     *out = ing;
     return CD_OK;
@@ -255,12 +257,12 @@ static enum cd_status start_operand(struct cd_ingest *ing, size_t i, struct cd_i
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         ing_skip(ing, CD_SKIP_UNREADABLE);
-        return cd_error_set(err, CD_WARN, "cannot open '%s': %s", ing->name, strerror(errno));
+        return cd_error_sys(err, CD_WARN, "cannot open '%s': %s", ing->name, strerror(errno));
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         ing_skip(ing, CD_SKIP_UNREADABLE);
-        st = cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+        st = cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
         goto out;
     }
     if (S_ISDIR(sb.st_mode)) {
@@ -323,7 +325,7 @@ enum cd_status cd_ingest_next(struct cd_ingest *ing, struct cd_input *in, struct
             break;
         }
         if (st != ING_AGAIN)
-            return st;
+            return st >= CD_WARN ? cd_error_mark(err, st, CD_ERR_INPUT) : st;
     }
 }
 

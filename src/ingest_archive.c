@@ -52,7 +52,7 @@ static enum cd_status set_last(struct cd_ingest *ing, const char *entry, struct 
 {
     size_t len = 0;
     if (ing_escape_append(&ing->ar_last, &ing->ar_last_cap, &len, entry) != 0)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     return CD_OK;
 }
 
@@ -132,7 +132,7 @@ static int probe_with(int fd, bool iso, bool filters, struct archive **out,
 static enum cd_status unreadable(struct cd_ingest *ing, struct cd_error *err)
 {
     ing_skip(ing, CD_SKIP_UNREADABLE);
-    return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+    return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
 }
 
 enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err)
@@ -149,7 +149,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         int e = a ? ing_pipe_open(&ing->ar_pipe, a, STDIN_FILENO, &ing->opts) : 0;
         if (e) {
             archive_read_free(a);
-            return e == ENOMEM ? cd_error_set(err, CD_FAILED, "out of memory")
+            return e == ENOMEM ? cd_error_oom(err, CD_FAILED, "out of memory")
                                : cd_error_set(err, CD_FAILED, "cannot read '-': %s", strerror(e));
         }
         if (a)
@@ -169,7 +169,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         none = a && (r == ARCHIVE_EOF || (r < ARCHIVE_WARN && not_an_archive(a)));
     }
     if (!a)
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     if (none && is_stdin && r == ARCHIVE_EOF) { /* an empty archive on stdin */
         ing->stats.archives++;
         st = ING_AGAIN;
@@ -224,7 +224,7 @@ static enum cd_status read_entry(struct cd_ingest *ing, struct archive_entry *e,
     size_t n = 0;
     for (;;) {
         if (n == ing->buf_cap && ing_buf_reserve(ing, n + 1) != 0)
-            return cd_error_set(err, CD_FAILED, "out of memory");
+            return cd_error_oom(err, CD_FAILED, "out of memory");
         la_ssize_t got = archive_read_data(ing->ar, ing->buf + n, ing->buf_cap - n);
         if (got == 0)
             break;

@@ -209,13 +209,13 @@ enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_e
     struct ing_dir *d = calloc(1, sizeof *d);
     if (!d || path_set(d, 0, path) != 0) {
         free(d);
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     }
     int e = level_push(d, true, AFL_NONE);
     if (e == ENOMEM) {
         free(d->path);
         free(d);
-        return cd_error_set(err, CD_FAILED, "out of memory");
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     }
     if (e) {
         free(d->path);
@@ -240,13 +240,13 @@ static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct
             return ING_AGAIN;
         }
         ing_skip(ing, CD_SKIP_UNREADABLE);
-        return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+        return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
     }
     struct stat sb;
     enum cd_status st;
     if (fstat(fd, &sb) != 0) {
         ing_skip(ing, CD_SKIP_UNREADABLE);
-        st = cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
+        st = cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
     } else if (!S_ISREG(sb.st_mode)) {
         ing_skip(ing, CD_SKIP_NOT_REGULAR);
         st = ING_AGAIN;
@@ -287,7 +287,7 @@ enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct c
         const struct dir_ent *ent = &top->ents[top->i++];
         enum afl_kind kind = top->afl;
         if (path_set(d, top->plen, ent->name) != 0)
-            return cd_error_set(err, CD_FAILED, "out of memory");
+            return cd_error_oom(err, CD_FAILED, "out of memory");
         CD_FORWARD_IF_ERROR(ing_name_set(ing, d->path, NULL, NULL, err));
         int e = 0;
         int type = entry_type(d, ent->type, &e);
@@ -301,7 +301,7 @@ enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct c
                 continue;
             e = level_push(d, false, kind); /* top may move: it is not used again in this round */
             if (e == ENOMEM)
-                return cd_error_set(err, CD_FAILED, "out of memory");
+                return cd_error_oom(err, CD_FAILED, "out of memory");
             if (e == ELOOP) { /* replaced by a symlink since readdir */
                 ing_skip(ing, CD_SKIP_NOT_REGULAR);
                 continue;

@@ -201,7 +201,7 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
     return CD_OK;
 oom:
     set->n = 0;
-    return cd_error_set(err, CD_FAILED, "out of memory building a label set");
+    return cd_error_oom(err, CD_FAILED, "out of memory building a label set");
 }
 
 int cd_labels_format(uint32_t id, char *buf, size_t cap)

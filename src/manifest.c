@@ -258,7 +258,7 @@ enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
     *out = NULL;
     char *text = cd_manifest_to_string(info, r);
     if (!text)
-        return cd_error_set(err, CD_FAILED, "out of memory writing '%s'", path);
+        return cd_error_oom(err, CD_FAILED, "out of memory writing '%s'", path);
     enum cd_status st = cd_emit_file_stage(out, path, text, strlen(text), err);
     free(text);
     return st;
@@ -572,7 +572,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
        itself, so that the file cannot change kind between the check and the read. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return cd_error_set(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
+        return cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
@@ -601,7 +601,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     }
     close(fd);
     if (!text)
-        return cd_error_set(err, CD_FAILED, "out of memory reading '%s'", path);
+        return cd_error_oom(err, CD_FAILED, "out of memory reading '%s'", path);
     if (len == cap) { /* it grew since fstat: not the file it was */
         free(text);
         return cd_error_set(err, CD_FAILED, "cannot read '%s': it changed while read", path);
@@ -610,7 +610,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     json_tokener *tok = json_tokener_new();
     if (!tok) {
         free(text);
-        return cd_error_set(err, CD_FAILED, "out of memory reading '%s'", path);
+        return cd_error_oom(err, CD_FAILED, "out of memory reading '%s'", path);
     }
     json_object *root = json_tokener_parse_ex(tok, text, (int)len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);

@@ -85,7 +85,7 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
     if (!r.cur || !r.cand) {
         free(r.cur);
         free(r.cand);
-        return cd_error_set(err, CD_FAILED, "out of memory reducing a %zu-byte example", len);
+        return cd_error_oom(err, CD_FAILED, "out of memory reducing a %zu-byte example", len);
     }
     if (len)
         memcpy(r.cur, data, len);

@@ -119,7 +119,7 @@ oom:
     free(rank);
     free(serials);
     cd_result_release(out);
-    return cd_error_set(err, CD_FAILED, "out of memory building the result");
+    return cd_error_oom(err, CD_FAILED, "out of memory building the result");
 }
 
 /* Seed selection (cd_result_select_seeds). */
@@ -234,7 +234,7 @@ static enum cd_status choose(struct cover *c, bool all_best, bool *chosen, struc
     if (!sets || !items) {
         free(sets);
         free(items);
-        return cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+        return cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
     }
     for (size_t k = 0; k < c->n_order; k++) {
         const struct cd_result_example *e = &r->examples[c->order[k]];
@@ -270,7 +270,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct
     bool *chosen = calloc(n ? n : 1, sizeof *chosen);
     if (!renum || !best || !c.order || !c.taken || !c.covered || !c.holder || !sizes || !chosen) {
         free(sizes);
-        st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+        st = cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
         goto out;
     }
     for (size_t i = 0; i < n; i++)
@@ -287,7 +287,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)
         if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
-            st = cd_error_set(err, CD_FAILED, "out of memory selecting the seeds");
+            st = cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
             goto out;
         }
     size_t kept = 0;

@@ -21,7 +21,7 @@ enum cd_status cd_table_new(struct cd_table **out, struct cd_error *err)
 {
     struct cd_table *t = calloc(1, sizeof *t);
     if (!t)
-        return cd_error_set(err, CD_FAILED, "out of memory creating the label table");
+        return cd_error_oom(err, CD_FAILED, "out of memory creating the label table");
     *out = t;
     return CD_OK;
 }
@@ -284,7 +284,7 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
     if (!e || !table_reserve_labels(t, fresh)) {
         if (e)
             table_example_free(e);
-        return cd_error_set(err, CD_FAILED, "out of memory storing a best example");
+        return cd_error_oom(err, CD_FAILED, "out of memory storing a best example");
     }
     table_example_link(t, e);
     for (size_t i = 0; i < labels->n; i++) {

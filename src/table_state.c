@@ -159,7 +159,7 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     *buf = NULL;
     *len = 0;
     if (!serials)
-        return cd_error_set(err, CD_FAILED, "out of memory saving the state");
+        return cd_error_oom(err, CD_FAILED, "out of memory saving the state");
     put(&o, STATE_MAGIC, 8);
     put_u32(&o, STATE_VERSION);
     put_u32(&o, 0);
@@ -181,7 +181,7 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     }
     if (!o.ok) {
         free(o.p);
-        return cd_error_set(err, CD_FAILED, "out of memory saving the state");
+        return cd_error_oom(err, CD_FAILED, "out of memory saving the state");
     }
     *buf = o.p;
     *len = o.n;

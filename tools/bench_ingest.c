@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     opts.operands = (const char *const *)argv + i;
     opts.n_operands = (size_t)(argc - i);
 
-    struct cd_error err = {{0}};
+    struct cd_error err = {0};
     struct cd_ingest *ing = NULL;
     if (cd_ingest_new(&ing, &opts, &err) != CD_OK) {
         fprintf(stderr, "bench_ingest: %s\n", err.msg);

@@ -5,7 +5,7 @@
 # answers about seeds, labels and differences (warning when only one side counted edges only, -e);
 # --tar writes the same seeds as one archive; an input the target cannot take is skipped; a tight
 # --seen-mem bounds the seen-set and reports what it forgot; a target that breaks after the first
-# pass still gets the best examples so far written, with exit 3.
+# pass still gets the best examples so far written, with exit 3; out of memory exits 6.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -153,5 +153,20 @@ ok = (j["exit_code"] == 3 and "restarted" in j["error"] and r["stopped_by"] == "
 sys.exit(0 if ok else 1)
 PY
 expect 0 audit late.manifest.json
+
+# Out of memory is its own status, whatever was running: an input larger than the address space
+# left (a sparse file under ulimit -v) ends the run with 6 and one line naming it, and nothing is
+# written. It used to exit 3, the target-failure status. Not under AddressSanitizer, whose shadow
+# memory needs more address space than any such limit leaves.
+if ! ldd "$bin" 2>/dev/null | grep -q libasan; then
+  mkdir oom-in && printf 'null' >oom-in/a.json && truncate -s 700M oom-in/big.json
+  (ulimit -v 500000 && exec "$bin" -q -j 1 --max-input-size 1G oom-in -o oom -- "$target" @@) \
+    >out.txt 2>err.txt
+  rc=$?
+  [ $rc = 6 ] || err "out of memory exited $rc, expected 6: $(head -c 300 err.txt)"
+  [ "$(wc -l <err.txt)" = 1 ] && grep -q "out of memory reading 'oom-in/big.json'" err.txt ||
+    err "out of memory: not one line naming the input: $(head -c 300 err.txt)"
+  [ ! -e oom ] && [ ! -e oom.manifest.json ] || err "out of memory: an output was written"
+fi
 [ $fail = 0 ] && echo "ok"
 exit $fail

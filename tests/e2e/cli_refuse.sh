@@ -19,7 +19,7 @@ echo "my notes" >mine/notes.txt
 "$bin" -q in -o mine -- "$target" @@ 2>err.txt
 rc=$?
 [ $rc = 5 ] || err "foreign dir: exit $rc, expected 5"
-grep -q "refusing to replace 'mine'" err.txt || err "message: $(cat err.txt)"
+grep -q "refusing to replace 'mine'.*(--force moves it aside)" err.txt || err "message: $(cat err.txt)"
 [ "$(ls -A mine)" = "notes.txt" ] && [ "$(cat mine/notes.txt)" = "my notes" ] || err "foreign dir touched"
 [ -z "$(find . -maxdepth 1 -name '.mine.*')" ] || err "temp dir left beside"
 [ ! -e mine.manifest.json ] || err "manifest written for a refused run"

@@ -236,6 +236,7 @@ static void test_emit_refuses_foreign_dir(void)
     write_text(notes, "mine");
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing"));
+    CU_ASSERT_EQUAL(err.kind, CD_ERR_FOREIGN);
     CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_FAILED);
     char *text = read_text(notes);
     CU_ASSERT_PTR_NOT_NULL(text);

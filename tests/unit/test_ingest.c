@@ -146,7 +146,7 @@ static struct t_run *t_ingest(const struct cd_ingest_opts *opts)
     struct t_run *r = calloc(1, sizeof *r);
     CU_ASSERT_FATAL(r != NULL);
     struct cd_ingest *ing = NULL;
-    struct cd_error err = {{0}};
+    struct cd_error err = {0};
     CU_ASSERT_FATAL(cd_ingest_new(&ing, opts, &err) == CD_OK);
     for (;;) {
         struct cd_input in;
@@ -313,7 +313,7 @@ static int unreadable_checks(void)
     const char *ops[] = {"tree", "tree/locked.bin"};
     struct cd_ingest_opts opts = {.operands = ops, .n_operands = 2};
     struct cd_ingest *ing = NULL;
-    struct cd_error err = {{0}};
+    struct cd_error err = {0};
     if (cd_ingest_new(&ing, &opts, &err) != CD_OK)
         return 1;
     int fail = 0, ok = 0, warn = 0;
@@ -1007,7 +1007,7 @@ static void test_ingest_large_compressed_archive_and_early_free(void)
     const char *ops[] = {"big.tar.zst", "big.tar.gz"};
     struct cd_ingest_opts opts = {.operands = ops, .n_operands = 2};
     struct cd_ingest *ing = NULL;
-    struct cd_error err = {{0}};
+    struct cd_error err = {0};
     struct cd_input in;
     CU_ASSERT_FATAL(cd_ingest_new(&ing, &opts, &err) == CD_OK);
     CU_ASSERT_EQUAL(cd_ingest_next(ing, &in, &err), CD_OK);
