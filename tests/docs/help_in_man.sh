@@ -63,6 +63,13 @@ while IFS= read -r line; do
   done
   [ $inserted = 1 ] || args+=(--help)
   "$bin" "${args[@]}" >/dev/null 2>&1 || err "example does not parse: $line"
+  # --help ends parsing early, so run it as written too, where none of its files exist: it may
+  # fail on its inputs or target (3, 4), never as a usage error (2, say a missing -o).
+  empty=$(mktemp -d)
+  (cd "$empty" && timeout 20 "$bin" "${words[@]:1}" </dev/null >/dev/null 2>&1)
+  rc=$?
+  rm -rf "$empty"
+  [ $rc != 2 ] || err "example is a usage error: $line"
 done <<<"$examples"
 
 # With the sample target and corpus, run the first example and the audit examples for real.

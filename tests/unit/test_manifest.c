@@ -5,6 +5,7 @@
 #include "cd_manifest.h"
 #include "harness.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,20 @@ static void test_manifest_string_is_json(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"crash:SIGSEGV\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"065535:8\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"stopped_by\": \"max-execs\""));
+    /* and it parses, whole, into the documented shape */
+    enum json_tokener_error jerr;
+    json_object *j = json_tokener_parse_verbose(s, &jerr), *v, *run;
+    CU_ASSERT_EQUAL_FATAL(jerr, json_tokener_success);
+    CU_ASSERT_FATAL(json_object_is_type(j, json_type_object));
+    CU_ASSERT(json_object_object_get_ex(j, "schema_version", &v) && json_object_get_int(v) == 1);
+    CU_ASSERT(json_object_object_get_ex(j, "run", &run) &&
+              json_object_object_get_ex(run, "stopped_by", &v) &&
+              strcmp(json_object_get_string(v), "max-execs") == 0);
+    CU_ASSERT(json_object_object_get_ex(j, "labels", &v) &&
+              json_object_object_get_ex(v, "065535:8", NULL));
+    CU_ASSERT(json_object_object_get_ex(j, "seeds", &v) && json_object_is_type(v, json_type_array) &&
+              json_object_array_length(v) > 0);
+    json_object_put(j);
     free(s);
     free_result(&r);
 }

@@ -1,0 +1,166 @@
+/* Unit tests of the command-line parser (src/cli_options.c), without AFL++ or a target: what
+ * each option sets, the usage errors (a missing -o, input or target, a bad value), audit's
+ * forms, and --help fitting one screen. */
+#include "cli.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Parses the NULL-terminated words (argv[0] added) into *o with stderr silenced; returns what
+ * cli_parse returned. The words must outlive *o. */
+static bool parse(struct cli_opts *o, char **words)
+{
+    static char *argv[64];
+    int argc = 0;
+    argv[argc++] = "corpus-distill";
+    while (*words && argc < 63)
+        argv[argc++] = *words++;
+    argv[argc] = NULL;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    dup2(fileno(null), 2);
+    bool ok = cli_parse(argc, argv, o);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(null);
+    return ok;
+}
+
+#define PARSE(o, ...) parse(o, (char *[]){__VA_ARGS__, NULL})
+
+static void test_cli_distill_options(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "-t", "500", "-m", "64", "-j", "2", "--no-bind", "--seed", "7",
+                          "--order", "uniform", "--max-time", "2h", "--max-execs", "1000", "-e",
+                          "--max-input-size", "2M", "--seen-mem", "64k", "--checkpoint", "10m",
+                          "-q", "--json-summary", "--tar", "--force", "a", "b.tar.zst", "-o",
+                          "out", "--", "./target", "-x", "@@"));
+    CU_ASSERT_EQUAL(o.mode, CLI_MODE_DISTILL);
+    CU_ASSERT_EQUAL(o.timeout_ms, 500);
+    CU_ASSERT_EQUAL(o.mem_limit_mb, 64);
+    CU_ASSERT_EQUAL(o.jobs, 2);
+    CU_ASSERT(o.no_bind && o.edges_only && o.json_summary && o.tar && o.force);
+    CU_ASSERT_EQUAL(o.seed, 7);
+    CU_ASSERT_EQUAL(o.order, CD_ORDER_UNIFORM);
+    CU_ASSERT_EQUAL(o.max_time_s, 7200);
+    CU_ASSERT_EQUAL(o.max_execs, 1000);
+    CU_ASSERT_EQUAL(o.max_input_size, 2u << 20);
+    CU_ASSERT_EQUAL(o.seen_mem, 64u << 10);
+    CU_ASSERT_EQUAL(o.checkpoint_s, 600);
+    CU_ASSERT_EQUAL(o.verbosity, -1);
+    CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
+    CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
+    CU_ASSERT_STRING_EQUAL(o.inputs[0], "a");
+    CU_ASSERT_STRING_EQUAL(o.inputs[1], "b.tar.zst");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./target");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[2], "@@");
+    CU_ASSERT_PTR_NULL(o.target_argv[3]);
+    free(o.inputs);
+
+    /* defaults */
+    CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "out", "--", "./t", "@@"));
+    CU_ASSERT(o.timeout_ms == 0 && o.jobs == 0 && o.max_time_s == 0 && !o.no_reduce);
+    CU_ASSERT_EQUAL(o.order, CD_ORDER_FRESH);
+    CU_ASSERT_EQUAL(o.max_input_size, 1u << 20);
+    CU_ASSERT_EQUAL(o.checkpoint_s, 300);
+    CU_ASSERT_EQUAL(o.verbosity, 0);
+    free(o.inputs);
+}
+
+static void test_cli_usage_errors(void)
+{
+    struct cli_opts o;
+    CU_ASSERT(!PARSE(&o, "in", "--", "./t", "@@")); /* no -o */
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "-o", "out", "--", "./t", "@@")); /* no input */
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out")); /* no target */
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "--"));
+    free(o.inputs);
+    static const char *bad[][2] = {
+        {"-t", "abc"}, {"-t", "0"}, {"-j", "0"}, {"--order", "random"}, {"--max-time", "0"},
+        {"--max-time", "3d"}, {"--max-execs", "-5"}, {"--max-input-size", "12X"},
+        {"--seen-mem", "100"}, {"--seed", "x"}, {"-m", "lots"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bool ok = PARSE(&o, (char *)bad[i][0], (char *)bad[i][1], "in", "-o", "out", "--", "./t");
+        CU_ASSERT(!ok);
+        if (ok)
+            printf("\n  %s %s was taken\n", bad[i][0], bad[i][1]);
+        free(o.inputs);
+    }
+    CU_ASSERT(!PARSE(&o, "--bogus", "in", "-o", "out", "--", "./t"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "in", "-o")); /* an option without its value */
+    free(o.inputs);
+    /* --help and -V need nothing else */
+    CU_ASSERT(PARSE(&o, "--help") && o.mode == CLI_MODE_HELP);
+    free(o.inputs);
+    CU_ASSERT(PARSE(&o, "-V") && o.mode == CLI_MODE_VERSION);
+    free(o.inputs);
+}
+
+static void test_cli_audit_forms(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--seed", "3f78", "--json"));
+    CU_ASSERT_EQUAL(o.mode, CLI_MODE_AUDIT);
+    CU_ASSERT_STRING_EQUAL(o.audit_manifest, "m.json");
+    CU_ASSERT_STRING_EQUAL(o.audit_seed, "3f78");
+    CU_ASSERT(o.audit_json);
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--diff", "old.json"));
+    CU_ASSERT_STRING_EQUAL(o.audit_diff, "old.json");
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "--seed", "a", "--label", "b"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "n.json"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "--label"));
+    free(o.inputs);
+}
+
+/* --help: at most 23 lines of at most 80 columns, naming every exit status. */
+static void test_cli_help_fits(void)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    cli_print_help(f);
+    fclose(f);
+    unsigned lines = 0, width = 0, col = 0;
+    for (size_t i = 0; i < size; i++) {
+        if (text[i] == '\n') {
+            lines++;
+            col = 0;
+        } else if (++col > width) {
+            width = col;
+        }
+    }
+    CU_ASSERT(lines <= 23);
+    CU_ASSERT(width <= 80);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "6 out of memory"));
+    free(text);
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_cli_distill_options", test_cli_distill_options},
+        {"test_cli_usage_errors", test_cli_usage_errors},
+        {"test_cli_audit_forms", test_cli_audit_forms},
+        {"test_cli_help_fits", test_cli_help_fits},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("cli_options", tests);
+}
