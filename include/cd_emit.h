@@ -27,8 +27,6 @@ struct cd_emit_stats {
     uint64_t reproducers, reproducer_bytes;
 };
 
-/* Returns true when name is 40 lower-case hex digits: the name of a seed file. */
-bool cd_emit_is_seed_name(const char *name);
 
 /* Checks that seed_dir may be replaced: OK when it does not exist, is empty, or force is set, or
  * the manifest at manifest_path names it and it holds only the seed files that manifest lists.
@@ -94,27 +92,5 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
  * "crash-<sha1>" or "timeout-<sha1>", each by temp file + rename. Existing files stay. */
 enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct cd_result *r,
                                    struct cd_emit_stats *stats, struct cd_error *err);
-
-/* Returns the file name (without directory) emit gives example ex of r ("<sha1>" for a seed,
- * "crash-<sha1>" / "timeout-<sha1>" for a reproducer) into buf of at least 64 bytes. */
-const char *cd_emit_file_name(const struct cd_result_example *ex, char *buf, size_t cap);
-
-/* True when example ex is a seed: not a reproducer and best for some coverage label. */
-bool cd_emit_is_seed(const struct cd_result_example *ex);
-
-/* Writes len bytes to path atomically: a temp file beside it, fsync, rename, fsync of the parent
- * directory. */
-enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
-                                  struct cd_error *err);
-
-/* The same in two steps, so that a file can be written in full (where a full disk shows) before
- * anything it goes with is replaced: stage writes and syncs the temp file (on failure nothing is
- * left and *out is NULL), commit renames it into place, abort removes it. Both free f; NULL is a
- * no-op for abort. */
-struct cd_emit_file;
-enum cd_status cd_emit_file_stage(struct cd_emit_file **out, const char *path, const void *data,
-                                  size_t len, struct cd_error *err);
-enum cd_status cd_emit_file_commit(struct cd_emit_file *f, struct cd_error *err);
-void cd_emit_file_abort(struct cd_emit_file *f);
 
 #endif

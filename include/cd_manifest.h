@@ -91,8 +91,8 @@ enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info
 
 /* The same, staged only (cd_emit_file_stage): *out is committed or aborted by the caller, so that
  * a seed directory is swapped in only once its manifest is written in full. */
-struct cd_emit_file;
-enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
+struct cd_file;
+enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,
                                  const struct cd_manifest_info *info, const struct cd_result *r,
                                  struct cd_error *err);
 

@@ -75,4 +75,14 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);
 
+/* Returns the file name (without directory) of example ex in the output ("<sha1>" for a seed,
+ * "crash-<sha1>" / "timeout-<sha1>" for a reproducer) into buf of at least 64 bytes. */
+const char *cd_result_file_name(const struct cd_result_example *ex, char *buf, size_t cap);
+
+/* True when example ex is a seed: not a reproducer and best for some coverage label. */
+bool cd_result_is_seed(const struct cd_result_example *ex);
+
+/* True when name is 40 lower-case hex digits: the name of a seed file. */
+bool cd_result_is_seed_name(const char *name);
+
 #endif

@@ -3,6 +3,7 @@
  * exit code. SIGINT and SIGTERM only set the engine's stop flag: the run still writes a complete,
  * valid output of the best examples so far, marked incomplete. */
 #include "cd_emit.h"
+#include "cd_file.h"
 #include "cd_hash.h"
 #include "cd_manifest.h"
 #include "cli.h"
@@ -329,7 +330,7 @@ static int write_output(struct run_state *s)
     struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar,
                               s->out_is_input, s->state.path};
     struct cd_emit_stage *stage = NULL;
-    struct cd_emit_file *manifest = NULL;
+    struct cd_file *manifest = NULL;
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->target_argv,
         .map_size = s->runner.info.map_size, .timeout_ms = s->runner.info.timeout_ms,
@@ -358,11 +359,11 @@ static int write_output(struct run_state *s)
     }
     if (st != CD_OK) {
         cd_emit_abort(stage);
-        cd_emit_file_abort(manifest);
+        cd_file_abort(manifest);
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT),
                         "%s; '%s' and '%s' are as they were", err.msg, s->out, s->manifest);
     }
-    if (cd_emit_file_commit(manifest, &err) != CD_OK)
+    if (cd_file_commit(manifest, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     return CLI_EXIT_OK;
 }
@@ -517,7 +518,7 @@ static void write_state(struct run_state *s)
     struct cd_error err;
     if (!s->state_buf)
         return;
-    if (cd_emit_write_file(s->state.path, s->state_buf, s->state_len, &err) != CD_OK)
+    if (cd_file_write(s->state.path, s->state_buf, s->state_len, &err) != CD_OK)
         fprintf(stderr, "corpus-distill: warning: state not saved: %s\n", err.msg);
     else
         s->state.saved++;

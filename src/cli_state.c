@@ -3,7 +3,7 @@
  * setting that changes labels differs; cold when there is none or it is unreadable), and written
  * atomically at every checkpoint and once the output is written. The table's format is the
  * table's (cd_table_save); this file knows paths, identities and messages. */
-#include "cd_emit.h"
+#include "cd_file.h"
 #include "cd_hash.h"
 #include "cli.h"
 
@@ -241,7 +241,7 @@ enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, ui
     size_t len = 0;
     memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
     CD_FORWARD_IF_ERROR(cd_table_save(t, &meta, &buf, &len, err));
-    enum cd_status s = cd_emit_write_file(st->path, buf, len, err);
+    enum cd_status s = cd_file_write(st->path, buf, len, err);
     free(buf);
     if (s == CD_OK)
         st->saved++;

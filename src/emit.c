@@ -1,11 +1,11 @@
 /* Emit: the last step of the pipeline, from a cd_result to files. Seeds are staged in a temporary
  * directory beside the corpus directory and swapped in whole when the run is over, so a crash at
  * any moment leaves either the old or the new corpus complete; reproducers and the manifest are
- * written file by file through temp file + rename. It depends on the result, the labels' text form
- * and the manifest reader (to recognise a directory it wrote), never on execution. */
+ * written file by file through temp file + rename (cd_file). It depends on the result, the file
+ * helpers and the manifest reader (to recognise a directory it wrote), never on execution. */
 #define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
 #include "cd_emit.h"
-#include "cd_labels.h"
+#include "cd_file.h"
 #include "cd_manifest.h"
 
 #include <archive.h>
@@ -32,88 +32,6 @@ struct cd_emit_stage {
     char *tmp;        /* the staged directory */
 };
 
-bool cd_emit_is_seed_name(const char *name)
-{
-    size_t i;
-    for (i = 0; name[i]; i++)
-        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-            return false;
-    return i == 40;
-}
-
-bool cd_emit_is_seed(const struct cd_result_example *ex)
-{
-    if (ex->reproducer)
-        return false;
-    for (size_t i = 0; i < ex->best.n; i++)
-        if (!cd_labels_is_outcome(ex->best.v[i]))
-            return true;
-    return false;
-}
-
-const char *cd_emit_file_name(const struct cd_result_example *ex, char *buf, size_t cap)
-{
-    if (!ex->reproducer) {
-        snprintf(buf, cap, "%s", ex->sha1);
-        return buf;
-    }
-    const char *kind = "crash";
-    for (size_t i = 0; i < ex->labels.n; i++) {
-        char text[64];
-        if (!cd_labels_is_outcome(ex->labels.v[i]))
-            continue;
-        cd_labels_format(ex->labels.v[i], text, sizeof text);
-        if (strcmp(text, "timeout") == 0)
-            kind = "timeout";
-        else {
-            kind = "crash";
-            break; /* a crash outranks a timeout in the name */
-        }
-    }
-    snprintf(buf, cap, "%s-%s", kind, ex->sha1);
-    return buf;
-}
-
-/* Splits path into an owned copy without trailing slashes, its parent and its last component. */
-static bool split_path(const char *path, char **whole, char **parent, char **base)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    *whole = strndup(path, n);
-    *parent = NULL;
-    *base = NULL;
-    if (!*whole)
-        return false;
-    char *slash = strrchr(*whole, '/');
-    if (!slash) {
-        *parent = strdup(".");
-        *base = strdup(*whole);
-    } else {
-        *parent = slash == *whole ? strdup("/") : strndup(*whole, (size_t)(slash - *whole));
-        *base = strdup(slash + 1);
-    }
-    return *parent && *base;
-}
-
-static char *join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s/%s", a, b);
-    return s;
-}
-
-static int fsync_path(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
 
 /* Removes the tree under dirfd's entry name; returns 0 or -1 with errno. */
 static int rm_tree_at(int dirfd, const char *name)
@@ -161,7 +79,7 @@ static void recover_aside(const char *seed_dir, const char *parent, const char *
         const char *n = e->d_name;
         if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, ".old-", 5) != 0)
             continue;
-        char *aside = join(parent, n);
+        char *aside = cd_file_join(parent, n);
         if (aside && rename(aside, seed_dir) == 0) {
             free(aside);
             break;
@@ -181,7 +99,7 @@ static bool manifest_of(const char *path, const char *base, struct cd_manifest *
     bool ok = false;
     if (m->info.seed_dir) {
         char *whole, *parent, *mbase;
-        if (split_path(m->info.seed_dir, &whole, &parent, &mbase))
+        if (cd_file_split(m->info.seed_dir, &whole, &parent, &mbase))
             ok = strcmp(mbase, base) == 0;
         free(whole);
         free(parent);
@@ -227,7 +145,7 @@ static void count_unlisted(DIR *d, const struct cd_manifest *m, size_t *unlisted
         struct stat es;
         bool regular = fstatat(dirfd(d), e->d_name, &es, AT_SYMLINK_NOFOLLOW) == 0 &&
                        S_ISREG(es.st_mode);
-        *seed_names &= regular && cd_emit_is_seed_name(e->d_name);
+        *seed_names &= regular && cd_result_is_seed_name(e->d_name);
         if (regular && m && lists_seed(m, e->d_name))
             continue;
         if ((*unlisted)++ == 0)
@@ -245,7 +163,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     bool ours = false;
     if (unlisted)
         *unlisted = 0;
-    if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
+    if (!cd_file_split(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
@@ -319,131 +237,6 @@ out:
     return st;
 }
 
-static enum cd_status write_all(int fd, const uint8_t *data, size_t len, const char *what,
-                                struct cd_error *err)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
-        data += w;
-        len -= (size_t)w;
-    }
-    if (fsync(fd) != 0)
-        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
-    return CD_OK;
-}
-
-/* The process's umask (read back by setting it; emit runs with no other thread creating files).
- * mkstemp and mkdtemp make private files; what we publish gets the modes a new file would. */
-static mode_t current_umask(void)
-{
-    mode_t m = umask(022);
-    umask(m);
-    return m;
-}
-
-/* Creates "PARENT/.BASE.tmp-XXXXXX", mode 0644 less the umask, close-on-exec: *tmp is owned, *fd
- * open. */
-static enum cd_status temp_open(const char *parent, const char *base, char **tmp, int *fd,
-                                struct cd_error *err)
-{
-    size_t n = strlen(parent) + strlen(base) + 16;
-    *tmp = malloc(n);
-    if (!*tmp)
-        return cd_error_oom(err, CD_FAILED, "out of memory");
-    snprintf(*tmp, n, "%s/.%s.tmp-XXXXXX", parent, base);
-    *fd = mkstemp(*tmp);
-    if (*fd < 0) {
-        enum cd_status st =
-            cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", *tmp, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-        return st;
-    }
-    (void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
-    if (fchmod(*fd, 0644 & ~current_umask()) != 0)
-        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
-    return CD_OK;
-}
-
-/* Syncs and closes *fd, renames *tmp over whole and syncs parent: the file appears whole or not
- * at all. On success *fd is -1 and *tmp freed and NULL; on failure the caller removes *tmp. */
-static enum cd_status temp_commit(int *fd, char **tmp, const char *whole, const char *parent,
-                                  struct cd_error *err)
-{
-    int failed = fsync(*fd) != 0;
-    failed |= close(*fd) != 0;
-    *fd = -1;
-    if (failed)
-        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", *tmp, strerror(errno));
-    if (rename(*tmp, whole) != 0)
-        return cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", whole, strerror(errno));
-    free(*tmp);
-    *tmp = NULL;
-    (void)fsync_path(parent);
-    return CD_OK;
-}
-
-struct cd_emit_file {
-    char *whole, *parent, *base, *tmp;
-    int fd;
-};
-
-void cd_emit_file_abort(struct cd_emit_file *f)
-{
-    if (!f)
-        return;
-    if (f->fd >= 0)
-        close(f->fd);
-    if (f->tmp) {
-        unlink(f->tmp);
-        free(f->tmp);
-    }
-    free(f->whole);
-    free(f->parent);
-    free(f->base);
-    free(f);
-}
-
-enum cd_status cd_emit_file_stage(struct cd_emit_file **out, const char *path, const void *data,
-                                  size_t len, struct cd_error *err)
-{
-    *out = NULL;
-    struct cd_emit_file *f = calloc(1, sizeof *f);
-    if (!f || !split_path(path, &f->whole, &f->parent, &f->base)) {
-        cd_emit_file_abort(f);
-        return cd_error_oom(err, CD_FAILED, "out of memory");
-    }
-    f->fd = -1;
-    enum cd_status st = temp_open(f->parent, f->base, &f->tmp, &f->fd, err);
-    if (st == CD_OK)
-        st = write_all(f->fd, data, len, f->tmp, err);
-    if (st != CD_OK) {
-        cd_emit_file_abort(f);
-        return st;
-    }
-    *out = f;
-    return CD_OK;
-}
-
-enum cd_status cd_emit_file_commit(struct cd_emit_file *f, struct cd_error *err)
-{
-    enum cd_status st = temp_commit(&f->fd, &f->tmp, f->whole, f->parent, err);
-    cd_emit_file_abort(f); /* frees; removes the temp file only if the rename failed */
-    return st;
-}
-
-enum cd_status cd_emit_write_file(const char *path, const void *data, size_t len,
-                                  struct cd_error *err)
-{
-    struct cd_emit_file *f;
-    CD_FORWARD_IF_ERROR(cd_emit_file_stage(&f, path, data, len, err));
-    return cd_emit_file_commit(f, err);
-}
-
 static void stage_free(struct cd_emit_stage *st)
 {
     if (!st)
@@ -463,7 +256,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     struct cd_emit_stage *s = calloc(1, sizeof *s);
     int dfd = -1;
     *out = NULL;
-    if (!s || !split_path(opts->seed_dir, &s->seed_dir, &s->parent, &s->base)) {
+    if (!s || !cd_file_split(opts->seed_dir, &s->seed_dir, &s->parent, &s->base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
@@ -485,7 +278,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         s->tmp = NULL;
         goto out;
     }
-    (void)chmod(s->tmp, 0755 & ~current_umask());
+    (void)chmod(s->tmp, 0755 & ~cd_file_umask());
     dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         st = cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));
@@ -493,7 +286,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     }
     for (size_t i = 0; i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
-        if (!cd_emit_is_seed(ex))
+        if (!cd_result_is_seed(ex))
             continue;
         int fd = openat(dfd, ex->sha1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {
@@ -503,7 +296,7 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         }
         char what[4096];
         snprintf(what, sizeof what, "%s/%s", s->tmp, ex->sha1);
-        st = write_all(fd, ex->data, ex->len, what, err);
+        st = cd_file_write_all(fd, ex->data, ex->len, what, err);
         if (close(fd) != 0 && st == CD_OK)
             st = cd_error_sys(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
                               strerror(errno));
@@ -655,7 +448,7 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *s, char **replaced, struct c
         goto out;
     }
 done:
-    (void)fsync_path(s->parent);
+    (void)cd_file_sync_dir(s->parent);
     if (aside && foreign) {
         char *kept = keep_replaced(s, aside, err);
         if (!kept) {
@@ -715,9 +508,9 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
 {
     char *swhole, *sparent, *sbase, *mwhole, *mparent, *mbase;
     if (opts->tar || !opts->manifest_path ||
-        !split_path(opts->seed_dir, &swhole, &sparent, &sbase))
+        !cd_file_split(opts->seed_dir, &swhole, &sparent, &sbase))
         return;
-    if (split_path(opts->manifest_path, &mwhole, &mparent, &mbase)) {
+    if (cd_file_split(opts->manifest_path, &mwhole, &mparent, &mbase)) {
         DIR *md = opendir(mparent);
         struct dirent *e;
         bool done = false;
@@ -743,7 +536,7 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
                 }
                 done = unlisted == 0 && present == m.n_seeds && rename(tmp, mwhole) == 0;
                 if (done)
-                    (void)fsync_path(mparent);
+                    (void)cd_file_sync_dir(mparent);
                 cd_manifest_release(&m);
             }
             free(tmp);
@@ -769,7 +562,7 @@ static void sweep_leftovers(const struct cd_emit_opts *opts)
     const char *paths[3] = {opts->seed_dir, opts->manifest_path, opts->state_path};
     for (int i = 0; i < 3; i++) {
         char *whole, *parent, *base;
-        if (paths[i] && split_path(paths[i], &whole, &parent, &base)) {
+        if (paths[i] && cd_file_split(paths[i], &whole, &parent, &base)) {
             sweep_temp_files(parent, base, 0);
             free(whole);
             free(parent);
@@ -786,7 +579,7 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
     char *whole, *parent, *base;
     lk->fd = -1;
     lk->path = NULL;
-    if (!split_path(opts->seed_dir, &whole, &parent, &base))
+    if (!cd_file_split(opts->seed_dir, &whole, &parent, &base))
         return cd_error_oom(err, CD_FAILED, "out of memory");
     enum cd_status st = mkdir_p(parent, err);
     size_t n = strlen(parent) + strlen(base) + 8;
@@ -885,15 +678,15 @@ enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct
             made = true;
         }
         char name[64];
-        cd_emit_file_name(ex, name, sizeof name);
-        char *path = join(opts->crashes_dir, name);
+        cd_result_file_name(ex, name, sizeof name);
+        char *path = cd_file_join(opts->crashes_dir, name);
         if (!path)
             return cd_error_oom(err, CD_FAILED, "out of memory");
         struct stat sb;
         enum cd_status st = CD_OK;
         /* Content-addressed: an existing file of that name and size already holds these bytes. */
         if (!(stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == ex->len))
-            st = cd_emit_write_file(path, ex->data, ex->len, err);
+            st = cd_file_write(path, ex->data, ex->len, err);
         free(path);
         if (st != CD_OK)
             return st;
@@ -927,7 +720,7 @@ static enum cd_status tar_seeds(struct archive *a, const char *path, const struc
     enum cd_status st = CD_OK;
     for (size_t i = 0; i < r->n_examples && st == CD_OK; i++) {
         const struct cd_result_example *ex = &r->examples[i];
-        if (!cd_emit_is_seed(ex))
+        if (!cd_result_is_seed(ex))
             continue;
         archive_entry_clear(e);
         archive_entry_set_pathname(e, ex->sha1);
@@ -956,14 +749,14 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
     int fd = -1;
     assert(opts->tar);
     CD_FORWARD_IF_ERROR(cd_emit_check(opts, NULL, err));
-    if (!split_path(opts->seed_dir, &whole, &parent, &base)) {
+    if (!cd_file_split(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
     }
     st = mkdir_p(parent, err);
     if (st != CD_OK)
         goto out;
-    st = temp_open(parent, base, &tmp, &fd, err);
+    st = cd_file_temp_open(parent, base, &tmp, &fd, err);
     if (st != CD_OK)
         goto out;
     a = archive_write_new();
@@ -980,7 +773,7 @@ enum cd_status cd_emit_tar(const struct cd_emit_opts *opts, const struct cd_resu
         st = ar_fail(err, tmp, a);
         goto out;
     }
-    st = temp_commit(&fd, &tmp, whole, parent, err);
+    st = cd_file_temp_commit(&fd, &tmp, whole, parent, err);
 out:
     if (a)
         archive_write_free(a);

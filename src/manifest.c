@@ -1,6 +1,6 @@
 /* Manifest: the JSON record of one distillation, written after the seeds, read back by audit and by
- * emit's ownership check. It uses json-c for both directions and depends only on the result, the
- * labels' text form and emit's file names.
+ * emit's ownership check. It uses json-c for both directions and depends only on the result (and
+ * its file names), the labels' text form and the file helpers: never on emit.
  *
  * Schema 1 (every key always present; counts are integers, times in seconds):
  *   schema_version  1
@@ -23,7 +23,7 @@
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
 #include "cd_manifest.h"
-#include "cd_emit.h"
+#include "cd_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,12 +108,12 @@ static json_object *build_examples(const struct cd_result *r, bool reproducers)
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
-        if (reproducers ? !ex->reproducer : !cd_emit_is_seed(ex))
+        if (reproducers ? !ex->reproducer : !cd_result_is_seed(ex))
             continue;
         char file[64];
         json_object *e = json_object_new_object();
         put(e, "sha1", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_emit_file_name(ex, file, sizeof file)));
+        put(e, "file", json_object_new_string(cd_result_file_name(ex, file, sizeof file)));
         put(e, "size", json_object_new_uint64(ex->len));
         put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
         put(e, "labels", jlabels(&ex->labels));
@@ -168,7 +168,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     for (size_t i = 0; i < r->n_examples; i++) {
         if (r->examples[i].reproducer)
             repro++;
-        else if (cd_emit_is_seed(&r->examples[i])) {
+        else if (cd_result_is_seed(&r->examples[i])) {
             seeds++;
             seed_bytes += r->examples[i].len;
         }
@@ -251,7 +251,7 @@ char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd
     return out;
 }
 
-enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
+enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,
                                  const struct cd_manifest_info *info, const struct cd_result *r,
                                  struct cd_error *err)
 {
@@ -259,7 +259,7 @@ enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
     char *text = cd_manifest_to_string(info, r);
     if (!text)
         return cd_error_oom(err, CD_FAILED, "out of memory writing '%s'", path);
-    enum cd_status st = cd_emit_file_stage(out, path, text, strlen(text), err);
+    enum cd_status st = cd_file_stage(out, path, text, strlen(text), err);
     free(text);
     return st;
 }
@@ -267,9 +267,9 @@ enum cd_status cd_manifest_stage(struct cd_emit_file **out, const char *path,
 enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
                                  const struct cd_result *r, struct cd_error *err)
 {
-    struct cd_emit_file *f;
+    struct cd_file *f;
     CD_FORWARD_IF_ERROR(cd_manifest_stage(&f, path, info, r, err));
-    return cd_emit_file_commit(f, err);
+    return cd_file_commit(f, err);
 }
 
 /* ---- reading ---- */

@@ -4,8 +4,10 @@
 #include "cd_cover.h"
 #include "cd_distill.h"
 #include "cd_hash.h"
+#include "cd_labels.h"
 #include "cd_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,4 +322,46 @@ out:
     free(c.holder);
     free(chosen);
     return st;
+}
+
+bool cd_result_is_seed_name(const char *name)
+{
+    size_t i;
+    for (i = 0; name[i]; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    return i == 40;
+}
+
+bool cd_result_is_seed(const struct cd_result_example *ex)
+{
+    if (ex->reproducer)
+        return false;
+    for (size_t i = 0; i < ex->best.n; i++)
+        if (!cd_labels_is_outcome(ex->best.v[i]))
+            return true;
+    return false;
+}
+
+const char *cd_result_file_name(const struct cd_result_example *ex, char *buf, size_t cap)
+{
+    if (!ex->reproducer) {
+        snprintf(buf, cap, "%s", ex->sha1);
+        return buf;
+    }
+    const char *kind = "crash";
+    for (size_t i = 0; i < ex->labels.n; i++) {
+        char text[64];
+        if (!cd_labels_is_outcome(ex->labels.v[i]))
+            continue;
+        cd_labels_format(ex->labels.v[i], text, sizeof text);
+        if (strcmp(text, "timeout") == 0)
+            kind = "timeout";
+        else {
+            kind = "crash";
+            break; /* a crash outranks a timeout in the name */
+        }
+    }
+    snprintf(buf, cap, "%s-%s", kind, ex->sha1);
+    return buf;
 }

@@ -193,7 +193,7 @@ static void test_emit_reproducers_never_in_seed_dir(void)
     char *in_seeds = path_join(f.seeds, r.examples[2].sha1);
     CU_ASSERT_NOT_EQUAL(access(in_seeds, F_OK), 0);
     char name[64];
-    CU_ASSERT_PTR_EQUAL(cd_emit_file_name(&r.examples[2], name, sizeof name), name);
+    CU_ASSERT_PTR_EQUAL(cd_result_file_name(&r.examples[2], name, sizeof name), name);
     CU_ASSERT_EQUAL(strncmp(name, "crash-", 6), 0);
     CU_ASSERT_STRING_EQUAL(name + 6, r.examples[2].sha1);
     char *in_crashes = path_join(f.crashes, name);
@@ -613,10 +613,10 @@ static void test_emit_tar_holds_seeds_only(void)
 
 static void test_emit_seed_name_check(void)
 {
-    CU_ASSERT(cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
-    CU_ASSERT(!cd_emit_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd8070"));
-    CU_ASSERT(!cd_emit_is_seed_name("DA39A3EE5E6B4B0D3255BFEF95601890AFD80709"));
-    CU_ASSERT(!cd_emit_is_seed_name("README.txt"));
+    CU_ASSERT(cd_result_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+    CU_ASSERT(!cd_result_is_seed_name("da39a3ee5e6b4b0d3255bfef95601890afd8070"));
+    CU_ASSERT(!cd_result_is_seed_name("DA39A3EE5E6B4B0D3255BFEF95601890AFD80709"));
+    CU_ASSERT(!cd_result_is_seed_name("README.txt"));
 }
 
 int main(void)

@@ -1,0 +1,52 @@
+/* Files written whole or not at all (temp file beside, fsync, rename, fsync of the directory) and
+ * the path helpers they need. Used by emit, the manifest and the state file alike. */
+#ifndef CD_FILE_H
+#define CD_FILE_H
+
+#include "cd_common.h"
+
+#include <sys/types.h>
+
+/* Splits path into owned copies of itself without trailing slashes, its parent ("." when it has
+ * none) and its last component; false when out of memory (free what is non-NULL). */
+bool cd_file_split(const char *path, char **whole, char **parent, char **base);
+
+/* Returns "a/b" (owned), NULL when out of memory. */
+char *cd_file_join(const char *a, const char *b);
+
+/* Syncs directory dir, so that renames in it last; 0, or -1 with errno. */
+int cd_file_sync_dir(const char *dir);
+
+/* Writes all len bytes to fd and syncs it; what names the file in the error. */
+enum cd_status cd_file_write_all(int fd, const uint8_t *data, size_t len, const char *what,
+                                 struct cd_error *err);
+
+/* The process's umask, read back by setting it: call it only while no other thread creates
+ * files. What mkstemp and mkdtemp make private gets the modes a new file would. */
+mode_t cd_file_umask(void);
+
+/* Creates "PARENT/.BASE.tmp-XXXXXX", mode 0644 less the umask, close-on-exec: *tmp is owned, *fd
+ * open. */
+enum cd_status cd_file_temp_open(const char *parent, const char *base, char **tmp, int *fd,
+                                 struct cd_error *err);
+
+/* Syncs and closes *fd, renames *tmp over whole and syncs parent: the file appears whole or not at
+ * all. On success *fd is -1 and *tmp freed and NULL; on failure the caller removes *tmp. */
+enum cd_status cd_file_temp_commit(int *fd, char **tmp, const char *whole, const char *parent,
+                                   struct cd_error *err);
+
+/* Writes len bytes to path atomically: a temp file beside it, fsync, rename, fsync of the parent
+ * directory. */
+enum cd_status cd_file_write(const char *path, const void *data, size_t len, struct cd_error *err);
+
+/* The same in two steps, so that a file can be written in full (where a full disk shows) before
+ * anything it goes with is replaced: stage writes and syncs the temp file (on failure nothing is
+ * left and *out is NULL), commit renames it into place, abort removes it. Both free f; NULL is a
+ * no-op for abort. */
+struct cd_file;
+enum cd_status cd_file_stage(struct cd_file **out, const char *path, const void *data, size_t len,
+                             struct cd_error *err);
+enum cd_status cd_file_commit(struct cd_file *f, struct cd_error *err);
+void cd_file_abort(struct cd_file *f);
+
+#endif
