@@ -89,7 +89,7 @@ struct cd_manifest {
 enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
                                  const struct cd_result *r, struct cd_error *err);
 
-/* The same, staged only (cd_emit_file_stage): *out is committed or aborted by the caller, so that
+/* The same, staged only (cd_file_stage): *out is committed or aborted by the caller, so that
  * a seed directory is swapped in only once its manifest is written in full. */
 struct cd_file;
 enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,

@@ -10,6 +10,7 @@
 
 #include "cd_distill.h"
 #include "cd_ingest.h"
+#include "cd_manifest.h"
 
 /* Exit codes (documented in --help and corpus-distill(1)). */
 enum cli_exit {
@@ -66,6 +67,10 @@ struct cli_opts {
     const char *audit_label;
     const char *audit_diff;
     bool audit_json;
+    const char *audit_coverage;  /* --coverage BIN: measure source coverage on this build */
+    const char *audit_function;  /* --function NAME */
+    const char *audit_line;      /* --line FILE:N */
+    bool audit_uncovered;        /* --uncovered */
 };
 
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
@@ -85,6 +90,10 @@ void cli_failure_json(int code, const char *msg);
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 int cli_audit(const struct cli_opts *o);
+/* The source side of audit (cli_audit_source.c): measures the seeds and reproducers of m on the
+ * coverage build --coverage names (those not yet measured on it), then answers --function,
+ * --line or --uncovered from the record beside the manifest, or lists what each seed reaches. */
+int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m);
 
 /* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
  * target_sha1, then cli_state_start; release with cli_state_release. */

@@ -1,8 +1,9 @@
 /* The audit mode: reads a manifest (cd_manifest) and answers which seed covers what. Without a
  * question it lists every seed (size, labels covered, labels only it covers, provenance); --seed
  * lists a seed's labels, --label the seeds holding a label, --diff the labels gained and lost since
- * an older manifest. Text by default, JSON with --json. Exit 1 when the seed or label asked for is
- * not in the manifest. */
+ * an older manifest; the questions in source terms (functions, lines) are cli_audit_source.c's.
+ * Text by default, JSON with --json. Exit 1 when the seed or label asked for is not in the
+ * manifest. */
 #include "cd_manifest.h"
 #include "cli.h"
 
@@ -244,7 +245,9 @@ int cli_audit(const struct cli_opts *o)
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     int code;
-    if (o->audit_seed)
+    if (o->audit_coverage || o->audit_function || o->audit_line || o->audit_uncovered)
+        code = cli_audit_source(o, &m);
+    else if (o->audit_seed)
         code = audit_seed(&m, o->audit_seed, o->audit_json);
     else if (o->audit_label)
         code = audit_label(&m, o->audit_label, o->audit_json);

@@ -71,8 +71,8 @@ static const struct cli_option options[] = {
 void cli_print_help(FILE *f)
 {
     fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...]\n"
-          "       corpus-distill audit MANIFEST [--seed SHA1|--label L|--diff OLD] [--json]\n"
-          "@@ in ARGS stands for the input file.  Full manual: corpus-distill(1)\n",
+          "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
+          "@@ in ARGS stands for the input file.  Questions and the rest: corpus-distill(1)\n",
           f);
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
@@ -252,7 +252,8 @@ bad:
     return false;
 }
 
-/* Parses "audit MANIFEST [--seed SHA1|--label L|--diff OLD.json] [--json]". */
+/* Parses "audit MANIFEST [--coverage BIN] [--seed SHA1|--label L|--diff OLD.json|--function NAME|
+ * --line FILE:N|--uncovered] [--json]". */
 static bool parse_audit(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_AUDIT;
@@ -261,6 +262,16 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
         const char **slot = NULL;
         if (strcmp(a, "--json") == 0) {
             o->audit_json = true;
+            continue;
+        }
+        if (strcmp(a, "--uncovered") == 0) {
+            if (o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
+                o->audit_line) {
+                cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
+                                "--uncovered");
+                return false;
+            }
+            o->audit_uncovered = true;
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -273,13 +284,22 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
             slot = &o->audit_label;
         else if (strcmp(a, "--diff") == 0)
             slot = &o->audit_diff;
+        else if (strcmp(a, "--function") == 0)
+            slot = &o->audit_function;
+        else if (strcmp(a, "--line") == 0)
+            slot = &o->audit_line;
+        else if (strcmp(a, "--coverage") == 0)
+            slot = &o->audit_coverage;
         if (slot) {
             if (i + 1 >= argc) {
                 cli_usage_error("option %s needs an argument", a);
                 return false;
             }
-            if (o->audit_seed || o->audit_label || o->audit_diff) {
-                cli_usage_error("audit takes one of --seed, --label, --diff");
+            if (slot != &o->audit_coverage &&
+                (o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
+                 o->audit_line || o->audit_uncovered)) {
+                cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
+                                "--uncovered");
                 return false;
             }
             *slot = argv[++i];

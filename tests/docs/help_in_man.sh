@@ -102,6 +102,7 @@ if [ "${CD_HAVE_AFL:-0}" = 1 ] && [ -x "$target" ] && [ -f "$corpus" ]; then
       case $line in corpus-distill\ audit*) ;; *) continue ;; esac
       line=${line//3f786850/$seed}
       line=${line//000123:4/$label}
+      line=${line//build\/targets\//$CD_TARGETS/}
       read -r -a words <<<"$line"
       (cd "$tmp" && "$bin" "${words[@]:1}" >/dev/null) || err "audit example failed: $line"
     done <<<"$examples"

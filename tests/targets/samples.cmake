@@ -3,3 +3,12 @@ cd_target(sample_json sample_json.c)
 cd_target(sample_png sample_png.c)
 cd_target(sample_png_asan sample_png.c FLAGS -fsanitize=address)
 cd_target(sample_http sample_http.c FLAGS -fsanitize=fuzzer)
+# Coverage builds for audit in source terms (clang's source-based coverage, as OSS-Fuzz builds its
+# coverage reports): plain clang, no AFL++ needed.
+find_program(CD_CLANG clang)
+if(CD_CLANG)
+  cd_target(sample_json.cov sample_json.c COMPILER ${CD_CLANG}
+            FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
+  cd_target(sample_png.cov sample_png.c COMPILER ${CD_CLANG}
+            FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
+endif()

@@ -127,6 +127,23 @@ static void test_cli_audit_forms(void)
     free(o.inputs);
     CU_ASSERT(!PARSE(&o, "audit", "m.json", "--label"));
     free(o.inputs);
+    /* source questions: --coverage goes with any one of them */
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--coverage", "./t.cov", "--function", "f"));
+    CU_ASSERT_STRING_EQUAL(o.audit_coverage, "./t.cov");
+    CU_ASSERT_STRING_EQUAL(o.audit_function, "f");
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--uncovered", "--coverage", "./t.cov"));
+    CU_ASSERT(o.audit_uncovered);
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--line", "a.c:3"));
+    CU_ASSERT_STRING_EQUAL(o.audit_line, "a.c:3");
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "--function", "f", "--uncovered"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "--uncovered", "--line", "a.c:3"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "--coverage"));
+    free(o.inputs);
 }
 
 /* --help: at most 23 lines of at most 80 columns, naming every exit status. */

@@ -1,0 +1,78 @@
+/* Source coverage of seeds: which functions and lines of the program each seed reaches, measured
+ * on a clang coverage build of the target (-fprofile-instr-generate -fcoverage-mapping, as
+ * OSS-Fuzz builds its coverage reports). Each seed runs once with LLVM_PROFILE_FILE set; its
+ * profile is merged by llvm-profdata and exported by llvm-cov, both from Debian's LLVM. The
+ * record is kept beside the manifest (cd_srccov_save) and refreshed seed by seed. */
+#ifndef CD_SRCCOV_H
+#define CD_SRCCOV_H
+
+#include "cd_common.h"
+
+/* A function of the program: its name as llvm-cov gives it ("file.c:name" for a static one),
+ * the index of its file and the line it starts on. */
+struct cd_srccov_fn {
+    char *name;
+    uint32_t file;
+    uint32_t line;
+};
+
+/* What one seed (or reproducer) reaches: indices into the record's functions, and per file (in
+ * the record's file order) the sorted lines it executes. measured is false when its run left no
+ * profile (it crashed or hung): it then reaches nothing as far as the record knows. */
+struct cd_srccov_seed {
+    char sha1[41];
+    uint64_t size;
+    bool measured;
+    uint32_t *fns;
+    size_t n_fns;
+    uint32_t **lines;       /* lines[f]: n_lines[f] line numbers of file f */
+    size_t *n_lines;
+};
+
+/* The record: the coverage binary's SHA-1, the program's files, functions and instrumented
+ * lines (per file, sorted), and the seeds measured so far. Zero-initialise, then load or
+ * measure; release with cd_srccov_release. */
+struct cd_srccov {
+    char binary_sha1[41];
+    char **files;
+    size_t n_files;
+    struct cd_srccov_fn *fns;
+    size_t n_fns;
+    uint32_t **lines;       /* every instrumented line of file f, sorted */
+    size_t *n_lines;
+    struct cd_srccov_seed *seeds;
+    size_t n_seeds;
+};
+
+/* Runs the coverage build argv (its "@@" replaced by seed_path; no "@@": the seed on stdin) on
+ * the seed, killing it after timeout_ms, and adds what it reaches to c as seed sha1 of size bytes.
+ * work is a private directory for the profiles. OK (the seed is recorded, measured or not),
+ * FAILED when llvm-profdata or llvm-cov fail (the message names the step) or memory runs out, or
+ * when the build's functions differ from those c already records. */
+enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const char *seed_path,
+                                 const char *sha1, uint64_t size, unsigned timeout_ms,
+                                 const char *work, struct cd_error *err);
+
+/* The seed sha1 in c, or NULL. */
+const struct cd_srccov_seed *cd_srccov_find(const struct cd_srccov *c, const char *sha1);
+
+/* The index of the function named name (a static function also matches by its name after the
+ * file prefix, the first such one), or -1. */
+long cd_srccov_find_fn(const struct cd_srccov *c, const char *name);
+
+/* The index of the file whose path is path or ends with "/" path, or -1. */
+long cd_srccov_find_file(const struct cd_srccov *c, const char *path);
+
+/* Whether the sorted lines v[0..n) hold line. */
+bool cd_srccov_has_line(const uint32_t *v, size_t n, uint32_t line);
+
+/* Reads the record at path into c (zeroed first). A missing file is OK and leaves c empty. */
+enum cd_status cd_srccov_load(struct cd_srccov *c, const char *path, struct cd_error *err);
+
+/* Writes c to path atomically, as JSON (format in corpus-distill(1), SOURCE COVERAGE). */
+enum cd_status cd_srccov_save(const struct cd_srccov *c, const char *path, struct cd_error *err);
+
+/* Frees everything c owns and zeroes it. */
+void cd_srccov_release(struct cd_srccov *c);
+
+#endif

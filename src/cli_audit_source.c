@@ -1,0 +1,362 @@
+/* Audit in source terms: with --coverage BIN, every seed and reproducer of the manifest not yet
+ * measured on that build runs once on it (cd_srccov), and the record beside the manifest
+ * (STEM.source.json for STEM.manifest.json) is rewritten; a record of another build is started
+ * afresh. Then --function and --line list the seeds that reach a place, smallest first,
+ * --uncovered the functions and lines no seed reaches, per file; without a question, what each
+ * seed reaches. Text by default, JSON with --json. Exit 1 when no seed reaches the place asked
+ * for, 4 when there is no record and no --coverage. */
+#include "cd_srccov.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The record's path beside manifest: STEM.source.json for STEM.manifest.json, else
+ * MANIFEST.source.json. Owned. */
+static char *record_path(const char *manifest)
+{
+    size_t n = strlen(manifest), sl = strlen(".manifest.json");
+    char *p = malloc(n + sizeof ".source.json");
+    if (!p)
+        return NULL;
+    if (n > sl && strcmp(manifest + n - sl, ".manifest.json") == 0)
+        n -= sl;
+    memcpy(p, manifest, n);
+    strcpy(p + n, ".source.json");
+    return p;
+}
+
+/* Measures one example of m (in dir) unless c has it; *added counts those measured now. */
+static int measure_one(struct cd_srccov *c, char **argv, const char *dir,
+                       const struct cd_manifest_example *ex, unsigned timeout_ms,
+                       const char *work, size_t *added)
+{
+    if (cd_srccov_find(c, ex->sha1))
+        return CLI_EXIT_OK;
+    size_t n = strlen(dir) + strlen(ex->file) + 2;
+    char *path = malloc(n);
+    if (!path) {
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        return CLI_EXIT_NOMEM;
+    }
+    snprintf(path, n, "%s/%s", dir, ex->file);
+    struct cd_error err;
+    enum cd_status st;
+    if (access(path, R_OK) != 0)
+        st = cd_error_sys(&err, CD_FAILED, "cannot read '%s': %s (audit measures the seeds the "
+                          "manifest lists, where it says they are)", path, strerror(errno));
+    else
+        st = cd_srccov_measure(c, argv, path, ex->sha1, ex->size, timeout_ms, work, &err);
+    free(path);
+    if (st != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        return cli_exit_for(&err, CLI_EXIT_TARGET);
+    }
+    ++*added;
+    return CLI_EXIT_OK;
+}
+
+/* Brings c up to date with m on the coverage build bin: returns an exit code. */
+static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *bin)
+{
+    char sha1[41];
+    cli_target_sha1(bin, sha1);
+    if (!sha1[0]) {
+        fprintf(stderr, "corpus-distill: cannot read the coverage build '%s'\n", bin);
+        return CLI_EXIT_TARGET;
+    }
+    if (strcmp(c->binary_sha1, sha1) != 0) {
+        cd_srccov_release(c);
+        memcpy(c->binary_sha1, sha1, sizeof sha1);
+    }
+    size_t argc = 0;
+    while (m->info.target_argv && m->info.target_argv[argc])
+        argc++;
+    char **argv = calloc(argc + 2, sizeof *argv);
+    char work[] = "/tmp/corpus-distill-cov.XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char *workdir = NULL;
+    if (tmp && *tmp && (workdir = malloc(strlen(tmp) + 32)))
+        snprintf(workdir, strlen(tmp) + 32, "%s/corpus-distill-cov.XXXXXX", tmp);
+    if (!argv || (tmp && *tmp && !workdir)) {
+        free(argv);
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        return CLI_EXIT_NOMEM;
+    }
+    if (!mkdtemp(workdir ? workdir : work)) {
+        fprintf(stderr, "corpus-distill: cannot create a directory for the profiles: %s\n",
+                strerror(errno));
+        free(argv);
+        free(workdir);
+        return CLI_EXIT_OUTPUT;
+    }
+    const char *wd = workdir ? workdir : work;
+    argv[0] = (char *)bin;
+    for (size_t i = 1; i < argc; i++)
+        argv[i] = m->info.target_argv[i];
+    if (argc == 0)
+        argv[1] = "@@";
+    /* A coverage build runs unoptimised and counts every region: give it room. */
+    unsigned timeout_ms = m->info.timeout_ms ? 10 * m->info.timeout_ms : 10000;
+    if (timeout_ms < 1000)
+        timeout_ms = 1000;
+    size_t added = 0;
+    int code = CLI_EXIT_OK;
+    for (size_t i = 0; i < m->n_seeds && code == CLI_EXIT_OK; i++)
+        code = measure_one(c, argv, m->info.seed_dir, &m->seeds[i], timeout_ms, wd, &added);
+    for (size_t i = 0; i < m->n_reproducers && code == CLI_EXIT_OK && m->info.crashes_dir; i++)
+        code = measure_one(c, argv, m->info.crashes_dir, &m->reproducers[i], timeout_ms, wd,
+                           &added);
+    rmdir(wd);
+    free(workdir);
+    free(argv);
+    if (code == CLI_EXIT_OK)
+        fprintf(stderr, "corpus-distill: source coverage: %zu example%s measured now, %zu in all, "
+                "on '%s'\n", added, added == 1 ? "" : "s", c->n_seeds, bin);
+    return code;
+}
+
+/* Whether seed s reaches function fn. */
+static bool reaches_fn(const struct cd_srccov_seed *s, uint32_t fn)
+{
+    for (size_t i = 0; i < s->n_fns; i++)
+        if (s->fns[i] == fn)
+            return true;
+    return false;
+}
+
+static int by_size(const void *a, const void *b)
+{
+    const struct cd_srccov_seed *x = *(const struct cd_srccov_seed *const *)a,
+                                *y = *(const struct cd_srccov_seed *const *)b;
+    return x->size != y->size ? (x->size < y->size ? -1 : 1) : strcmp(x->sha1, y->sha1);
+}
+
+/* Lists the seeds of c that reach function fn (fn >= 0) or line line of file file, smallest
+ * first; exit 1 when none does. */
+static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m, long fn,
+                         long file, uint32_t line, const char *what, bool as_json)
+{
+    const struct cd_srccov_seed **hits = calloc(c->n_seeds + 1, sizeof *hits);
+    if (!hits) {
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        return CLI_EXIT_NOMEM;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_seeds; i++) {
+        const struct cd_srccov_seed *s = &c->seeds[i];
+        if (!s->measured)
+            continue;
+        if (fn >= 0 ? reaches_fn(s, (uint32_t)fn)
+                    : cd_srccov_has_line(s->lines[file], s->n_lines[file], line))
+            hits[n++] = s;
+    }
+    qsort(hits, n, sizeof *hits, by_size);
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        bool repro = false;
+        for (size_t k = 0; k < m->n_reproducers; k++)
+            repro |= strcmp(m->reproducers[k].sha1, hits[i]->sha1) == 0;
+        if (as_json) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "sha1", json_object_new_string(hits[i]->sha1));
+            json_object_object_add(o, "size", json_object_new_uint64(hits[i]->size));
+            json_object_object_add(o, "reproducer", json_object_new_boolean(repro));
+            json_object_array_add(a, o);
+        } else {
+            printf("%s %8llu B%s\n", hits[i]->sha1, (unsigned long long)hits[i]->size,
+                   repro ? " (reproducer)" : "");
+        }
+    }
+    if (as_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "place", json_object_new_string(what));
+        json_object_object_add(j, "reached_by", a);
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
+        json_object_put(j);
+    } else {
+        json_object_put(a);
+        if (n == 0)
+            printf("no seed reaches %s\n", what);
+    }
+    free(hits);
+    return n ? CLI_EXIT_OK : CLI_EXIT_INCOMPLETE;
+}
+
+/* The functions and lines of each file that no measured seed reaches. */
+static int uncovered(const struct cd_srccov *c, bool as_json)
+{
+    bool *fn_hit = calloc(c->n_fns + 1, sizeof *fn_hit);
+    if (!fn_hit) {
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        return CLI_EXIT_NOMEM;
+    }
+    for (size_t i = 0; i < c->n_seeds; i++)
+        for (size_t k = 0; k < c->seeds[i].n_fns; k++)
+            fn_hit[c->seeds[i].fns[k]] = true;
+    json_object *files = json_object_new_array();
+    size_t fns_left = 0, lines_left = 0, lines_all = 0;
+    for (size_t f = 0; f < c->n_files; f++) {
+        json_object *fa = json_object_new_array(), *la = json_object_new_array();
+        for (size_t i = 0; i < c->n_fns; i++)
+            if (c->fns[i].file == f && !fn_hit[i]) {
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "name", json_object_new_string(c->fns[i].name));
+                json_object_object_add(o, "line", json_object_new_int64(c->fns[i].line));
+                json_object_array_add(fa, o);
+            }
+        for (size_t k = 0; k < c->n_lines[f]; k++) {
+            uint32_t line = c->lines[f][k];
+            bool hit = false;
+            for (size_t i = 0; i < c->n_seeds && !hit; i++)
+                hit = c->seeds[i].measured &&
+                      cd_srccov_has_line(c->seeds[i].lines[f], c->seeds[i].n_lines[f], line);
+            if (!hit)
+                json_object_array_add(la, json_object_new_int64(line));
+        }
+        size_t nf = json_object_array_length(fa), nl = json_object_array_length(la);
+        fns_left += nf;
+        lines_left += nl;
+        lines_all += c->n_lines[f];
+        if (!as_json) {
+            printf("%s: %zu function%s and %zu of %zu lines reached by no seed\n", c->files[f], nf,
+                   nf == 1 ? "" : "s", nl, c->n_lines[f]);
+            for (size_t i = 0; i < nf; i++) {
+                json_object *o = json_object_array_get_idx(fa, i), *x, *y;
+                json_object_object_get_ex(o, "name", &x);
+                json_object_object_get_ex(o, "line", &y);
+                printf("  %s (line %d)\n", json_object_get_string(x), json_object_get_int(y));
+            }
+        }
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "file", json_object_new_string(c->files[f]));
+        json_object_object_add(o, "functions", fa);
+        json_object_object_add(o, "lines", la);
+        json_object_array_add(files, o);
+    }
+    if (as_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "functions", json_object_new_uint64(c->n_fns));
+        json_object_object_add(j, "functions_uncovered", json_object_new_uint64(fns_left));
+        json_object_object_add(j, "lines", json_object_new_uint64(lines_all));
+        json_object_object_add(j, "lines_uncovered", json_object_new_uint64(lines_left));
+        json_object_object_add(j, "files", files);
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
+        json_object_put(j);
+    } else {
+        printf("in all: %zu of %zu functions and %zu of %zu lines reached by no seed\n", fns_left,
+               c->n_fns, lines_left, lines_all);
+        json_object_put(files);
+    }
+    free(fn_hit);
+    return CLI_EXIT_OK;
+}
+
+/* What each example reaches: functions and lines. */
+static int summary(const struct cd_srccov *c, bool as_json)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < c->n_seeds; i++) {
+        const struct cd_srccov_seed *s = &c->seeds[i];
+        size_t lines = 0;
+        for (size_t f = 0; s->measured && f < c->n_files; f++)
+            lines += s->n_lines[f];
+        if (as_json) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "sha1", json_object_new_string(s->sha1));
+            json_object_object_add(o, "size", json_object_new_uint64(s->size));
+            json_object_object_add(o, "measured", json_object_new_boolean(s->measured));
+            json_object_object_add(o, "functions", json_object_new_uint64(s->n_fns));
+            json_object_object_add(o, "lines", json_object_new_uint64(lines));
+            json_object_array_add(a, o);
+        } else if (s->measured) {
+            printf("%s %8llu B %5zu functions %6zu lines\n", s->sha1,
+                   (unsigned long long)s->size, s->n_fns, lines);
+        } else {
+            printf("%s %8llu B no profile (it crashed or hung on the coverage build)\n", s->sha1,
+                   (unsigned long long)s->size);
+        }
+    }
+    if (as_json) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "functions", json_object_new_uint64(c->n_fns));
+        json_object_object_add(j, "seeds", a);
+        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
+        json_object_put(j);
+    } else {
+        json_object_put(a);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Answers the question o asks of c. */
+static int answer(const struct cli_opts *o, const struct cd_srccov *c, const struct cd_manifest *m)
+{
+    if (o->audit_function) {
+        long fn = cd_srccov_find_fn(c, o->audit_function);
+        if (fn < 0) {
+            fprintf(stderr, "corpus-distill: no function '%s' in the coverage build\n",
+                    o->audit_function);
+            return CLI_EXIT_INCOMPLETE;
+        }
+        return list_reaching(c, m, fn, -1, 0, c->fns[fn].name, o->audit_json);
+    }
+    if (o->audit_line) {
+        const char *colon = strrchr(o->audit_line, ':');
+        char *end = NULL;
+        unsigned long line = colon ? strtoul(colon + 1, &end, 10) : 0;
+        if (!colon || !end || *end || line == 0) {
+            fprintf(stderr, "corpus-distill: --line takes FILE:N, not '%s'\n", o->audit_line);
+            return CLI_EXIT_USAGE;
+        }
+        char *file = strndup(o->audit_line, (size_t)(colon - o->audit_line));
+        long f = file ? cd_srccov_find_file(c, file) : -1;
+        free(file);
+        if (f < 0) {
+            fprintf(stderr, "corpus-distill: no file '%.*s' in the coverage build\n",
+                    (int)(colon - o->audit_line), o->audit_line);
+            return CLI_EXIT_INCOMPLETE;
+        }
+        return list_reaching(c, m, -1, f, (uint32_t)line, o->audit_line, o->audit_json);
+    }
+    if (o->audit_uncovered)
+        return uncovered(c, o->audit_json);
+    return summary(c, o->audit_json);
+}
+
+int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
+{
+    char *path = record_path(o->audit_manifest);
+    if (!path) {
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        return CLI_EXIT_NOMEM;
+    }
+    struct cd_srccov c;
+    struct cd_error err;
+    int code = CLI_EXIT_OK;
+    if (cd_srccov_load(&c, path, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        free(path);
+        return cli_exit_for(&err, CLI_EXIT_INPUT);
+    }
+    if (o->audit_coverage) {
+        code = measure(&c, m, o->audit_coverage);
+        if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
+            fprintf(stderr, "corpus-distill: %s\n", err.msg);
+            code = code != CLI_EXIT_OK ? code : cli_exit_for(&err, CLI_EXIT_OUTPUT);
+        }
+    } else if (c.n_seeds == 0) {
+        fprintf(stderr, "corpus-distill: no source coverage recorded in '%s': run audit with "
+                "--coverage BIN, a coverage build of the target, first\n", path);
+        code = CLI_EXIT_INPUT;
+    }
+    if (code == CLI_EXIT_OK)
+        code = answer(o, &c, m);
+    cd_srccov_release(&c);
+    free(path);
+    return code;
+}

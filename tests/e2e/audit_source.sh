@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Audit in source terms, checked by running the seeds on the coverage build with llvm-cov as the
+# oracle: --coverage records what each seed and reproducer reaches beside the manifest and
+# measures nothing twice; --function and --line name seeds that really reach the place (the first
+# one is run again and llvm-cov asked); --uncovered lists a function none of the inputs reaches
+# and no function a seed reaches; a place no seed reaches exits 1; a reproducer that crashes is
+# recorded as measured by nothing; without a record, audit asks for --coverage (exit 4).
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+target=${CD_TARGETS:?}/sample_json
+cov=${CD_TARGETS:?}/sample_json.cov
+[ -x "$target" ] && [ -x "$cov" ] || { echo "skipped: sample_json or its coverage build missing"; exit 77; }
+command -v llvm-cov >/dev/null && command -v llvm-profdata >/dev/null ||
+  { echo "FAIL: llvm-cov or llvm-profdata missing (Debian package llvm)"; exit 1; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+# Inputs that reach neither URLs nor e-mail addresses, and one that crashes the target (the
+# documented SIGSEGV: a member named "crash" at nesting depth 3).
+mkdir in
+printf '{"a": [1, 2.5, "x"], "b": {"c": null}}' >in/a.json
+printf '[true, false, "\\u00e9"]' >in/b.json
+printf '{"":{"":{"crash":0}}}' >in/crash.json
+"$bin" -q -j 1 --max-execs 2000 in -o seeds -- "$target" @@
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || { echo "FAIL: distill exited $rc"; exit 1; }
+
+"$bin" audit seeds.manifest.json --function parse_value >out.txt 2>err.txt
+[ $? = 4 ] && grep -q "run audit with --coverage" err.txt || err "no record: $(cat err.txt)"
+
+"$bin" audit seeds.manifest.json --coverage "$cov" >summary.txt 2>err.txt ||
+  err "--coverage exited $?: $(cat err.txt)"
+[ -f seeds.source.json ] || err "no record beside the manifest"
+n_examples=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]));
+print(len(m["seeds"]) + len(m["reproducers"]))' seeds.manifest.json)
+grep -q "source coverage: $n_examples examples measured now, $n_examples in all" err.txt ||
+  err "not every seed and reproducer measured: $(cat err.txt)"
+"$bin" audit seeds.manifest.json --coverage "$cov" >/dev/null 2>err.txt
+grep -q "0 examples measured now, $n_examples in all" err.txt || err "measured again: $(cat err.txt)"
+if [ -d seeds.crashes ] && [ -n "$(ls seeds.crashes)" ]; then
+  grep -q "no profile (it crashed" summary.txt || err "the crash reproducer was not told apart"
+else
+  err "the crashing input left no reproducer"
+fi
+
+# reaches FILE FUNCTION LINE: whether running seed FILE on the coverage build reaches the function
+# (or, with LINE, that line), by llvm-cov's own export.
+reaches() {
+  rm -f one.profraw
+  LLVM_PROFILE_FILE=one.profraw "$cov" "$1" >/dev/null 2>&1
+  llvm-profdata merge -sparse -o one.profdata one.profraw &&
+    llvm-cov export -format=lcov -instr-profile one.profdata "$cov" >one.lcov || return 1
+  if [ -n "${3:-}" ]; then
+    grep -Eq "^DA:$3,[1-9]" one.lcov
+  else
+    grep -Eq "^FNDA:[1-9][0-9]*,(sample_json.c:)?$2\$" one.lcov
+  fi
+}
+
+"$bin" audit seeds.manifest.json --function parse_array >out.txt || err "--function parse_array: exit $?"
+first=$(head -n 1 out.txt | cut -d' ' -f1)
+[ -n "$first" ] && reaches "seeds/$first" parse_array || err "--function: $first does not reach parse_array"
+
+line=$(grep -n '^static int parse_array(' "${CD_SRC:?}/tests/targets/sample_json.c" | cut -d: -f1)
+line=$((line + 3)) # its "p->i++;"
+"$bin" audit seeds.manifest.json --line "sample_json.c:$line" >out.txt || err "--line: exit $?"
+first=$(head -n 1 out.txt | cut -d' ' -f1)
+[ -n "$first" ] && reaches "seeds/$first" "" "$line" || err "--line: $first does not reach line $line"
+
+"$bin" audit seeds.manifest.json --function valid_url >out.txt
+[ $? = 1 ] || err "--function valid_url: no seed reaches it, yet exit 0: $(cat out.txt)"
+
+"$bin" audit seeds.manifest.json --uncovered >out.txt || err "--uncovered: exit $?"
+grep -q "sample_json.c:valid_url" out.txt || err "--uncovered misses valid_url: $(cat out.txt)"
+grep -q "sample_json.c:parse_array" out.txt && err "--uncovered lists parse_array, which seeds reach"
+"$bin" audit seeds.manifest.json --uncovered --json >out.json || err "--uncovered --json: exit $?"
+python3 - out.json <<'PY' || err "--uncovered --json: bad counts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = [f["name"] for x in j["files"] for f in x["functions"]]
+ok = (0 < j["functions_uncovered"] == len(names) < j["functions"]
+      and 0 < j["lines_uncovered"] < j["lines"] and "sample_json.c:valid_url" in names)
+sys.exit(0 if ok else 1)
+PY
+[ $fail = 0 ] && echo "ok"
+exit $fail
