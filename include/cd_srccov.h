@@ -53,6 +53,19 @@ enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const c
                                  const char *sha1, uint64_t size, unsigned timeout_ms,
                                  const char *work, struct cd_error *err);
 
+/* The same in two steps, so that several seeds can be measured at once: measure_seed runs one
+ * seed into *s (zeroed, its sha1 and size set by the caller; measured when it left a profile),
+ * only reading c, which must already know the program (c->n_files > 0: after a first
+ * cd_srccov_measure that measured something); add moves *s into c (zeroing it). */
+enum cd_status cd_srccov_measure_seed(const struct cd_srccov *c, char *const *argv,
+                                      const char *seed_path, unsigned timeout_ms,
+                                      const char *work, struct cd_srccov_seed *s,
+                                      struct cd_error *err);
+enum cd_status cd_srccov_add(struct cd_srccov *c, struct cd_srccov_seed *s, struct cd_error *err);
+
+/* Frees what seed s holds (c's n_files lines arrays) and zeroes it. */
+void cd_srccov_seed_release(struct cd_srccov_seed *s, size_t n_files);
+
 /* The seed sha1 in c, or NULL. */
 const struct cd_srccov_seed *cd_srccov_find(const struct cd_srccov *c, const char *sha1);
 

@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The record's path beside manifest: STEM.source.json for STEM.manifest.json, else
@@ -30,38 +32,128 @@ static char *record_path(const char *manifest)
     return p;
 }
 
-/* Measures one example of m (in dir) unless c has it; *added counts those measured now. */
-static int measure_one(struct cd_srccov *c, char **argv, const char *dir,
-                       const struct cd_manifest_example *ex, unsigned timeout_ms,
-                       const char *work, size_t *added)
-{
-    if (cd_srccov_find(c, ex->sha1))
-        return CLI_EXIT_OK;
-    size_t n = strlen(dir) + strlen(ex->file) + 2;
-    char *path = malloc(n);
-    if (!path) {
-        fprintf(stderr, "corpus-distill: out of memory\n");
-        return CLI_EXIT_NOMEM;
-    }
-    snprintf(path, n, "%s/%s", dir, ex->file);
+/* One example to measure: where it is, and its entry in the record once measured. */
+struct job {
+    char *path;
+    struct cd_srccov_seed seed;
+};
+
+/* Workers measuring jobs[next..n) at once; c is only read meanwhile. */
+struct pool {
+    const struct cd_srccov *c;
+    char **argv;
+    unsigned timeout_ms;
+    struct job *jobs;
+    size_t n, next;
+    pthread_mutex_t mu;
+    bool failed;
     struct cd_error err;
-    enum cd_status st;
-    if (access(path, R_OK) != 0)
-        st = cd_error_sys(&err, CD_FAILED, "cannot read '%s': %s (audit measures the seeds the "
-                          "manifest lists, where it says they are)", path, strerror(errno));
-    else
-        st = cd_srccov_measure(c, argv, path, ex->sha1, ex->size, timeout_ms, work, &err);
-    free(path);
-    if (st != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
-        return cli_exit_for(&err, CLI_EXIT_TARGET);
+};
+
+struct worker {
+    struct pool *p;
+    char work[4200]; /* the run's directory (at most 4095 bytes) and "/wN" */
+};
+
+static void *measure_worker(void *arg)
+{
+    struct worker *w = arg;
+    struct pool *p = w->p;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->failed ? p->n : p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        struct cd_error err;
+        if (cd_srccov_measure_seed(p->c, p->argv, p->jobs[i].path, p->timeout_ms, w->work,
+                                   &p->jobs[i].seed, &err) != CD_OK) {
+            pthread_mutex_lock(&p->mu);
+            if (!p->failed)
+                p->err = err;
+            p->failed = true;
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    ++*added;
-    return CLI_EXIT_OK;
 }
 
-/* Brings c up to date with m on the coverage build bin: returns an exit code. */
-static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *bin)
+/* Measures jobs[0..n) into c: one at a time until c knows the program (the first that leaves a
+ * profile), then with up to n_workers at once, each in a directory of its own under work; the
+ * record gets them in the manifest's order, whatever order they end in. */
+static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned timeout_ms,
+                                   struct job *jobs, size_t n, unsigned n_workers,
+                                   const char *work, struct cd_error *err)
+{
+    size_t i = 0;
+    for (; i < n && c->n_files == 0; i++) {
+        CD_FORWARD_IF_ERROR(cd_srccov_measure(c, argv, jobs[i].path, jobs[i].seed.sha1,
+                                              jobs[i].seed.size, timeout_ms, work, err));
+        jobs[i].seed.sha1[0] = '\0'; /* in c now */
+    }
+    struct pool p = {.c = c, .argv = argv, .timeout_ms = timeout_ms, .jobs = jobs + i,
+                     .n = n - i};
+    pthread_mutex_init(&p.mu, NULL);
+    if (n_workers > p.n)
+        n_workers = (unsigned)p.n;
+    struct worker *ws = calloc(n_workers + 1, sizeof *ws);
+    pthread_t *ts = calloc(n_workers + 1, sizeof *ts);
+    unsigned started = 0;
+    for (unsigned k = 0; ws && ts && k < n_workers; k++) {
+        ws[k].p = &p;
+        snprintf(ws[k].work, sizeof ws[k].work, "%s/w%u", work, k);
+        if (mkdir(ws[k].work, 0700) != 0)
+            break;
+        if (pthread_create(&ts[k], NULL, measure_worker, &ws[k]) != 0) {
+            rmdir(ws[k].work);
+            break;
+        }
+        started++;
+    }
+    if (started == 0 && p.n) { /* no thread: measure here */
+        struct worker here = {.p = &p};
+        snprintf(here.work, sizeof here.work, "%s", work);
+        measure_worker(&here);
+    }
+    for (unsigned k = 0; k < started; k++) {
+        pthread_join(ts[k], NULL);
+        rmdir(ws[k].work);
+    }
+    free(ws);
+    free(ts);
+    pthread_mutex_destroy(&p.mu);
+    enum cd_status st = CD_OK;
+    if (p.failed) {
+        *err = p.err;
+        st = CD_FAILED;
+    }
+    for (size_t k = 0; k < p.n && st == CD_OK; k++)
+        st = cd_srccov_add(c, &p.jobs[k].seed, err);
+    return st;
+}
+
+/* Adds to jobs the examples of list (in dir) that c does not hold yet. */
+static bool add_jobs(const struct cd_srccov *c, const char *dir,
+                     const struct cd_manifest_example *list, size_t n, struct job *jobs,
+                     size_t *n_jobs)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (cd_srccov_find(c, list[i].sha1))
+            continue;
+        struct job *j = &jobs[(*n_jobs)++];
+        size_t len = strlen(dir) + strlen(list[i].file) + 2;
+        if (!(j->path = malloc(len)))
+            return false;
+        snprintf(j->path, len, "%s/%s", dir, list[i].file);
+        snprintf(j->seed.sha1, sizeof j->seed.sha1, "%s", list[i].sha1);
+        j->seed.size = list[i].size;
+    }
+    return true;
+}
+
+/* Brings c up to date with m on the coverage build bin, with up to n_workers at once: returns an
+ * exit code. */
+static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *bin,
+                   unsigned n_workers)
 {
     char sha1[41];
     cli_target_sha1(bin, sha1);
@@ -77,46 +169,56 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     while (m->info.target_argv && m->info.target_argv[argc])
         argc++;
     char **argv = calloc(argc + 2, sizeof *argv);
-    char work[] = "/tmp/corpus-distill-cov.XXXXXX";
+    struct job *jobs = calloc(m->n_seeds + m->n_reproducers + 1, sizeof *jobs);
+    size_t n_jobs = 0;
     const char *tmp = getenv("TMPDIR");
-    char *workdir = NULL;
-    if (tmp && *tmp && (workdir = malloc(strlen(tmp) + 32)))
-        snprintf(workdir, strlen(tmp) + 32, "%s/corpus-distill-cov.XXXXXX", tmp);
-    if (!argv || (tmp && *tmp && !workdir)) {
-        free(argv);
-        fprintf(stderr, "corpus-distill: out of memory\n");
-        return CLI_EXIT_NOMEM;
-    }
-    if (!mkdtemp(workdir ? workdir : work)) {
-        fprintf(stderr, "corpus-distill: cannot create a directory for the profiles: %s\n",
-                strerror(errno));
-        free(argv);
-        free(workdir);
-        return CLI_EXIT_OUTPUT;
-    }
-    const char *wd = workdir ? workdir : work;
-    argv[0] = (char *)bin;
-    for (size_t i = 1; i < argc; i++)
-        argv[i] = m->info.target_argv[i];
-    if (argc == 0)
-        argv[1] = "@@";
-    /* A coverage build runs unoptimised and counts every region: give it room. */
-    unsigned timeout_ms = m->info.timeout_ms ? 10 * m->info.timeout_ms : 10000;
-    if (timeout_ms < 1000)
-        timeout_ms = 1000;
-    size_t added = 0;
+    char work[4096];
+    snprintf(work, sizeof work, "%s/corpus-distill-cov.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int code = CLI_EXIT_OK;
-    for (size_t i = 0; i < m->n_seeds && code == CLI_EXIT_OK; i++)
-        code = measure_one(c, argv, m->info.seed_dir, &m->seeds[i], timeout_ms, wd, &added);
-    for (size_t i = 0; i < m->n_reproducers && code == CLI_EXIT_OK && m->info.crashes_dir; i++)
-        code = measure_one(c, argv, m->info.crashes_dir, &m->reproducers[i], timeout_ms, wd,
-                           &added);
-    rmdir(wd);
-    free(workdir);
+    if (!argv || !jobs || !add_jobs(c, m->info.seed_dir, m->seeds, m->n_seeds, jobs, &n_jobs) ||
+        (m->info.crashes_dir && !add_jobs(c, m->info.crashes_dir, m->reproducers,
+                                          m->n_reproducers, jobs, &n_jobs))) {
+        fprintf(stderr, "corpus-distill: out of memory\n");
+        code = CLI_EXIT_NOMEM;
+    }
+    for (size_t i = 0; code == CLI_EXIT_OK && i < n_jobs; i++)
+        if (access(jobs[i].path, R_OK) != 0) {
+            fprintf(stderr, "corpus-distill: cannot read '%s': %s (audit measures the examples "
+                    "the manifest lists, where it says they are)\n", jobs[i].path,
+                    strerror(errno));
+            code = CLI_EXIT_INPUT;
+        }
+    if (code == CLI_EXIT_OK && !mkdtemp(work)) {
+        fprintf(stderr, "corpus-distill: cannot create '%s' for the profiles: %s\n", work,
+                strerror(errno));
+        code = CLI_EXIT_OUTPUT;
+    }
+    if (code == CLI_EXIT_OK) {
+        argv[0] = (char *)bin;
+        for (size_t i = 1; i < argc; i++)
+            argv[i] = m->info.target_argv[i];
+        if (argc == 0)
+            argv[1] = "@@";
+        /* A coverage build runs unoptimised and counts every region: give it room. */
+        unsigned timeout_ms = m->info.timeout_ms ? 10 * m->info.timeout_ms : 10000;
+        if (timeout_ms < 1000)
+            timeout_ms = 1000;
+        struct cd_error err;
+        if (measure_jobs(c, argv, timeout_ms, jobs, n_jobs, n_workers, work, &err) != CD_OK) {
+            fprintf(stderr, "corpus-distill: %s\n", err.msg);
+            code = cli_exit_for(&err, CLI_EXIT_TARGET);
+        } else {
+            fprintf(stderr, "corpus-distill: source coverage: %zu example%s measured now, %zu in "
+                    "all, on '%s'\n", n_jobs, n_jobs == 1 ? "" : "s", c->n_seeds, bin);
+        }
+        rmdir(work);
+    }
+    for (size_t i = 0; jobs && i < n_jobs; i++) {
+        free(jobs[i].path);
+        cd_srccov_seed_release(&jobs[i].seed, c->n_files);
+    }
+    free(jobs);
     free(argv);
-    if (code == CLI_EXIT_OK)
-        fprintf(stderr, "corpus-distill: source coverage: %zu example%s measured now, %zu in all, "
-                "on '%s'\n", added, added == 1 ? "" : "s", c->n_seeds, bin);
     return code;
 }
 
@@ -344,7 +446,9 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     if (o->audit_coverage) {
-        code = measure(&c, m, o->audit_coverage);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        code = measure(&c, m, o->audit_coverage,
+                       o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1);
         if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
             fprintf(stderr, "corpus-distill: %s\n", err.msg);
             code = code != CLI_EXIT_OK ? code : cli_exit_for(&err, CLI_EXIT_OUTPUT);

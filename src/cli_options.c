@@ -252,8 +252,8 @@ bad:
     return false;
 }
 
-/* Parses "audit MANIFEST [--coverage BIN] [--seed SHA1|--label L|--diff OLD.json|--function NAME|
- * --line FILE:N|--uncovered] [--json]". */
+/* Parses "audit MANIFEST [--coverage BIN [-j N]] [--seed SHA1|--label L|--diff OLD.json|
+ * --function NAME|--line FILE:N|--uncovered] [--json]". */
 static bool parse_audit(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_AUDIT;
@@ -262,6 +262,16 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
         const char **slot = NULL;
         if (strcmp(a, "--json") == 0) {
             o->audit_json = true;
+            continue;
+        }
+        if (strcmp(a, "-j") == 0) {
+            uint64_t v;
+            if (i + 1 >= argc || !parse_num(argv[i + 1], false, 4096, &v) || v == 0) {
+                cli_usage_error("-j needs a number of workers");
+                return false;
+            }
+            o->jobs = (unsigned)v;
+            i++;
             continue;
         }
         if (strcmp(a, "--uncovered") == 0) {

@@ -217,8 +217,8 @@ static bool add_fn(struct cd_srccov *c, size_t *cap, const char *name, uint32_t 
     return true;
 }
 
-/* The program's files and functions, from an lcov export (read, not changed); its lines are
- * learnt with the first seed (read_export). */
+/* The program's files, functions and instrumented lines, from an lcov export (read, not
+ * changed). */
 static bool learn_program(struct cd_srccov *c, const char *text)
 {
     size_t cap = 0;
@@ -251,17 +251,36 @@ static bool learn_program(struct cd_srccov *c, const char *text)
     qsort(c->fns, c->n_fns, sizeof *c->fns, cmp_fn);
     c->lines = calloc(c->n_files + 1, sizeof *c->lines);
     c->n_lines = calloc(c->n_files + 1, sizeof *c->n_lines);
-    return c->lines && c->n_lines;
+    size_t *lcap = calloc(c->n_files + 1, sizeof *lcap);
+    bool ok = c->lines && c->n_lines && lcap;
+    long file = -1;
+    for (const char *line = text; ok && line && *line;) {
+        if (strncmp(line, "SF:", 3) == 0) {
+            const char *end = strchr(line, '\n');
+            char *path = strndup(line + 3, end ? (size_t)(end - line - 3) : strlen(line + 3));
+            ok = path != NULL;
+            file = ok ? find_file_exact(c, path) : -1;
+            free(path);
+        } else if (strncmp(line, "DA:", 3) == 0 && file >= 0) {
+            ok = push_u32(&c->lines[file], &c->n_lines[file], &lcap[file],
+                          (uint32_t)strtoul(line + 3, NULL, 10));
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    for (size_t f = 0; ok && f < c->n_files; f++)
+        qsort(c->lines[f], c->n_lines[f], sizeof **c->lines, cmp_u32);
+    free(lcap);
+    return ok;
 }
 
-/* Reads one seed's export into s, and (learning) every instrumented line into c. */
-static bool read_export(struct cd_srccov *c, struct cd_srccov_seed *s, char *text, bool learning)
+/* Reads one seed's export (changed while read) into s, against the program c knows. */
+static bool read_export(const struct cd_srccov *c, struct cd_srccov_seed *s, char *text)
 {
-    size_t fcap = 0, *lcap = calloc(c->n_files + 1, sizeof *lcap),
-           *pcap = calloc(c->n_files + 1, sizeof *pcap);
+    size_t fcap = 0, *lcap = calloc(c->n_files + 1, sizeof *lcap);
     s->lines = calloc(c->n_files + 1, sizeof *s->lines);
     s->n_lines = calloc(c->n_files + 1, sizeof *s->n_lines);
-    bool ok = lcap && pcap && s->lines && s->n_lines;
+    bool ok = lcap && s->lines && s->n_lines;
     long file = -1;
     for (char *line = text, *next; ok && line && *line; line = next) {
         next = strchr(line, '\n');
@@ -279,19 +298,13 @@ static bool read_export(struct cd_srccov *c, struct cd_srccov_seed *s, char *tex
             uint32_t n = (uint32_t)strtoul(line + 3, NULL, 10);
             if (comma && strtoull(comma + 1, NULL, 10) > 0)
                 ok = push_u32(&s->lines[file], &s->n_lines[file], &lcap[file], n);
-            if (ok && learning)
-                ok = push_u32(&c->lines[file], &c->n_lines[file], &pcap[file], n);
         }
     }
-    for (size_t f = 0; ok && f < c->n_files; f++) {
+    for (size_t f = 0; ok && f < c->n_files; f++)
         qsort(s->lines[f], s->n_lines[f], sizeof **s->lines, cmp_u32);
-        if (learning)
-            qsort(c->lines[f], c->n_lines[f], sizeof **c->lines, cmp_u32);
-    }
     if (ok)
         qsort(s->fns, s->n_fns, sizeof *s->fns, cmp_u32);
     free(lcap);
-    free(pcap);
     return ok;
 }
 
@@ -319,9 +332,16 @@ static struct cd_srccov_seed *add_seed(struct cd_srccov *c, const char *sha1, ui
     return s;
 }
 
-enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const char *seed_path,
-                                 const char *sha1, uint64_t size, unsigned timeout_ms,
-                                 const char *work, struct cd_error *err)
+void cd_srccov_seed_release(struct cd_srccov_seed *s, size_t n_files)
+{
+    seed_release(s, n_files);
+    memset(s, 0, sizeof *s);
+}
+
+/* Runs seed_path on the coverage build argv and exports its coverage as lcov text into *text
+ * (owned; NULL when the run left no profile: it crashed or hung). work holds the profiles. */
+static enum cd_status export_seed(char *const *argv, const char *seed_path, unsigned timeout_ms,
+                                  const char *work, char **text, struct cd_error *err)
 {
     size_t argc = 0;
     bool file_arg = false;
@@ -329,8 +349,8 @@ enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const c
         file_arg |= strcmp(argv[argc++], "@@") == 0;
     char **args = calloc(argc + 1, sizeof *args);
     char *raw = cd_file_join(work, "seed.profraw"), *data = cd_file_join(work, "seed.profdata");
-    char *text = NULL;
     enum cd_status st = CD_OK;
+    *text = NULL;
     if (!args || !raw || !data) {
         st = cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
         goto out;
@@ -343,41 +363,24 @@ enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const c
         st = cd_error_sys(err, CD_FAILED, "cannot run '%s': %s", argv[0], strerror(errno));
         goto out;
     }
-    struct cd_srccov_seed *s = add_seed(c, sha1, size);
-    if (!s) {
-        st = cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
-        goto out;
-    }
     struct stat sb;
     if (WIFSIGNALED(status) || stat(raw, &sb) != 0 || sb.st_size == 0)
         goto out; /* it crashed or hung: its profile (if any) is empty or partial */
     char *merge[] = {"llvm-profdata", "merge", "-sparse", "-o", data, raw, NULL};
-    status = run(merge, NULL, NULL, NULL, 0);
-    if (status != 0) {
-        st = cd_error_set(err, CD_FAILED, "llvm-profdata cannot merge the profile of seed %.12s "
-                          "(is '%s' a coverage build, -fprofile-instr-generate?)", sha1, argv[0]);
+    if (run(merge, NULL, NULL, NULL, 0) != 0) {
+        st = cd_error_set(err, CD_FAILED, "llvm-profdata cannot merge the profile of '%s' (is "
+                          "'%s' a coverage build, -fprofile-instr-generate?)", seed_path, argv[0]);
         goto out;
     }
     char *export[] = {"llvm-cov", "export", "-format=lcov", "-instr-profile", data, argv[0],
                       NULL};
-    status = run(export, NULL, NULL, &text, 0);
-    if (status != 0 || !text) {
-        st = cd_error_set(err, CD_FAILED, "llvm-cov cannot export the coverage of seed %.12s "
-                          "(is '%s' built with -fcoverage-mapping?)", sha1, argv[0]);
-        goto out;
+    if (run(export, NULL, NULL, text, 0) != 0 || !*text) {
+        free(*text);
+        *text = NULL;
+        st = cd_error_set(err, CD_FAILED, "llvm-cov cannot export the coverage of '%s' (is '%s' "
+                          "built with -fcoverage-mapping?)", seed_path, argv[0]);
     }
-    bool learning = c->n_files == 0 && c->n_fns == 0;
-    if (learning && !learn_program(c, text)) {
-        st = cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
-        goto out;
-    }
-    if (!read_export(c, s, text, learning)) {
-        st = cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
-        goto out;
-    }
-    s->measured = true;
 out:
-    free(text);
     free(args);
     if (raw)
         unlink(raw);
@@ -385,6 +388,58 @@ out:
         unlink(data);
     free(raw);
     free(data);
+    return st;
+}
+
+enum cd_status cd_srccov_measure_seed(const struct cd_srccov *c, char *const *argv,
+                                      const char *seed_path, unsigned timeout_ms,
+                                      const char *work, struct cd_srccov_seed *s,
+                                      struct cd_error *err)
+{
+    char *text;
+    CD_FORWARD_IF_ERROR(export_seed(argv, seed_path, timeout_ms, work, &text, err));
+    if (!text)
+        return CD_OK;
+    bool ok = read_export(c, s, text);
+    free(text);
+    if (!ok)
+        return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
+    s->measured = true;
+    return CD_OK;
+}
+
+enum cd_status cd_srccov_add(struct cd_srccov *c, struct cd_srccov_seed *s, struct cd_error *err)
+{
+    struct cd_srccov_seed *ns = realloc(c->seeds, (c->n_seeds + 1) * sizeof *ns);
+    if (!ns)
+        return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
+    c->seeds = ns;
+    c->seeds[c->n_seeds++] = *s;
+    memset(s, 0, sizeof *s);
+    return CD_OK;
+}
+
+enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const char *seed_path,
+                                 const char *sha1, uint64_t size, unsigned timeout_ms,
+                                 const char *work, struct cd_error *err)
+{
+    struct cd_srccov_seed s = {.size = size};
+    snprintf(s.sha1, sizeof s.sha1, "%s", sha1);
+    char *text;
+    CD_FORWARD_IF_ERROR(export_seed(argv, seed_path, timeout_ms, work, &text, err));
+    bool ok = true;
+    if (text) {
+        ok = (c->n_files || learn_program(c, text)) && read_export(c, &s, text);
+        s.measured = ok;
+        free(text);
+    }
+    if (!ok) {
+        seed_release(&s, c->n_files);
+        return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
+    }
+    enum cd_status st = cd_srccov_add(c, &s, err);
+    if (st != CD_OK)
+        seed_release(&s, c->n_files);
     return st;
 }
 

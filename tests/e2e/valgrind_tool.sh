@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tool under valgrind's memcheck: a full run with two workers on a slice of the JSON sample
 # (archive input, reduction, crash reproducers, seeds, manifest), the same run stopped by SIGINT,
-# and an audit of its manifest leak nothing and touch no invalid memory. The targets themselves
-# are not traced.
+# and audits of its manifest (labels; source coverage with two workers) leak nothing and touch no
+# invalid memory. The targets themselves are not traced.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
@@ -38,6 +38,16 @@ rc=$?
 if [ $rc != 0 ] || grep -q "==[0-9]*==" vg2.txt; then
   echo "FAIL: audit under valgrind exited $rc:"; head -40 vg2.txt; fail=1
 fi
+# Source coverage with two workers, and a question read back from its record.
+cov=${CD_TARGETS:?}/sample_json.cov
+if [ -x "$cov" ]; then
+  "${vg[@]}" "$bin" audit seeds.manifest.json --coverage "$cov" -j 2 --uncovered >/dev/null \
+    2>vg4.txt && "${vg[@]}" "$bin" audit seeds.manifest.json --function main >/dev/null 2>>vg4.txt
+  rc=$?
+  if [ $rc != 0 ] || grep -q "==[0-9]*==" vg4.txt; then
+    echo "FAIL: audit --coverage under valgrind exited $rc:"; head -40 vg4.txt; fail=1
+  fi
+fi
 # A run stopped by SIGINT (once its fork servers are up, so its handlers are in place) leaks
 # nothing either, and still writes its output.
 "${vg[@]}" "$bin" -q -j 2 -t 2000 slice.tar.gz -o seeds-int -- "$target" @@ 2>vg3.txt &
@@ -53,5 +63,5 @@ elif [ $rc != 1 ]; then
   echo "FAIL: the run stopped by SIGINT exited $rc, not 1: $(head -5 vg3.txt)"; fail=1
 fi
 [ -f seeds-int.manifest.json ] || { echo "FAIL: no manifest after SIGINT"; fail=1; }
-[ $fail = 0 ] && echo "ok: no leaks or memory errors in a run, a run stopped by SIGINT and an audit"
+[ $fail = 0 ] && echo "ok: no leaks or memory errors in a run, a run stopped by SIGINT and audits"
 exit $fail

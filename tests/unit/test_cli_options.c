@@ -144,6 +144,10 @@ static void test_cli_audit_forms(void)
     free(o.inputs);
     CU_ASSERT(!PARSE(&o, "audit", "m.json", "--coverage"));
     free(o.inputs);
+    CU_ASSERT(PARSE(&o, "audit", "m.json", "--coverage", "b", "-j", "3") && o.jobs == 3);
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "audit", "m.json", "-j", "0"));
+    free(o.inputs);
 }
 
 /* --help: at most 23 lines of at most 80 columns, naming every exit status. */
