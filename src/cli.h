@@ -94,6 +94,12 @@ int cli_audit(const struct cli_opts *o);
  * coverage build --coverage names (those not yet measured on it), then answers --function,
  * --line or --uncovered from the record beside the manifest, or lists what each seed reaches. */
 int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m);
+/* The source side of audit --diff: when both manifests have a source coverage record beside
+ * them, the functions and lines reached gained and lost, printed (j NULL) or added to j as
+ * "source"; a warning when only one has a record. */
+struct json_object;
+void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
+                           struct json_object *j);
 
 /* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
  * target_sha1, then cli_state_start; release with cli_state_release. */

@@ -184,7 +184,8 @@ static int audit_label(const struct cd_manifest *m, const char *text, bool as_js
     return CLI_EXIT_OK;
 }
 
-static int audit_diff(const struct cd_manifest *now, const char *old_path, bool as_json)
+static int audit_diff(const struct cd_manifest *now, const char *now_path, const char *old_path,
+                      bool as_json)
 {
     struct cd_manifest old;
     struct cd_error err;
@@ -222,6 +223,7 @@ static int audit_diff(const struct cd_manifest *now, const char *old_path, bool 
         json_object_object_add(j, "labels_new", json_object_new_uint64(now->n_labels));
         json_object_object_add(j, "gained", gained);
         json_object_object_add(j, "lost", lost);
+        cli_audit_source_diff(now_path, old_path, j);
         print_json(j);
     } else {
         printf("labels: %zu -> %zu; gained %zu, lost %zu\n", old.n_labels, now->n_labels, ng, nl);
@@ -231,6 +233,7 @@ static int audit_diff(const struct cd_manifest *now, const char *old_path, bool 
             printf("- %s\n", json_object_get_string(json_object_array_get_idx(lost, x)));
         json_object_put(gained);
         json_object_put(lost);
+        cli_audit_source_diff(now_path, old_path, NULL);
     }
     cd_manifest_release(&old);
     return CLI_EXIT_OK;
@@ -252,7 +255,7 @@ int cli_audit(const struct cli_opts *o)
     else if (o->audit_label)
         code = audit_label(&m, o->audit_label, o->audit_json);
     else if (o->audit_diff)
-        code = audit_diff(&m, o->audit_diff, o->audit_json);
+        code = audit_diff(&m, o->audit_manifest, o->audit_diff, o->audit_json);
     else
         code = audit_overview(&m, o->audit_json);
     cd_manifest_release(&m);

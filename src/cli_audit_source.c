@@ -464,3 +464,136 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
     free(path);
     return code;
 }
+
+/* A place some seed of a record reaches: a function (line 0, name set) or a line of a file. */
+struct place {
+    const char *name; /* function name, or file path */
+    uint32_t line;
+};
+
+static int by_place(const void *a, const void *b)
+{
+    const struct place *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The functions (lines: false) or lines (true) that some measured seed of c reaches, sorted, into
+ * an owned array; *n its length. NULL when out of memory. */
+static struct place *reached(const struct cd_srccov *c, bool lines, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t f = 0; lines && f < c->n_files; f++)
+        cap += c->n_lines[f];
+    struct place *v = malloc((lines ? cap : c->n_fns) * sizeof *v + 1);
+    bool *hit = calloc(c->n_fns + 1, sizeof *hit);
+    *n = 0;
+    if (!v || !hit) {
+        free(v);
+        free(hit);
+        return NULL;
+    }
+    if (!lines) {
+        for (size_t i = 0; i < c->n_seeds; i++)
+            for (size_t k = 0; k < c->seeds[i].n_fns; k++)
+                hit[c->seeds[i].fns[k]] = true;
+        for (size_t i = 0; i < c->n_fns; i++)
+            if (hit[i])
+                v[(*n)++] = (struct place){c->fns[i].name, 0};
+    } else {
+        for (size_t f = 0; f < c->n_files; f++)
+            for (size_t k = 0; k < c->n_lines[f]; k++) {
+                bool any = false;
+                for (size_t i = 0; i < c->n_seeds && !any; i++)
+                    any = c->seeds[i].measured &&
+                          cd_srccov_has_line(c->seeds[i].lines[f], c->seeds[i].n_lines[f],
+                                             c->lines[f][k]);
+                if (any)
+                    v[(*n)++] = (struct place){c->files[f], c->lines[f][k]};
+            }
+    }
+    free(hit);
+    qsort(v, *n, sizeof *v, by_place);
+    return v;
+}
+
+/* One merge walk of the sorted old and new places: what new reaches that old did not (gained)
+ * and the reverse (lost), as strings. */
+static void compare(const struct place *old, size_t n_old, const struct place *now, size_t n_now,
+                    json_object *gained, json_object *lost)
+{
+    size_t i = 0, k = 0;
+    char buf[4200];
+    while (i < n_now || k < n_old) {
+        int c = i >= n_now ? 1 : k >= n_old ? -1 : by_place(&now[i], &old[k]);
+        const struct place *p = c < 0 ? &now[i] : &old[k];
+        if (p->line)
+            snprintf(buf, sizeof buf, "%s:%u", p->name, (unsigned)p->line);
+        else
+            snprintf(buf, sizeof buf, "%s", p->name);
+        if (c < 0)
+            json_object_array_add(gained, json_object_new_string(buf));
+        else if (c > 0)
+            json_object_array_add(lost, json_object_new_string(buf));
+        i += c <= 0;
+        k += c >= 0;
+    }
+}
+
+void cli_audit_source_diff(const char *now_manifest, const char *old_manifest, json_object *j)
+{
+    char *paths[2] = {record_path(old_manifest), record_path(now_manifest)};
+    struct cd_srccov c[2];
+    struct cd_error err;
+    bool have[2] = {false, false};
+    for (int s = 0; s < 2; s++) {
+        memset(&c[s], 0, sizeof c[s]);
+        if (paths[s] && cd_srccov_load(&c[s], paths[s], &err) != CD_OK)
+            fprintf(stderr, "corpus-distill: warning: %s\n", err.msg);
+        have[s] = c[s].n_seeds > 0;
+    }
+    if (have[0] != have[1])
+        fprintf(stderr, "corpus-distill: warning: no source coverage recorded in '%s' (audit "
+                "--coverage BIN first): the diff is in labels only\n", paths[have[0] ? 1 : 0]);
+    if (have[0] && have[1]) {
+        json_object *src = json_object_new_object();
+        static const char *const what[2] = {"functions", "lines"};
+        for (int lines = 0; lines < 2; lines++) {
+            size_t n_old, n_now;
+            struct place *old = reached(&c[0], lines, &n_old), *now = reached(&c[1], lines, &n_now);
+            json_object *gained = json_object_new_array(), *lost = json_object_new_array();
+            if (old && now)
+                compare(old, n_old, now, n_now, gained, lost);
+            char key[64];
+            snprintf(key, sizeof key, "%s_old", what[lines]);
+            json_object_object_add(src, key, json_object_new_uint64(n_old));
+            snprintf(key, sizeof key, "%s_new", what[lines]);
+            json_object_object_add(src, key, json_object_new_uint64(n_now));
+            snprintf(key, sizeof key, "%s_gained", what[lines]);
+            json_object_object_add(src, key, gained);
+            snprintf(key, sizeof key, "%s_lost", what[lines]);
+            json_object_object_add(src, key, lost);
+            if (!j) {
+                size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
+                printf("%s reached: %zu -> %zu; gained %zu, lost %zu\n", what[lines], n_old, n_now,
+                       ng, nl);
+                for (size_t x = 0; x < ng; x++)
+                    printf("+ %s %s\n", lines ? "line" : "function",
+                           json_object_get_string(json_object_array_get_idx(gained, x)));
+                for (size_t x = 0; x < nl; x++)
+                    printf("- %s %s\n", lines ? "line" : "function",
+                           json_object_get_string(json_object_array_get_idx(lost, x)));
+            }
+            free(old);
+            free(now);
+        }
+        if (j)
+            json_object_object_add(j, "source", src);
+        else
+            json_object_put(src);
+    }
+    for (int s = 0; s < 2; s++) {
+        cd_srccov_release(&c[s]);
+        free(paths[s]);
+    }
+}

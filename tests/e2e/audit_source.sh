@@ -4,7 +4,8 @@
 # measures nothing twice; --function and --line name seeds that really reach the place (the first
 # one is run again and llvm-cov asked); --uncovered lists a function none of the inputs reaches
 # and no function a seed reaches; a place no seed reaches exits 1; a reproducer that crashes is
-# recorded as measured by nothing; without a record, audit asks for --coverage (exit 4).
+# recorded as measured by nothing; without a record, audit asks for --coverage (exit 4); --diff
+# tells the functions and lines a later corpus reaches that an earlier one did not.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -83,6 +84,25 @@ j = json.load(open(sys.argv[1]))
 names = [f["name"] for x in j["files"] for f in x["functions"]]
 ok = (0 < j["functions_uncovered"] == len(names) < j["functions"]
       and 0 < j["lines_uncovered"] < j["lines"] and "sample_json.c:valid_url" in names)
+sys.exit(0 if ok else 1)
+PY
+# --diff in source terms: a later corpus whose inputs hold a URL gains valid_url.
+mkdir in2 && cp in/a.json in/b.json in2/ && printf '{"url": "https://example.org/a"}' >in2/u.json
+"$bin" -q -j 1 --max-execs 2000 in2 -o seeds2 -- "$target" @@
+"$bin" audit seeds2.manifest.json --diff seeds.manifest.json >out.txt 2>err.txt
+grep -q "no source coverage recorded in 'seeds2.source.json'" err.txt ||
+  err "--diff without the new record: no warning: $(cat err.txt)"
+"$bin" audit seeds2.manifest.json --coverage "$cov" >/dev/null 2>&1 || err "--coverage seeds2"
+"$bin" audit seeds2.manifest.json --diff seeds.manifest.json >out.txt || err "--diff: exit $?"
+grep -q "^+ function sample_json.c:valid_url$" out.txt || err "--diff misses valid_url: $(cat out.txt)"
+grep -q "^- function .*parse_array" out.txt && err "--diff loses parse_array"
+"$bin" audit seeds2.manifest.json --diff seeds.manifest.json --json >out.json || err "--diff --json"
+python3 - out.json <<'PY' || err "--diff --json: bad source part: $(head -c 300 out.json)"
+import json, sys
+s = json.load(open(sys.argv[1]))["source"]
+ok = ("sample_json.c:valid_url" in s["functions_gained"] and s["functions_new"] > 0
+      and not any(f.endswith("parse_array") for f in s["functions_lost"])
+      and all(":" in l for l in s["lines_gained"]) and len(s["lines_gained"]) > 0)
 sys.exit(0 if ok else 1)
 PY
 [ $fail = 0 ] && echo "ok"
