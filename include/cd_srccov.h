@@ -16,9 +16,16 @@ struct cd_srccov_fn {
     uint32_t line;
 };
 
-/* What one seed (or reproducer) reaches: indices into the record's functions, and per file (in
- * the record's file order) the sorted lines it executes. measured is false when its run left no
- * profile (it crashed or hung): it then reaches nothing as far as the record knows. */
+/* A branch direction: the branch's file index, line and number within the line (llvm-cov's block
+ * and branch), and which way (0: true, 1: false). */
+struct cd_srccov_branch {
+    uint32_t file, line, block, dir;
+};
+
+/* What one seed (or reproducer) reaches: indices into the record's functions, per file (in the
+ * record's file order) the sorted lines it executes, and indices into the record's branch
+ * directions it takes. measured is false when its run left no profile (it crashed or hung): it
+ * then reaches nothing as far as the record knows. */
 struct cd_srccov_seed {
     char sha1[41];
     uint64_t size;
@@ -27,10 +34,12 @@ struct cd_srccov_seed {
     size_t n_fns;
     uint32_t **lines;       /* lines[f]: n_lines[f] line numbers of file f */
     size_t *n_lines;
+    uint32_t *brs;          /* sorted */
+    size_t n_brs;
 };
 
-/* The record: the coverage binary's SHA-1, the program's files, functions and instrumented
- * lines (per file, sorted), and the seeds measured so far. Zero-initialise, then load or
+/* The record: the coverage binary's SHA-1, the program's files, functions, instrumented lines
+ * (per file, sorted) and branch directions, and the seeds measured so far. Zero-initialise, then load or
  * measure; release with cd_srccov_release. */
 struct cd_srccov {
     char binary_sha1[41];
@@ -40,6 +49,8 @@ struct cd_srccov {
     size_t n_fns;
     uint32_t **lines;       /* every instrumented line of file f, sorted */
     size_t *n_lines;
+    struct cd_srccov_branch *branches; /* every branch direction, sorted */
+    size_t n_branches;
     struct cd_srccov_seed *seeds;
     size_t n_seeds;
 };

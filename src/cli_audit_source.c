@@ -293,15 +293,27 @@ static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m,
 static int uncovered(const struct cd_srccov *c, bool as_json)
 {
     bool *fn_hit = calloc(c->n_fns + 1, sizeof *fn_hit);
-    if (!fn_hit) {
+    bool *br_hit = calloc(c->n_branches + 1, sizeof *br_hit);
+    if (!fn_hit || !br_hit) {
+        free(fn_hit);
+        free(br_hit);
         fprintf(stderr, "corpus-distill: out of memory\n");
         return CLI_EXIT_NOMEM;
     }
-    for (size_t i = 0; i < c->n_seeds; i++)
+    for (size_t i = 0; i < c->n_seeds; i++) {
         for (size_t k = 0; k < c->seeds[i].n_fns; k++)
             fn_hit[c->seeds[i].fns[k]] = true;
+        for (size_t k = 0; k < c->seeds[i].n_brs; k++)
+            br_hit[c->seeds[i].brs[k]] = true;
+    }
+    size_t *brs_all = calloc(c->n_files + 1, sizeof *brs_all);
+    size_t *brs_left = calloc(c->n_files + 1, sizeof *brs_left);
+    for (size_t i = 0; brs_all && brs_left && i < c->n_branches; i++) {
+        brs_all[c->branches[i].file]++;
+        brs_left[c->branches[i].file] += !br_hit[i];
+    }
     json_object *files = json_object_new_array();
-    size_t fns_left = 0, lines_left = 0, lines_all = 0;
+    size_t fns_left = 0, lines_left = 0, lines_all = 0, branches_left = 0;
     for (size_t f = 0; f < c->n_files; f++) {
         json_object *fa = json_object_new_array(), *la = json_object_new_array();
         for (size_t i = 0; i < c->n_fns; i++)
@@ -321,12 +333,14 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
                 json_object_array_add(la, json_object_new_int64(line));
         }
         size_t nf = json_object_array_length(fa), nl = json_object_array_length(la);
+        size_t bl = brs_left ? brs_left[f] : 0, ba = brs_all ? brs_all[f] : 0;
         fns_left += nf;
         lines_left += nl;
         lines_all += c->n_lines[f];
+        branches_left += bl;
         if (!as_json) {
-            printf("%s: %zu function%s and %zu of %zu lines reached by no seed\n", c->files[f], nf,
-                   nf == 1 ? "" : "s", nl, c->n_lines[f]);
+            printf("%s: %zu function%s, %zu of %zu lines and %zu of %zu branch directions reached "
+                   "by no seed\n", c->files[f], nf, nf == 1 ? "" : "s", nl, c->n_lines[f], bl, ba);
             for (size_t i = 0; i < nf; i++) {
                 json_object *o = json_object_array_get_idx(fa, i), *x, *y;
                 json_object_object_get_ex(o, "name", &x);
@@ -338,6 +352,7 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         json_object_object_add(o, "file", json_object_new_string(c->files[f]));
         json_object_object_add(o, "functions", fa);
         json_object_object_add(o, "lines", la);
+        json_object_object_add(o, "branches_uncovered", json_object_new_uint64(bl));
         json_object_array_add(files, o);
     }
     if (as_json) {
@@ -346,15 +361,21 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         json_object_object_add(j, "functions_uncovered", json_object_new_uint64(fns_left));
         json_object_object_add(j, "lines", json_object_new_uint64(lines_all));
         json_object_object_add(j, "lines_uncovered", json_object_new_uint64(lines_left));
+        json_object_object_add(j, "branches", json_object_new_uint64(c->n_branches));
+        json_object_object_add(j, "branches_uncovered", json_object_new_uint64(branches_left));
         json_object_object_add(j, "files", files);
         puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
         json_object_put(j);
     } else {
-        printf("in all: %zu of %zu functions and %zu of %zu lines reached by no seed\n", fns_left,
-               c->n_fns, lines_left, lines_all);
+        printf("in all: %zu of %zu functions, %zu of %zu lines and %zu of %zu branch directions "
+               "reached by no seed\n", fns_left, c->n_fns, lines_left, lines_all, branches_left,
+               c->n_branches);
         json_object_put(files);
     }
     free(fn_hit);
+    free(br_hit);
+    free(brs_all);
+    free(brs_left);
     return CLI_EXIT_OK;
 }
 
@@ -374,10 +395,11 @@ static int summary(const struct cd_srccov *c, bool as_json)
             json_object_object_add(o, "measured", json_object_new_boolean(s->measured));
             json_object_object_add(o, "functions", json_object_new_uint64(s->n_fns));
             json_object_object_add(o, "lines", json_object_new_uint64(lines));
+            json_object_object_add(o, "branches", json_object_new_uint64(s->n_brs));
             json_object_array_add(a, o);
         } else if (s->measured) {
-            printf("%s %8llu B %5zu functions %6zu lines\n", s->sha1,
-                   (unsigned long long)s->size, s->n_fns, lines);
+            printf("%s %8llu B %5zu functions %6zu lines %6zu branch directions\n", s->sha1,
+                   (unsigned long long)s->size, s->n_fns, lines, s->n_brs);
         } else {
             printf("%s %8llu B no profile (it crashed or hung on the coverage build)\n", s->sha1,
                    (unsigned long long)s->size);
@@ -465,41 +487,57 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
     return code;
 }
 
-/* A place some seed of a record reaches: a function (line 0, name set) or a line of a file. */
+/* A place some seed of a record reaches: a function (line 0, name set), a line of a file, or a
+ * branch direction (sub: 1 + 2 * block + direction). */
 struct place {
     const char *name; /* function name, or file path */
-    uint32_t line;
+    uint32_t line, sub;
 };
 
 static int by_place(const void *a, const void *b)
 {
     const struct place *x = a, *y = b;
     int c = strcmp(x->name, y->name);
-    return c ? c : x->line < y->line ? -1 : x->line > y->line;
+    if (c)
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->sub < y->sub ? -1 : x->sub > y->sub;
 }
 
-/* The functions (lines: false) or lines (true) that some measured seed of c reaches, sorted, into
+enum place_kind { PLACE_FUNCTIONS, PLACE_LINES, PLACE_BRANCHES };
+
+/* The functions, lines or branch directions that some measured seed of c reaches, sorted, into
  * an owned array; *n its length. NULL when out of memory. */
-static struct place *reached(const struct cd_srccov *c, bool lines, size_t *n)
+static struct place *reached(const struct cd_srccov *c, enum place_kind kind, size_t *n)
 {
-    size_t cap = 0;
-    for (size_t f = 0; lines && f < c->n_files; f++)
+    size_t cap = kind == PLACE_FUNCTIONS ? c->n_fns : c->n_branches;
+    for (size_t f = 0; kind == PLACE_LINES && f < c->n_files; f++)
         cap += c->n_lines[f];
-    struct place *v = malloc((lines ? cap : c->n_fns) * sizeof *v + 1);
-    bool *hit = calloc(c->n_fns + 1, sizeof *hit);
+    struct place *v = malloc(cap * sizeof *v + 1);
+    bool *hit = calloc((c->n_fns > c->n_branches ? c->n_fns : c->n_branches) + 1, sizeof *hit);
     *n = 0;
     if (!v || !hit) {
         free(v);
         free(hit);
         return NULL;
     }
-    if (!lines) {
+    if (kind == PLACE_BRANCHES) {
+        for (size_t i = 0; i < c->n_seeds; i++)
+            for (size_t k = 0; k < c->seeds[i].n_brs; k++)
+                hit[c->seeds[i].brs[k]] = true;
+        for (size_t i = 0; i < c->n_branches; i++)
+            if (hit[i]) {
+                const struct cd_srccov_branch *b = &c->branches[i];
+                v[(*n)++] = (struct place){c->files[b->file], b->line, 1 + 2 * b->block + b->dir};
+            }
+    } else if (kind == PLACE_FUNCTIONS) {
         for (size_t i = 0; i < c->n_seeds; i++)
             for (size_t k = 0; k < c->seeds[i].n_fns; k++)
                 hit[c->seeds[i].fns[k]] = true;
         for (size_t i = 0; i < c->n_fns; i++)
             if (hit[i])
-                v[(*n)++] = (struct place){c->fns[i].name, 0};
+                v[(*n)++] = (struct place){c->fns[i].name, 0, 0};
     } else {
         for (size_t f = 0; f < c->n_files; f++)
             for (size_t k = 0; k < c->n_lines[f]; k++) {
@@ -509,7 +547,7 @@ static struct place *reached(const struct cd_srccov *c, bool lines, size_t *n)
                           cd_srccov_has_line(c->seeds[i].lines[f], c->seeds[i].n_lines[f],
                                              c->lines[f][k]);
                 if (any)
-                    v[(*n)++] = (struct place){c->files[f], c->lines[f][k]};
+                    v[(*n)++] = (struct place){c->files[f], c->lines[f][k], 0};
             }
     }
     free(hit);
@@ -527,7 +565,10 @@ static void compare(const struct place *old, size_t n_old, const struct place *n
     while (i < n_now || k < n_old) {
         int c = i >= n_now ? 1 : k >= n_old ? -1 : by_place(&now[i], &old[k]);
         const struct place *p = c < 0 ? &now[i] : &old[k];
-        if (p->line)
+        if (p->sub)
+            snprintf(buf, sizeof buf, "%s:%u:%u:%s", p->name, (unsigned)p->line,
+                     (unsigned)(p->sub - 1) / 2, (p->sub - 1) % 2 ? "false" : "true");
+        else if (p->line)
             snprintf(buf, sizeof buf, "%s:%u", p->name, (unsigned)p->line);
         else
             snprintf(buf, sizeof buf, "%s", p->name);
@@ -557,31 +598,32 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest, j
                 "--coverage BIN first): the diff is in labels only\n", paths[have[0] ? 1 : 0]);
     if (have[0] && have[1]) {
         json_object *src = json_object_new_object();
-        static const char *const what[2] = {"functions", "lines"};
-        for (int lines = 0; lines < 2; lines++) {
+        static const char *const what[3] = {"functions", "lines", "branches"};
+        static const char *const one[3] = {"function", "line", "branch"};
+        for (int kind = PLACE_FUNCTIONS; kind <= PLACE_BRANCHES; kind++) {
             size_t n_old, n_now;
-            struct place *old = reached(&c[0], lines, &n_old), *now = reached(&c[1], lines, &n_now);
+            struct place *old = reached(&c[0], kind, &n_old), *now = reached(&c[1], kind, &n_now);
             json_object *gained = json_object_new_array(), *lost = json_object_new_array();
             if (old && now)
                 compare(old, n_old, now, n_now, gained, lost);
             char key[64];
-            snprintf(key, sizeof key, "%s_old", what[lines]);
+            snprintf(key, sizeof key, "%s_old", what[kind]);
             json_object_object_add(src, key, json_object_new_uint64(n_old));
-            snprintf(key, sizeof key, "%s_new", what[lines]);
+            snprintf(key, sizeof key, "%s_new", what[kind]);
             json_object_object_add(src, key, json_object_new_uint64(n_now));
-            snprintf(key, sizeof key, "%s_gained", what[lines]);
+            snprintf(key, sizeof key, "%s_gained", what[kind]);
             json_object_object_add(src, key, gained);
-            snprintf(key, sizeof key, "%s_lost", what[lines]);
+            snprintf(key, sizeof key, "%s_lost", what[kind]);
             json_object_object_add(src, key, lost);
             if (!j) {
                 size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
-                printf("%s reached: %zu -> %zu; gained %zu, lost %zu\n", what[lines], n_old, n_now,
+                printf("%s reached: %zu -> %zu; gained %zu, lost %zu\n", what[kind], n_old, n_now,
                        ng, nl);
                 for (size_t x = 0; x < ng; x++)
-                    printf("+ %s %s\n", lines ? "line" : "function",
+                    printf("+ %s %s\n", one[kind],
                            json_object_get_string(json_object_array_get_idx(gained, x)));
                 for (size_t x = 0; x < nl; x++)
-                    printf("- %s %s\n", lines ? "line" : "function",
+                    printf("- %s %s\n", one[kind],
                            json_object_get_string(json_object_array_get_idx(lost, x)));
             }
             free(old);

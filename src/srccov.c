@@ -118,6 +118,36 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_branch(const void *a, const void *b)
+{
+    const struct cd_srccov_branch *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/* Parses "BRDA:line,block,branch,taken" at text (past "BRDA:") into *b (file set by the caller)
+ * and *taken (0 for "-"); false when malformed. */
+static bool parse_brda(const char *text, struct cd_srccov_branch *b, uint64_t *taken)
+{
+    char *end;
+    b->line = (uint32_t)strtoul(text, &end, 10);
+    if (*end != ',')
+        return false;
+    b->block = (uint32_t)strtoul(end + 1, &end, 10);
+    if (*end != ',')
+        return false;
+    b->dir = (uint32_t)strtoul(end + 1, &end, 10);
+    if (*end != ',')
+        return false;
+    *taken = end[1] == '-' ? 0 : strtoull(end + 1, NULL, 10);
+    return true;
+}
+
 static long find_file_exact(const struct cd_srccov *c, const char *path)
 {
     char *const *hit = c->n_files ? bsearch(&path, c->files, c->n_files, sizeof *c->files, cmp_str)
@@ -251,7 +281,7 @@ static bool learn_program(struct cd_srccov *c, const char *text)
     qsort(c->fns, c->n_fns, sizeof *c->fns, cmp_fn);
     c->lines = calloc(c->n_files + 1, sizeof *c->lines);
     c->n_lines = calloc(c->n_files + 1, sizeof *c->n_lines);
-    size_t *lcap = calloc(c->n_files + 1, sizeof *lcap);
+    size_t *lcap = calloc(c->n_files + 1, sizeof *lcap), bcap = 0;
     bool ok = c->lines && c->n_lines && lcap;
     long file = -1;
     for (const char *line = text; ok && line && *line;) {
@@ -264,12 +294,34 @@ static bool learn_program(struct cd_srccov *c, const char *text)
         } else if (strncmp(line, "DA:", 3) == 0 && file >= 0) {
             ok = push_u32(&c->lines[file], &c->n_lines[file], &lcap[file],
                           (uint32_t)strtoul(line + 3, NULL, 10));
+        } else if (strncmp(line, "BRDA:", 5) == 0 && file >= 0) {
+            struct cd_srccov_branch b = {.file = (uint32_t)file};
+            uint64_t taken;
+            if (parse_brda(line + 5, &b, &taken)) {
+                if (c->n_branches == bcap) {
+                    bcap = bcap ? 2 * bcap : 256;
+                    struct cd_srccov_branch *nb = realloc(c->branches, bcap * sizeof *nb);
+                    ok = nb != NULL;
+                    if (nb)
+                        c->branches = nb;
+                }
+                if (ok)
+                    c->branches[c->n_branches++] = b;
+            }
         }
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;
     }
     for (size_t f = 0; ok && f < c->n_files; f++)
         qsort(c->lines[f], c->n_lines[f], sizeof **c->lines, cmp_u32);
+    if (ok && c->n_branches) {
+        qsort(c->branches, c->n_branches, sizeof *c->branches, cmp_branch);
+        size_t k = 1; /* a branch met twice (a macro expanded twice) counts once */
+        for (size_t i = 1; i < c->n_branches; i++)
+            if (cmp_branch(&c->branches[i], &c->branches[k - 1]) != 0)
+                c->branches[k++] = c->branches[i];
+        c->n_branches = k;
+    }
     free(lcap);
     return ok;
 }
@@ -277,7 +329,7 @@ static bool learn_program(struct cd_srccov *c, const char *text)
 /* Reads one seed's export (changed while read) into s, against the program c knows. */
 static bool read_export(const struct cd_srccov *c, struct cd_srccov_seed *s, char *text)
 {
-    size_t fcap = 0, *lcap = calloc(c->n_files + 1, sizeof *lcap);
+    size_t fcap = 0, bcap = 0, *lcap = calloc(c->n_files + 1, sizeof *lcap);
     s->lines = calloc(c->n_files + 1, sizeof *s->lines);
     s->n_lines = calloc(c->n_files + 1, sizeof *s->n_lines);
     bool ok = lcap && s->lines && s->n_lines;
@@ -298,12 +350,23 @@ static bool read_export(const struct cd_srccov *c, struct cd_srccov_seed *s, cha
             uint32_t n = (uint32_t)strtoul(line + 3, NULL, 10);
             if (comma && strtoull(comma + 1, NULL, 10) > 0)
                 ok = push_u32(&s->lines[file], &s->n_lines[file], &lcap[file], n);
+        } else if (strncmp(line, "BRDA:", 5) == 0 && file >= 0) {
+            struct cd_srccov_branch b = {.file = (uint32_t)file};
+            uint64_t taken;
+            const struct cd_srccov_branch *hit =
+                parse_brda(line + 5, &b, &taken) && taken && c->n_branches
+                    ? bsearch(&b, c->branches, c->n_branches, sizeof b, cmp_branch)
+                    : NULL;
+            if (hit)
+                ok = push_u32(&s->brs, &s->n_brs, &bcap, (uint32_t)(hit - c->branches));
         }
     }
     for (size_t f = 0; ok && f < c->n_files; f++)
         qsort(s->lines[f], s->n_lines[f], sizeof **s->lines, cmp_u32);
-    if (ok)
+    if (ok) {
         qsort(s->fns, s->n_fns, sizeof *s->fns, cmp_u32);
+        qsort(s->brs, s->n_brs, sizeof *s->brs, cmp_u32);
+    }
     free(lcap);
     return ok;
 }
@@ -311,6 +374,7 @@ static bool read_export(const struct cd_srccov *c, struct cd_srccov_seed *s, cha
 static void seed_release(struct cd_srccov_seed *s, size_t n_files)
 {
     free(s->fns);
+    free(s->brs);
     if (s->lines)
         for (size_t f = 0; f < n_files; f++)
             free(s->lines[f]);
@@ -459,6 +523,7 @@ void cd_srccov_release(struct cd_srccov *c)
     free(c->files);
     free(c->lines);
     free(c->n_lines);
+    free(c->branches);
     memset(c, 0, sizeof *c);
 }
 
@@ -499,12 +564,20 @@ enum cd_status cd_srccov_save(const struct cd_srccov *c, const char *path, struc
     json_object_object_add(j, "functions", fns);
     json_object_object_add(j, "lines", c->n_files ? lines_array(c->lines, c->n_lines, c->n_files)
                                                   : json_object_new_array());
+    json_object *brs = json_object_new_array_ext((int)c->n_branches);
+    for (size_t i = 0; i < c->n_branches; i++) {
+        const struct cd_srccov_branch *b = &c->branches[i];
+        uint32_t v[4] = {b->file, b->line, b->block, b->dir};
+        json_object_array_add(brs, u32_array(v, 4));
+    }
+    json_object_object_add(j, "branches", brs);
     for (size_t i = 0; i < c->n_seeds; i++) {
         const struct cd_srccov_seed *s = &c->seeds[i];
         json_object *o = json_object_new_object();
         json_object_object_add(o, "size", json_object_new_uint64(s->size));
         json_object_object_add(o, "measured", json_object_new_boolean(s->measured));
         json_object_object_add(o, "functions", u32_array(s->fns, s->n_fns));
+        json_object_object_add(o, "branches", u32_array(s->brs, s->n_brs));
         json_object_object_add(o, "lines", s->lines ? lines_array(s->lines, s->n_lines, c->n_files)
                                                     : json_object_new_array());
         json_object_object_add(seeds, s->sha1, o);
@@ -536,6 +609,45 @@ static bool load_lines(json_object *a, size_t n_files, uint32_t ***lines, size_t
         for (size_t i = 0; i < k; i++)
             (*lines)[f][i] = (uint32_t)json_object_get_int64(json_object_array_get_idx(v, i));
         (*n)[f] = k;
+    }
+    return true;
+}
+
+/* Reads the array a of indices below max into an owned *v of *n; false when malformed. */
+static bool load_indices(json_object *a, size_t max, uint32_t **v, size_t *n)
+{
+    if (!json_object_is_type(a, json_type_array))
+        return false;
+    size_t k = json_object_array_length(a);
+    if (!(*v = malloc((k + 1) * sizeof **v)))
+        return false;
+    for (*n = 0; *n < k; ++*n) {
+        int64_t x = json_object_get_int64(json_object_array_get_idx(a, *n));
+        if (x < 0 || (uint64_t)x >= max)
+            return false;
+        (*v)[*n] = (uint32_t)x;
+    }
+    return true;
+}
+
+/* Reads the program's branch directions ([file, line, block, dir] each) from a into c. */
+static bool load_branches(struct cd_srccov *c, json_object *a)
+{
+    if (!json_object_is_type(a, json_type_array))
+        return false;
+    size_t k = json_object_array_length(a);
+    if (!(c->branches = malloc((k + 1) * sizeof *c->branches)))
+        return false;
+    for (; c->n_branches < k; c->n_branches++) {
+        json_object *b = json_object_array_get_idx(a, c->n_branches);
+        if (!json_object_is_type(b, json_type_array) || json_object_array_length(b) != 4)
+            return false;
+        uint32_t v[4];
+        for (size_t i = 0; i < 4; i++)
+            v[i] = (uint32_t)json_object_get_int64(json_object_array_get_idx(b, i));
+        if (v[0] >= c->n_files)
+            return false;
+        c->branches[c->n_branches] = (struct cd_srccov_branch){v[0], v[1], v[2], v[3]};
     }
     return true;
 }
@@ -572,6 +684,8 @@ static bool load_json(struct cd_srccov *c, json_object *j)
     }
     if (nf && !load_lines(lines, nf, &c->lines, &c->n_lines))
         return false;
+    if (json_object_object_get_ex(j, "branches", &v) && !load_branches(c, v))
+        return false;
     json_object_object_foreach(seeds, sha1, o) {
         struct cd_srccov_seed *s = add_seed(c, sha1, 0);
         json_object *x;
@@ -580,17 +694,11 @@ static bool load_json(struct cd_srccov *c, json_object *j)
         s->size = json_object_object_get_ex(o, "size", &x) ? json_object_get_uint64(x) : 0;
         s->measured = json_object_object_get_ex(o, "measured", &x) && json_object_get_boolean(x);
         if (json_object_object_get_ex(o, "functions", &x) &&
-            json_object_is_type(x, json_type_array)) {
-            s->n_fns = json_object_array_length(x);
-            if (!(s->fns = malloc((s->n_fns + 1) * sizeof *s->fns)))
-                return false;
-            for (size_t i = 0; i < s->n_fns; i++) {
-                int64_t k = json_object_get_int64(json_object_array_get_idx(x, i));
-                if (k < 0 || (size_t)k >= nfn)
-                    return false;
-                s->fns[i] = (uint32_t)k;
-            }
-        }
+            !load_indices(x, nfn, &s->fns, &s->n_fns))
+            return false;
+        if (json_object_object_get_ex(o, "branches", &x) &&
+            !load_indices(x, c->n_branches, &s->brs, &s->n_brs))
+            return false;
         if (s->measured && nf &&
             (!json_object_object_get_ex(o, "lines", &x) ||
              !load_lines(x, nf, &s->lines, &s->n_lines)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Audit in source terms, checked by running the seeds on the coverage build with llvm-cov as the
-# oracle: --coverage records what each seed and reproducer reaches beside the manifest and
-# measures nothing twice; --function and --line name seeds that really reach the place (the first
+# oracle: --coverage records the functions, lines and branch directions each seed and reproducer
+# reaches beside the manifest (as llvm-cov reports them) and measures nothing twice; --function and --line name seeds that really reach the place (the first
 # one is run again and llvm-cov asked); --uncovered lists a function none of the inputs reaches
 # and no function a seed reaches; a place no seed reaches exits 1; a reproducer that crashes is
 # recorded as measured by nothing; without a record, audit asks for --coverage (exit 4); --diff
@@ -64,6 +64,22 @@ reaches() {
 "$bin" audit seeds.manifest.json --function parse_array >out.txt || err "--function parse_array: exit $?"
 first=$(head -n 1 out.txt | cut -d' ' -f1)
 [ -n "$first" ] && reaches "seeds/$first" parse_array || err "--function: $first does not reach parse_array"
+# ... and the record holds for it exactly the lines and branch directions llvm-cov reports taken.
+python3 - seeds.source.json "$first" one.lcov <<'PY' || err "record of $first differs from llvm-cov"
+import json, sys
+rec = json.load(open(sys.argv[1])); s = rec["seeds"][sys.argv[2]]
+lines, brs = set(), set()
+for l in open(sys.argv[3]):
+    if l.startswith("DA:") and int(l[3:].split(",")[1]) > 0:
+        lines.add(int(l[3:].split(",")[0]))
+    if l.startswith("BRDA:"):
+        line, block, d, taken = l[5:].strip().split(",")
+        if taken not in ("-", "0"):
+            brs.add((int(line), int(block), int(d)))
+got_lines = set(sum(s["lines"], []))
+got_brs = {tuple(rec["branches"][i][1:]) for i in s["branches"]}
+sys.exit(0 if got_lines == lines and got_brs == brs and brs else 1)
+PY
 
 line=$(grep -n '^static int parse_array(' "${CD_SRC:?}/tests/targets/sample_json.c" | cut -d: -f1)
 line=$((line + 3)) # its "p->i++;"
@@ -83,7 +99,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 names = [f["name"] for x in j["files"] for f in x["functions"]]
 ok = (0 < j["functions_uncovered"] == len(names) < j["functions"]
-      and 0 < j["lines_uncovered"] < j["lines"] and "sample_json.c:valid_url" in names)
+      and 0 < j["lines_uncovered"] < j["lines"] and 0 < j["branches_uncovered"] < j["branches"]
+      and "sample_json.c:valid_url" in names)
 sys.exit(0 if ok else 1)
 PY
 # --diff in source terms: a later corpus whose inputs hold a URL gains valid_url.
@@ -102,7 +119,9 @@ import json, sys
 s = json.load(open(sys.argv[1]))["source"]
 ok = ("sample_json.c:valid_url" in s["functions_gained"] and s["functions_new"] > 0
       and not any(f.endswith("parse_array") for f in s["functions_lost"])
-      and all(":" in l for l in s["lines_gained"]) and len(s["lines_gained"]) > 0)
+      and all(":" in l for l in s["lines_gained"]) and len(s["lines_gained"]) > 0
+      and len(s["branches_gained"]) > 0
+      and all(b.rsplit(":", 1)[1] in ("true", "false") for b in s["branches_gained"]))
 sys.exit(0 if ok else 1)
 PY
 [ $fail = 0 ] && echo "ok"

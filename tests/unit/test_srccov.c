@@ -32,6 +32,10 @@ static void sample_record(struct cd_srccov *c)
     c->lines[1] = malloc(sizeof lb);
     memcpy(c->lines[1], lb, sizeof lb);
     c->n_lines[1] = 2;
+    c->n_branches = 2; /* sorted: file, line, block, direction */
+    c->branches = calloc(2, sizeof *c->branches);
+    c->branches[0] = (struct cd_srccov_branch){0, 4, 0, 0};
+    c->branches[1] = (struct cd_srccov_branch){0, 4, 0, 1};
     c->n_seeds = 2;
     c->seeds = calloc(2, sizeof *c->seeds);
     struct cd_srccov_seed *s = &c->seeds[0];
@@ -48,6 +52,9 @@ static void sample_record(struct cd_srccov *c)
     s->lines[0][0] = 4;
     s->lines[0][1] = 20;
     s->n_lines[0] = 2;
+    s->n_brs = 1;
+    s->brs = malloc(sizeof *s->brs);
+    s->brs[0] = 1;
     snprintf(c->seeds[1].sha1, sizeof c->seeds[1].sha1, "%040d", 2);
     c->seeds[1].size = 99;
 }
@@ -75,6 +82,9 @@ static void test_srccov_record_round_trip(void)
     const struct cd_srccov_seed *s = cd_srccov_find(&d, c.seeds[0].sha1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT(s->measured && s->size == 12 && s->n_fns == 2 && s->fns[1] == 2);
+    CU_ASSERT_EQUAL_FATAL(d.n_branches, 2);
+    CU_ASSERT(d.branches[1].line == 4 && d.branches[1].dir == 1);
+    CU_ASSERT(s->n_brs == 1 && s->brs[0] == 1);
     CU_ASSERT(cd_srccov_has_line(s->lines[0], s->n_lines[0], 20));
     CU_ASSERT(!cd_srccov_has_line(s->lines[0], s->n_lines[0], 21));
     CU_ASSERT_EQUAL(s->n_lines[1], 0);
@@ -104,7 +114,11 @@ static void test_srccov_refuses_other_files(void)
     static const char *bad[] = {"not json", "{\"schema_version\": 2}", "[1, 2]",
                                 "{\"schema_version\": 1, \"binary_sha1\": \"x\", \"files\": [],"
                                 " \"functions\": [{\"name\": \"f\", \"file\": 3}], \"lines\": [],"
-                                " \"seeds\": {}}"};
+                                " \"seeds\": {}}",
+                                "{\"schema_version\": 1, \"binary_sha1\": \"x\","
+                                " \"files\": [\"a\"], \"functions\": [], \"lines\": [[]],"
+                                " \"branches\": [[0, 1, 0, 0]],"
+                                " \"seeds\": {\"ab\": {\"branches\": [1]}}}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FILE *f = fopen(path, "w");
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
