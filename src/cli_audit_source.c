@@ -150,10 +150,35 @@ static bool add_jobs(const struct cd_srccov *c, const char *dir,
     return true;
 }
 
-/* Brings c up to date with m on the coverage build bin, with up to n_workers at once: returns an
- * exit code. */
-static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *bin,
-                   unsigned n_workers)
+/* Where the directory dir that a manifest names is from here: as written when it is there (the
+ * audit runs where the distillation did), else beside the manifest, where -o put it by default.
+ * Owned; NULL when out of memory. */
+static char *locate_dir(const char *manifest, const char *dir)
+{
+    if (dir[0] == '/' || access(dir, X_OK) == 0)
+        return strdup(dir);
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    const char *slash = strrchr(manifest, '/');
+    size_t m = slash ? (size_t)(slash - manifest) + 1 : 0, len = m + (n - b) + 1;
+    char *p = malloc(len);
+    if (!p)
+        return NULL;
+    snprintf(p, len, "%.*s%.*s", (int)m, manifest, (int)(n - b), dir + b);
+    if (access(p, X_OK) == 0)
+        return p;
+    free(p);
+    return strdup(dir); /* not there either: the error names it as the manifest does */
+}
+
+/* Brings c up to date with the examples of m (the manifest at manifest) on the coverage build
+ * bin, with up to n_workers at once: returns an exit code. */
+static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *manifest,
+                   const char *bin, unsigned n_workers)
 {
     char sha1[41];
     cli_target_sha1(bin, sha1);
@@ -175,16 +200,19 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     char work[4096];
     snprintf(work, sizeof work, "%s/corpus-distill-cov.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int code = CLI_EXIT_OK;
-    if (!argv || !jobs || !add_jobs(c, m->info.seed_dir, m->seeds, m->n_seeds, jobs, &n_jobs) ||
-        (m->info.crashes_dir && !add_jobs(c, m->info.crashes_dir, m->reproducers,
-                                          m->n_reproducers, jobs, &n_jobs))) {
+    char *seed_dir = locate_dir(manifest, m->info.seed_dir);
+    char *crashes_dir = m->info.crashes_dir ? locate_dir(manifest, m->info.crashes_dir) : NULL;
+    if (!argv || !jobs || !seed_dir || (m->info.crashes_dir && !crashes_dir) ||
+        !add_jobs(c, seed_dir, m->seeds, m->n_seeds, jobs, &n_jobs) ||
+        (crashes_dir && !add_jobs(c, crashes_dir, m->reproducers, m->n_reproducers, jobs,
+                                  &n_jobs))) {
         fprintf(stderr, "corpus-distill: out of memory\n");
         code = CLI_EXIT_NOMEM;
     }
     for (size_t i = 0; code == CLI_EXIT_OK && i < n_jobs; i++)
         if (access(jobs[i].path, R_OK) != 0) {
             fprintf(stderr, "corpus-distill: cannot read '%s': %s (audit measures the examples "
-                    "the manifest lists, where it says they are)\n", jobs[i].path,
+                    "the manifest lists, where it says they are or beside it)\n", jobs[i].path,
                     strerror(errno));
             code = CLI_EXIT_INPUT;
         }
@@ -219,6 +247,8 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     }
     free(jobs);
     free(argv);
+    free(seed_dir);
+    free(crashes_dir);
     return code;
 }
 
@@ -469,7 +499,7 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
     }
     if (o->audit_coverage) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        code = measure(&c, m, o->audit_coverage,
+        code = measure(&c, m, o->audit_manifest, o->audit_coverage,
                        o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1);
         if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
             fprintf(stderr, "corpus-distill: %s\n", err.msg);

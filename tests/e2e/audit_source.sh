@@ -5,7 +5,8 @@
 # one is run again and llvm-cov asked); --uncovered lists a function none of the inputs reaches
 # and no function a seed reaches; a place no seed reaches exits 1; a reproducer that crashes is
 # recorded as measured by nothing; without a record, audit asks for --coverage (exit 4); --diff
-# tells the functions and lines a later corpus reaches that an earlier one did not.
+# tells the functions and lines a later corpus reaches that an earlier one did not; an audit run
+# from another directory finds the seeds beside the manifest.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -124,5 +125,10 @@ ok = ("sample_json.c:valid_url" in s["functions_gained"] and s["functions_new"] 
       and all(b.rsplit(":", 1)[1] in ("true", "false") for b in s["branches_gained"]))
 sys.exit(0 if ok else 1)
 PY
+# From another directory, the seeds are found beside the manifest.
+rm -f seeds.source.json && mkdir elsewhere
+(cd elsewhere && "$bin" audit ../seeds.manifest.json --coverage "$cov" >/dev/null 2>../err.txt) ||
+  err "audit from another directory: $(cat err.txt)"
+grep -q "$n_examples examples measured now" err.txt || err "from elsewhere: $(cat err.txt)"
 [ $fail = 0 ] && echo "ok"
 exit $fail
