@@ -90,6 +90,9 @@ long cd_srccov_find_file(const struct cd_srccov *c, const char *path);
 /* Whether the sorted lines v[0..n) hold line. */
 bool cd_srccov_has_line(const uint32_t *v, size_t n, uint32_t line);
 
+/* Whether some measured seed of c executes line of file (an index into c->files). */
+bool cd_srccov_line_reached(const struct cd_srccov *c, size_t file, uint32_t line);
+
 /* Reads the record at path into c (zeroed first). A missing file is OK and leaves c empty. */
 enum cd_status cd_srccov_load(struct cd_srccov *c, const char *path, struct cd_error *err);
 

@@ -71,6 +71,7 @@ struct cli_opts {
     const char *audit_function;  /* --function NAME */
     const char *audit_line;      /* --line FILE:N */
     bool audit_uncovered;        /* --uncovered */
+    const char *audit_html;      /* --html DIR: the report */
 };
 
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
@@ -98,6 +99,12 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m);
  * them, the functions and lines reached gained and lost, printed (j NULL) or added to j as
  * "source"; a warning when only one has a record. */
 struct json_object;
+/* audit --html (cli_audit_html.c): writes the report of m into o->audit_html, its seeds and
+ * reproducers read from seed_dir and crashes_dir, with the source pages when c (the source
+ * coverage record, or NULL) holds any; returns an exit code. */
+struct cd_srccov;
+int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const char *seed_dir,
+                   const char *crashes_dir, const struct cd_srccov *c);
 void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
                            struct json_object *j);
 

@@ -248,7 +248,8 @@ int cli_audit(const struct cli_opts *o)
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     int code;
-    if (o->audit_coverage || o->audit_function || o->audit_line || o->audit_uncovered)
+    if (o->audit_coverage || o->audit_function || o->audit_line || o->audit_uncovered ||
+        o->audit_html)
         code = cli_audit_source(o, &m);
     else if (o->audit_seed)
         code = audit_seed(&m, o->audit_seed, o->audit_json);

@@ -2,9 +2,10 @@
  * measured on that build runs once on it (cd_srccov), and the record beside the manifest
  * (STEM.source.json for STEM.manifest.json) is rewritten; a record of another build is started
  * afresh. Then --function and --line list the seeds that reach a place, smallest first,
- * --uncovered the functions and lines no seed reaches, per file; without a question, what each
- * seed reaches. Text by default, JSON with --json. Exit 1 when no seed reaches the place asked
- * for, 4 when there is no record and no --coverage. */
+ * --uncovered the functions, lines and branch directions no seed reaches, per file; without a
+ * question, what each seed reaches; --html writes the report (cli_audit_html.c). Text by default,
+ * JSON with --json. Exit 1 when no seed reaches the place asked for, 4 when there is no record
+ * and no --coverage. */
 #include "cd_srccov.h"
 #include "cli.h"
 
@@ -354,13 +355,8 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
                 json_object_array_add(fa, o);
             }
         for (size_t k = 0; k < c->n_lines[f]; k++) {
-            uint32_t line = c->lines[f][k];
-            bool hit = false;
-            for (size_t i = 0; i < c->n_seeds && !hit; i++)
-                hit = c->seeds[i].measured &&
-                      cd_srccov_has_line(c->seeds[i].lines[f], c->seeds[i].n_lines[f], line);
-            if (!hit)
-                json_object_array_add(la, json_object_new_int64(line));
+            if (!cd_srccov_line_reached(c, f, c->lines[f][k]))
+                json_object_array_add(la, json_object_new_int64(c->lines[f][k]));
         }
         size_t nf = json_object_array_length(fa), nl = json_object_array_length(la);
         size_t bl = brs_left ? brs_left[f] : 0, ba = brs_all ? brs_all[f] : 0;
@@ -505,12 +501,22 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
             fprintf(stderr, "corpus-distill: %s\n", err.msg);
             code = code != CLI_EXIT_OK ? code : cli_exit_for(&err, CLI_EXIT_OUTPUT);
         }
-    } else if (c.n_seeds == 0) {
+    } else if (c.n_seeds == 0 && !o->audit_html) {
         fprintf(stderr, "corpus-distill: no source coverage recorded in '%s': run audit with "
                 "--coverage BIN, a coverage build of the target, first\n", path);
         code = CLI_EXIT_INPUT;
     }
-    if (code == CLI_EXIT_OK)
+    if (code == CLI_EXIT_OK && o->audit_html) {
+        char *seeds = locate_dir(o->audit_manifest, m->info.seed_dir ? m->info.seed_dir : ".");
+        char *crashes = m->info.crashes_dir ? locate_dir(o->audit_manifest, m->info.crashes_dir)
+                                            : NULL;
+        code = seeds ? cli_audit_html(o, m, seeds, crashes, c.n_seeds ? &c : NULL)
+                     : CLI_EXIT_NOMEM;
+        free(seeds);
+        free(crashes);
+    }
+    if (code == CLI_EXIT_OK && (!o->audit_html || o->audit_function || o->audit_line ||
+                                o->audit_uncovered))
         code = answer(o, &c, m);
     cd_srccov_release(&c);
     free(path);
@@ -570,15 +576,9 @@ static struct place *reached(const struct cd_srccov *c, enum place_kind kind, si
                 v[(*n)++] = (struct place){c->fns[i].name, 0, 0};
     } else {
         for (size_t f = 0; f < c->n_files; f++)
-            for (size_t k = 0; k < c->n_lines[f]; k++) {
-                bool any = false;
-                for (size_t i = 0; i < c->n_seeds && !any; i++)
-                    any = c->seeds[i].measured &&
-                          cd_srccov_has_line(c->seeds[i].lines[f], c->seeds[i].n_lines[f],
-                                             c->lines[f][k]);
-                if (any)
+            for (size_t k = 0; k < c->n_lines[f]; k++)
+                if (cd_srccov_line_reached(c, f, c->lines[f][k]))
                     v[(*n)++] = (struct place){c->files[f], c->lines[f][k], 0};
-            }
     }
     free(hit);
     qsort(v, *n, sizeof *v, by_place);

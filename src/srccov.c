@@ -191,6 +191,15 @@ bool cd_srccov_has_line(const uint32_t *v, size_t n, uint32_t line)
     return n && bsearch(&line, v, n, sizeof *v, cmp_u32) != NULL;
 }
 
+bool cd_srccov_line_reached(const struct cd_srccov *c, size_t file, uint32_t line)
+{
+    for (size_t i = 0; i < c->n_seeds; i++)
+        if (c->seeds[i].measured &&
+            cd_srccov_has_line(c->seeds[i].lines[file], c->seeds[i].n_lines[file], line))
+            return true;
+    return false;
+}
+
 const struct cd_srccov_seed *cd_srccov_find(const struct cd_srccov *c, const char *sha1)
 {
     for (size_t i = 0; i < c->n_seeds; i++)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tool under valgrind's memcheck: a full run with two workers on a slice of the JSON sample
 # (archive input, reduction, crash reproducers, seeds, manifest), the same run stopped by SIGINT,
-# and audits of its manifest (labels; source coverage with two workers) leak nothing and touch no
-# invalid memory. The targets themselves are not traced.
+# and audits of its manifest (labels; source coverage with two workers; the report) leak nothing
+# and touch no invalid memory. The targets themselves are not traced.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
@@ -41,7 +41,7 @@ fi
 # Source coverage with two workers, and a question read back from its record.
 cov=${CD_TARGETS:?}/sample_json.cov
 if [ -x "$cov" ]; then
-  "${vg[@]}" "$bin" audit seeds.manifest.json --coverage "$cov" -j 2 --uncovered >/dev/null \
+  "${vg[@]}" "$bin" audit seeds.manifest.json --coverage "$cov" -j 2 --html report >/dev/null \
     2>vg4.txt && "${vg[@]}" "$bin" audit seeds.manifest.json --function main >/dev/null 2>>vg4.txt
   rc=$?
   if [ $rc != 0 ] || grep -q "==[0-9]*==" vg4.txt; then

@@ -1,0 +1,462 @@
+/* audit --html DIR: a static report that opens from disk, with no script and nothing fetched. An
+ * overview (index.html) with the run's totals, plots drawn here as inline SVG (labels found and
+ * finished over the run, seed bytes over the run, input against output bytes, seed sizes, labels
+ * per seed) and, given a source coverage record, the functions no seed reaches; one page per
+ * source file with each line coloured by how many seeds reach it and links to the smallest ones;
+ * one page per seed and reproducer with what it covers and a text or hex preview. DIR is created,
+ * or rewritten when an earlier report is all it holds: nothing else is ever replaced. */
+#include "cd_srccov.h"
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GENERATOR "<meta name=\"generator\" content=\"corpus-distill audit\">"
+/* Links to at most this many seeds per source line (the smallest). */
+#define LINE_SEEDS 3
+/* Bytes of a seed shown in its preview. */
+#define PREVIEW 4096
+
+/* Writes s with the HTML special characters escaped; n bytes, or up to the NUL when n is -1. */
+static void esc(FILE *f, const char *s, long n)
+{
+    for (long i = 0; n < 0 ? s[i] != '\0' : i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<')
+            fputs("&lt;", f);
+        else if (c == '>')
+            fputs("&gt;", f);
+        else if (c == '&')
+            fputs("&amp;", f);
+        else if (c == '"')
+            fputs("&quot;", f);
+        else if (c == '\t' || c == '\n' || c >= 0x20)
+            fputc(c, f);
+        else
+            fprintf(f, "\\x%02x", c);
+    }
+}
+
+static void page_start(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" GENERATOR "<title>",
+          f);
+    esc(f, title, -1);
+    fputs("</title><style>body{font:14px sans-serif;margin:1.5em;color:#222}"
+          "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}"
+          "pre,code,.src td{font:12px monospace}.src td{padding:0 6px;white-space:pre}"
+          ".n{color:#888;text-align:right}.hit{background:#d8f5d0}.hot{background:#a8e6a0}"
+          ".miss{background:#fbd9d3}.plot{margin:1em 1em 1em 0;display:inline-block}"
+          "h1{font-size:20px}h2{font-size:16px;margin-top:1.5em}</style></head><body>\n",
+          f);
+}
+
+/* A line plot of up to two series over xs (n points), axes from 0 to their maxima. */
+static void plot_lines(FILE *f, const char *title, const double *xs, const double *const *ys,
+                       const char *const *names, int n_series, size_t n, const char *xunit)
+{
+    static const char *const colour[2] = {"#1f77b4", "#d62728"};
+    double xmax = 1, ymax = 1;
+    for (size_t i = 0; i < n; i++) {
+        xmax = xs[i] > xmax ? xs[i] : xmax;
+        for (int s = 0; s < n_series; s++)
+            ymax = ys[s][i] > ymax ? ys[s][i] : ymax;
+    }
+    fprintf(f, "<figure class=\"plot\"><figcaption>");
+    esc(f, title, -1);
+    fprintf(f, "</figcaption><svg width=\"420\" height=\"220\" viewBox=\"0 0 420 220\" "
+               "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">"
+               "<line x1=\"50\" y1=\"190\" x2=\"410\" y2=\"190\" stroke=\"#444\"/>"
+               "<line x1=\"50\" y1=\"10\" x2=\"50\" y2=\"190\" stroke=\"#444\"/>"
+               "<text x=\"46\" y=\"16\" font-size=\"10\" text-anchor=\"end\">%.0f</text>"
+               "<text x=\"46\" y=\"190\" font-size=\"10\" text-anchor=\"end\">0</text>"
+               "<text x=\"410\" y=\"205\" font-size=\"10\" text-anchor=\"end\">%.0f %s</text>",
+            ymax, xmax, xunit);
+    for (int s = 0; s < n_series; s++) {
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+                colour[s]);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.1f,%.1f ", 50 + 360 * xs[i] / xmax, 190 - 180 * ys[s][i] / ymax);
+        fprintf(f, "\"/><text x=\"%d\" y=\"216\" font-size=\"10\" fill=\"%s\">", 60 + 150 * s,
+                colour[s]);
+        esc(f, names[s], -1);
+        fputs("</text>", f);
+    }
+    fputs("</svg></figure>\n", f);
+}
+
+/* A bar chart of values[0..n), one bar each (labelled when names is non-NULL). */
+static void plot_bars(FILE *f, const char *title, const double *values,
+                      const char *const *names, size_t n)
+{
+    double max = 1;
+    for (size_t i = 0; i < n; i++)
+        max = values[i] > max ? values[i] : max;
+    double w = n ? 360.0 / (double)n : 360;
+    fprintf(f, "<figure class=\"plot\"><figcaption>");
+    esc(f, title, -1);
+    fprintf(f, "</figcaption><svg width=\"420\" height=\"220\" viewBox=\"0 0 420 220\" "
+               "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">"
+               "<line x1=\"50\" y1=\"190\" x2=\"410\" y2=\"190\" stroke=\"#444\"/>"
+               "<text x=\"46\" y=\"16\" font-size=\"10\" text-anchor=\"end\">%.0f</text>"
+               "<text x=\"46\" y=\"190\" font-size=\"10\" text-anchor=\"end\">0</text>",
+            max);
+    for (size_t i = 0; i < n; i++) {
+        double h = 180 * values[i] / max;
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f77b4\">"
+                   "<title>%.0f</title></rect>",
+                50 + w * (double)i + (w > 3 ? 1 : 0), 190 - h, w > 3 ? w - 2 : w, h, values[i]);
+        if (names) {
+            fprintf(f, "<text x=\"%.1f\" y=\"204\" font-size=\"10\" text-anchor=\"middle\">",
+                    50 + w * ((double)i + 0.5));
+            esc(f, names[i], -1);
+            fputs("</text>", f);
+        }
+    }
+    fputs("</svg></figure>\n", f);
+}
+
+/* Whether dir may be written: missing, empty, or holding only an earlier report's pages. */
+static bool dir_is_ours(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT;
+    bool ours = true, any = false;
+    struct dirent *e;
+    while (ours && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        any = true;
+        size_t n = strlen(e->d_name);
+        ours = n > 5 && strcmp(e->d_name + n - 5, ".html") == 0;
+    }
+    closedir(d);
+    if (!ours || !any)
+        return ours;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "r");
+    char head[512] = "";
+    if (f) {
+        size_t k = fread(head, 1, sizeof head - 1, f);
+        head[k] = '\0';
+        fclose(f);
+    }
+    return strstr(head, GENERATOR) != NULL;
+}
+
+static FILE *open_page(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return fopen(path, "w");
+}
+
+/* Field key of object o as a number, 0 when absent. */
+static double num(json_object *o, const char *key)
+{
+    json_object *v;
+    return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+/* The overview's plots, from the manifest's own JSON (run.course, input and output bytes). */
+static void overview_plots(FILE *f, const char *manifest_path, const struct cd_manifest *m)
+{
+    json_object *j = json_object_from_file(manifest_path), *run = NULL, *course = NULL,
+                *in = NULL, *out = NULL;
+    if (j) {
+        json_object_object_get_ex(j, "run", &run);
+        json_object_object_get_ex(j, "input", &in);
+        json_object_object_get_ex(j, "output", &out);
+        if (run)
+            json_object_object_get_ex(run, "course", &course);
+    }
+    size_t n = course && json_object_is_type(course, json_type_array)
+                   ? json_object_array_length(course) : 0;
+    double *xs = calloc(n + 1, sizeof *xs), *lab = calloc(n + 1, sizeof *lab),
+           *fin = calloc(n + 1, sizeof *fin), *bytes = calloc(n + 1, sizeof *bytes);
+    for (size_t i = 0; xs && lab && fin && bytes && i < n; i++) {
+        json_object *p = json_object_array_get_idx(course, i);
+        xs[i] = json_object_get_double(json_object_array_get_idx(p, 0)) / 1000;
+        lab[i] = json_object_get_double(json_object_array_get_idx(p, 2));
+        fin[i] = json_object_get_double(json_object_array_get_idx(p, 3));
+        bytes[i] = json_object_get_double(json_object_array_get_idx(p, 4));
+    }
+    if (n && xs && lab && fin && bytes) {
+        const double *labels[2] = {lab, fin}, *seed_bytes[1] = {bytes};
+        const char *names[2] = {"labels found", "labels finished"}, *bnames[1] = {"seed bytes"};
+        plot_lines(f, "Labels over the run", xs, labels, names, 2, n, "s");
+        plot_lines(f, "Seed bytes over the run", xs, seed_bytes, bnames, 1, n, "s");
+    }
+    double io[4] = {num(in, "bytes"), num(out, "cmin_rule_bytes"), num(out, "select_only_bytes"),
+                    num(out, "seed_bytes")};
+    const char *ionames[4] = {"input", "afl-cmin rule", "select only", "seeds"};
+    plot_bars(f, "Input against output bytes", io, ionames, 4);
+    double *sizes = calloc(m->n_seeds + 1, sizeof *sizes), *labels = calloc(m->n_seeds + 1,
+                                                                             sizeof *labels);
+    for (size_t i = 0; sizes && labels && i < m->n_seeds; i++) {
+        sizes[i] = (double)m->seeds[i].size;
+        labels[i] = (double)m->seeds[i].labels.n;
+    }
+    if (sizes && labels) {
+        plot_bars(f, "Seed sizes (bytes, in SHA-1 order)", sizes, NULL, m->n_seeds);
+        plot_bars(f, "Labels per seed (in SHA-1 order)", labels, NULL, m->n_seeds);
+    }
+    free(sizes);
+    free(labels);
+    free(xs);
+    free(lab);
+    free(fin);
+    free(bytes);
+    if (j)
+        json_object_put(j);
+}
+
+/* The seeds of c in order of size, smallest first (an owned array of indices). */
+static size_t *by_size(const struct cd_srccov *c)
+{
+    size_t *o = malloc((c->n_seeds + 1) * sizeof *o);
+    for (size_t i = 0; o && i < c->n_seeds; i++) {
+        size_t k = i;
+        while (k > 0 && c->seeds[o[k - 1]].size > c->seeds[i].size) {
+            o[k] = o[k - 1];
+            k--;
+        }
+        o[k] = i;
+    }
+    return o;
+}
+
+/* The page of source file fi: every line of the file (when it can be read), coloured by how many
+ * seeds execute it, with links to the smallest. */
+static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi, const size_t *order)
+{
+    char name[64];
+    snprintf(name, sizeof name, "file-%zu.html", fi);
+    FILE *f = open_page(dir, name);
+    if (!f)
+        return false;
+    page_start(f, c->files[fi]);
+    fputs("<p><a href=\"index.html\">overview</a></p><h1>", f);
+    esc(f, c->files[fi], -1);
+    fputs("</h1><table class=\"src\"><tr><th>line</th><th>seeds</th><th>reached by</th>"
+          "<th>source</th></tr>\n", f);
+    FILE *src = fopen(c->files[fi], "r");
+    char *text = NULL;
+    size_t cap = 0;
+    uint32_t last = c->n_lines[fi] ? c->lines[fi][c->n_lines[fi] - 1] : 0;
+    for (uint32_t line = 1;; line++) {
+        ssize_t len = src ? getline(&text, &cap, src) : -1;
+        if (len < 0 && line > last)
+            break;
+        if (len > 0 && text[len - 1] == '\n')
+            len--;
+        bool instrumented = cd_srccov_has_line(c->lines[fi], c->n_lines[fi], line);
+        size_t hits = 0, shown[LINE_SEEDS];
+        for (size_t k = 0; instrumented && k < c->n_seeds; k++) {
+            const struct cd_srccov_seed *s = &c->seeds[order[k]];
+            if (s->measured && cd_srccov_has_line(s->lines[fi], s->n_lines[fi], line)) {
+                if (hits < LINE_SEEDS)
+                    shown[hits] = order[k];
+                hits++;
+            }
+        }
+        fprintf(f, "<tr id=\"L%u\" class=\"%s\"><td class=\"n\">%u</td><td class=\"n\">", line,
+                !instrumented ? "" : hits == 0 ? "miss" : hits > 1 ? "hot" : "hit", line);
+        if (instrumented)
+            fprintf(f, "%zu", hits);
+        fputs("</td><td>", f);
+        for (size_t k = 0; k < hits && k < LINE_SEEDS; k++)
+            fprintf(f, "<a href=\"seed-%.40s.html\">%.8s</a> ", c->seeds[shown[k]].sha1,
+                    c->seeds[shown[k]].sha1);
+        fputs("</td><td>", f);
+        if (len > 0)
+            esc(f, text, len);
+        fputs("</td></tr>\n", f);
+    }
+    free(text);
+    if (src)
+        fclose(src);
+    else
+        fputs("</table><p>The source file could not be read here: lines only.</p><table>", f);
+    fputs("</table></body></html>\n", f);
+    return fclose(f) == 0;
+}
+
+/* The page of example ex (its file in the directory seeds): what it covers and its first
+ * bytes. */
+static bool seed_page(const char *dir, const struct cd_manifest_example *ex, const char *seeds,
+                      const struct cd_srccov *c, bool reproducer)
+{
+    char name[64];
+    snprintf(name, sizeof name, "seed-%.40s.html", ex->sha1);
+    FILE *f = open_page(dir, name);
+    if (!f)
+        return false;
+    page_start(f, ex->sha1);
+    fprintf(f, "<p><a href=\"index.html\">overview</a></p><h1>%s %s</h1><table>"
+               "<tr><td>size</td><td>%llu bytes</td></tr>"
+               "<tr><td>labels covered</td><td>%zu</td></tr>"
+               "<tr><td>labels it is the best example of</td><td>%zu</td></tr>"
+               "<tr><td>from</td><td>",
+            reproducer ? "Reproducer" : "Seed", ex->sha1, (unsigned long long)ex->size,
+            ex->labels.n, ex->best.n);
+    esc(f, ex->origin ? ex->origin : "", -1);
+    fputs("</td></tr>", f);
+    const struct cd_srccov_seed *s = c ? cd_srccov_find(c, ex->sha1) : NULL;
+    if (s && s->measured) {
+        size_t lines = 0;
+        for (size_t k = 0; k < c->n_files; k++)
+            lines += s->n_lines[k];
+        fprintf(f, "<tr><td>functions reached</td><td>%zu</td></tr><tr><td>lines reached</td>"
+                   "<td>%zu</td></tr><tr><td>branch directions taken</td><td>%zu</td></tr>",
+                s->n_fns, lines, s->n_brs);
+    }
+    fputs("</table>", f);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", seeds, ex->file);
+    FILE *in = fopen(path, "rb");
+    unsigned char buf[PREVIEW];
+    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+    if (in)
+        fclose(in);
+    bool text = true;
+    for (size_t i = 0; i < n; i++)
+        text &= buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r' || buf[i] >= 0x20;
+    fprintf(f, "<h2>Preview (%s, first %zu bytes)</h2><pre>", text ? "text" : "hex", n);
+    if (text) {
+        esc(f, (const char *)buf, (long)n);
+    } else {
+        for (size_t i = 0; i < n; i += 16) {
+            fprintf(f, "%08zx ", i);
+            for (size_t k = i; k < i + 16 && k < n; k++)
+                fprintf(f, " %02x", buf[k]);
+            fputc('\n', f);
+        }
+    }
+    fputs("</pre>", f);
+    if (s && s->measured && s->n_fns) {
+        fputs("<h2>Functions reached</h2><p>", f);
+        for (size_t k = 0; k < s->n_fns; k++) {
+            esc(f, c->fns[s->fns[k]].name, -1);
+            fputs(k + 1 < s->n_fns ? ", " : "", f);
+        }
+        fputs("</p>", f);
+    }
+    fputs("</body></html>\n", f);
+    return fclose(f) == 0;
+}
+
+int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const char *seed_dir,
+                   const char *crashes_dir, const struct cd_srccov *c)
+{
+    const char *dir = o->audit_html;
+    if (!dir_is_ours(dir)) {
+        fprintf(stderr, "corpus-distill: refusing to write the report into '%s': it holds files "
+                "an earlier report did not write (name a new directory)\n", dir);
+        return CLI_EXIT_OUTPUT;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "corpus-distill: cannot create '%s': %s\n", dir, strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    FILE *f = open_page(dir, "index.html");
+    if (!f) {
+        fprintf(stderr, "corpus-distill: cannot write '%s/index.html': %s\n", dir,
+                strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    bool ok = true;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < m->n_seeds; i++)
+        bytes += m->seeds[i].size;
+    page_start(f, "corpus-distill audit");
+    fprintf(f, "<h1>Seed corpus audit</h1><table>"
+               "<tr><td>seeds</td><td id=\"seeds\">%zu</td></tr>"
+               "<tr><td>seed bytes</td><td id=\"seed-bytes\">%llu</td></tr>"
+               "<tr><td>reproducers</td><td id=\"reproducers\">%zu</td></tr>"
+               "<tr><td>labels</td><td id=\"labels\">%zu</td></tr>"
+               "<tr><td>labels finished</td><td>%llu</td></tr>",
+            m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
+            (unsigned long long)m->labels_finished);
+    size_t *order = c ? by_size(c) : NULL;
+    bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;
+    size_t fns_hit = 0;
+    for (size_t i = 0; fn_hit && i < c->n_seeds; i++)
+        for (size_t k = 0; k < c->seeds[i].n_fns; k++)
+            fn_hit[c->seeds[i].fns[k]] = true;
+    for (size_t i = 0; fn_hit && i < c->n_fns; i++)
+        fns_hit += fn_hit[i];
+    if (c && fn_hit && order)
+        fprintf(f, "<tr><td>functions reached</td><td id=\"functions\">%zu of %zu</td></tr>",
+                fns_hit, c->n_fns);
+    fputs("</table>\n<h2>The run</h2>\n", f);
+    overview_plots(f, o->audit_manifest, m);
+    if (c && fn_hit && order) {
+        fputs("<h2>Source files</h2><table><tr><th>file</th><th>lines reached</th>"
+              "<th>functions no seed reaches</th></tr>\n", f);
+        for (size_t fi = 0; fi < c->n_files; fi++) {
+            size_t hit = 0;
+            for (size_t k = 0; k < c->n_lines[fi]; k++)
+                hit += cd_srccov_line_reached(c, fi, c->lines[fi][k]);
+            fprintf(f, "<tr><td><a href=\"file-%zu.html\">", fi);
+            esc(f, c->files[fi], -1);
+            fprintf(f, "</a></td><td>%zu of %zu</td><td>", hit, c->n_lines[fi]);
+            for (size_t i = 0; i < c->n_fns; i++)
+                if (c->fns[i].file == fi && !fn_hit[i]) {
+                    fprintf(f, "<a href=\"file-%zu.html#L%u\">", fi, (unsigned)c->fns[i].line);
+                    esc(f, c->fns[i].name, -1);
+                    fputs("</a> ", f);
+                }
+            fputs("</td></tr>\n", f);
+            ok &= file_page(dir, c, fi, order);
+        }
+        fputs("</table>\n", f);
+    } else {
+        fputs("<p>No source coverage is recorded for this manifest: run <code>audit --coverage "
+              "BIN</code> with a coverage build of the target for the source pages.</p>\n", f);
+    }
+    fputs("<h2>Seeds, smallest first</h2><table><tr><th>seed</th><th>bytes</th><th>labels</th>"
+          "<th>best for</th></tr>\n", f);
+    size_t *seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
+    for (size_t i = 0; seeds && i < m->n_seeds; i++) {
+        size_t k = i;
+        while (k > 0 && m->seeds[seeds[k - 1]].size > m->seeds[i].size) {
+            seeds[k] = seeds[k - 1];
+            k--;
+        }
+        seeds[k] = i;
+    }
+    for (size_t i = 0; seeds && i < m->n_seeds; i++) {
+        const struct cd_manifest_example *ex = &m->seeds[seeds[i]];
+        fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a></td><td>%llu</td><td>%zu</td>"
+                   "<td>%zu</td></tr>\n",
+                ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);
+        ok &= seed_page(dir, ex, seed_dir, c, false);
+    }
+    for (size_t i = 0; i < m->n_reproducers; i++) {
+        const struct cd_manifest_example *ex = &m->reproducers[i];
+        fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a> (reproducer)</td><td>%llu</td>"
+                   "<td>%zu</td><td>%zu</td></tr>\n",
+                ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);
+        ok &= seed_page(dir, ex, crashes_dir ? crashes_dir : "", c, true);
+    }
+    fputs("</table></body></html>\n", f);
+    free(seeds);
+    free(order);
+    free(fn_hit);
+    ok &= fclose(f) == 0;
+    if (!ok) {
+        fprintf(stderr, "corpus-distill: cannot write the report into '%s': %s\n", dir,
+                strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    fprintf(stderr, "corpus-distill: report written to '%s/index.html'\n", dir);
+    return CLI_EXIT_OK;
+}
