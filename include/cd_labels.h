@@ -38,6 +38,9 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
 /* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
 bool cd_labels_is_outcome(uint32_t id);
 
+/* The map slot (edge) of coverage label id. */
+uint32_t cd_labels_slot(uint32_t id);
+
 /* Writes the label's text ("000123:4", "crash:SIGSEGV") into buf; returns its length, as snprintf
  * does. */
 int cd_labels_format(uint32_t id, char *buf, size_t cap);

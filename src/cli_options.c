@@ -252,8 +252,8 @@ bad:
     return false;
 }
 
-/* Parses "audit MANIFEST [--coverage BIN [-j N]] [--html DIR] [--seed SHA1|--label L|
- * --diff OLD.json|--function NAME|--line FILE:N|--uncovered] [--json]". */
+/* Parses "audit MANIFEST [--coverage BIN [-j N]] [--html DIR] [--ids FILE] [--seed SHA1|
+ * --label L|--diff OLD.json|--function NAME|--line FILE:N|--uncovered] [--json]". */
 static bool parse_audit(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_AUDIT;
@@ -302,12 +302,14 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
             slot = &o->audit_coverage;
         else if (strcmp(a, "--html") == 0)
             slot = &o->audit_html;
+        else if (strcmp(a, "--ids") == 0)
+            slot = &o->audit_ids;
         if (slot) {
             if (i + 1 >= argc) {
                 cli_usage_error("option %s needs an argument", a);
                 return false;
             }
-            if (slot != &o->audit_coverage && slot != &o->audit_html &&
+            if (slot != &o->audit_coverage && slot != &o->audit_html && slot != &o->audit_ids &&
                 (o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
                  o->audit_line || o->audit_uncovered)) {
                 cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "

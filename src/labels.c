@@ -83,6 +83,11 @@ bool cd_labels_is_outcome(uint32_t id)
     return (id & CD_LABEL_OUTCOME) != 0;
 }
 
+uint32_t cd_labels_slot(uint32_t id)
+{
+    return id >> 3;
+}
+
 static uint32_t outcome_id(unsigned kind, uint32_t payload)
 {
     return CD_LABEL_OUTCOME | (uint32_t)kind << 24 | (payload & 0xffffffu);

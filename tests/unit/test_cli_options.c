@@ -148,6 +148,12 @@ static void test_cli_audit_forms(void)
     free(o.inputs);
     CU_ASSERT(!PARSE(&o, "audit", "m.json", "-j", "0"));
     free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--ids", "ids.txt", "--label", "000001:1"));
+    CU_ASSERT_STRING_EQUAL(o.audit_ids, "ids.txt");
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--html", "r", "--coverage", "c"));
+    CU_ASSERT_STRING_EQUAL(o.audit_html, "r");
+    free(o.inputs);
 }
 
 /* --help: at most 23 lines of at most 80 columns, naming every exit status. */

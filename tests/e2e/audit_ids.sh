@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# audit --ids: with a target built by afl-clang-lto, whose AFL_LLVM_DOCUMENT_IDS file names the
+# function of every edge, --label and --seed say which function a label is in; checked with the
+# coverage build as the oracle (the label's best seed really reaches that function, by llvm-cov).
+set -u
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?CD_BIN not set}
+cov=${CD_TARGETS:?}/sample_json.cov
+src=${CD_SRC:?}/tests/targets/sample_json.c
+command -v afl-clang-lto >/dev/null || { echo "skipped: afl-clang-lto missing"; exit 77; }
+[ -x "$cov" ] || { echo "skipped: the coverage build of sample_json is missing"; exit 77; }
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+AFL_LLVM_DOCUMENT_IDS="$tmp/ids.txt" AFL_QUIET=1 afl-clang-lto -O2 -w -o lto "$src" >/dev/null 2>&1
+[ -x lto ] && [ -s ids.txt ] || { echo "FAIL: afl-clang-lto did not build the target or its ID file"; exit 1; }
+mkdir in
+printf '{"a": [1, 2.5, "x"], "b": {"c": null}}' >in/a.json
+printf '{"url": "https://example.org/a", "email": "a@b.org"}' >in/u.json
+"$bin" -q -j 1 --no-reduce in -o seeds -- ./lto @@ || { echo "FAIL: distill exited $?"; exit 1; }
+
+# Every label the ID file documents: its function, and the best seed's, checked by llvm-cov.
+python3 - seeds.manifest.json ids.txt >labels.txt <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+doc = {}
+for line in open(sys.argv[2]):
+    f = dict(x.split("=", 1) for x in line.split() if "=" in x)
+    doc.setdefault(int(f["edgeID"]), f["Function"])
+for label, l in sorted(m["labels"].items()):
+    if label[0].isdigit() and int(label.split(":")[0]) in doc and l["in"] == "seeds":
+        print(label, l["best"], doc[int(label.split(":")[0])])
+PY
+[ "$(wc -l <labels.txt)" -ge 20 ] || err "fewer than 20 documented labels: $(wc -l <labels.txt)"
+checked=0
+while read -r label best fn; do
+  "$bin" audit seeds.manifest.json --label "$label" --ids ids.txt --json >out.json ||
+    { err "--label $label --ids: exit $?"; continue; }
+  got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("function", ""))' out.json)
+  [ "$got" = "$fn" ] || err "--label $label: function '$got', the ID file says '$fn'"
+  case $checked in 0|5|10|15)
+    rm -f p.profraw
+    LLVM_PROFILE_FILE=p.profraw "$cov" "seeds/$best" >/dev/null 2>&1
+    llvm-profdata merge -sparse -o p.profdata p.profraw &&
+      llvm-cov export -format=lcov -instr-profile p.profdata "$cov" >p.lcov
+    grep -Eq "^FNDA:[1-9][0-9]*,(sample_json.c:)?$fn\$" p.lcov ||
+      err "label $label: its best seed $best does not reach $fn"
+  esac
+  checked=$((checked + 1))
+done < <(head -n 20 labels.txt)
+"$bin" audit seeds.manifest.json --seed "$(head -n 1 labels.txt | cut -d' ' -f2)" --ids ids.txt >out.txt
+grep -q " in main$" out.txt || err "--seed --ids names no function: $(head -5 out.txt)"
+printf 'nothing here\n' >bad.txt
+"$bin" audit seeds.manifest.json --seed "$(head -n 1 labels.txt | cut -d' ' -f2)" --ids bad.txt >/dev/null 2>err.txt
+[ $? = 4 ] && grep -q "documents no edge" err.txt || err "a file that is no ID file: $(cat err.txt)"
+[ $fail = 0 ] && echo "ok ($checked labels)"
+exit $fail
