@@ -130,5 +130,20 @@ rm -f seeds.source.json && mkdir elsewhere
 (cd elsewhere && "$bin" audit ../seeds.manifest.json --coverage "$cov" >/dev/null 2>../err.txt) ||
   err "audit from another directory: $(cat err.txt)"
 grep -q "$n_examples examples measured now" err.txt || err "from elsewhere: $(cat err.txt)"
+# A libFuzzer-style sample, which takes its input on stdin (no @@): its coverage build's driver
+# reads stdin the same way.
+http=${CD_TARGETS:?}/sample_http
+if [ -x "$http" ] && [ -x "$http.cov" ]; then
+  mkdir hin
+  printf 'GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\n' >hin/get.txt
+  printf 'POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\nab' >hin/post.txt
+  "$bin" -q -j 1 --max-execs 1000 hin -o hseeds -- "$http"
+  "$bin" audit hseeds.manifest.json --coverage "$http.cov" >/dev/null 2>err.txt ||
+    err "--coverage on the HTTP sample: $(cat err.txt)"
+  "$bin" audit hseeds.manifest.json --function LLVMFuzzerTestOneInput >out.txt ||
+    err "no HTTP seed reaches LLVMFuzzerTestOneInput: $(cat out.txt)"
+else
+  err "the HTTP sample or its coverage build is missing"
+fi
 [ $fail = 0 ] && echo "ok"
 exit $fail

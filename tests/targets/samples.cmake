@@ -11,4 +11,7 @@ if(CD_CLANG)
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
   cd_target(sample_png.cov sample_png.c COMPILER ${CD_CLANG}
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
+  cd_target(sample_http.cov sample_http.c COMPILER ${CD_CLANG}
+            FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping
+                  ${CMAKE_CURRENT_SOURCE_DIR}/coverage_driver.c)
 endif()
