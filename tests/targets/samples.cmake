@@ -13,5 +13,5 @@ if(CD_CLANG)
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
   cd_target(sample_http.cov sample_http.c COMPILER ${CD_CLANG}
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping
-                  ${CMAKE_CURRENT_SOURCE_DIR}/coverage_driver.c)
+                  ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
 endif()

@@ -1,7 +1,9 @@
 /* The fork-server driver of the real-library benchmark targets: reads the file named by its
- * argument (AFL's @@) and hands its bytes to LLVMFuzzerTestOneInput, once per process. The same
- * harness file built with -fsanitize=fuzzer (libAFLDriver) instead gives the persistent,
- * shared-memory build. */
+ * argument (AFL's @@), or stdin without one, and hands its bytes to LLVMFuzzerTestOneInput, once
+ * per process. The same harness file built with -fsanitize=fuzzer (libAFLDriver) instead gives
+ * the persistent, shared-memory build. It is also the driver of the libFuzzer-style samples'
+ * coverage builds (tests/targets/samples.cmake), which take their input as the AFL++ build does;
+ * libFuzzer's own main would start fuzzing when given no file. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,11 +13,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s FILE\n", argv[0]);
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [FILE]\n", argv[0]);
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
+    FILE *f = argc == 2 ? fopen(argv[1], "rb") : stdin;
     if (!f)
         return 2;
     size_t cap = 1 << 16, len = 0, n;
@@ -29,7 +31,8 @@ int main(int argc, char **argv)
             buf = p;
         }
     }
-    fclose(f);
+    if (f != stdin)
+        fclose(f);
     if (!buf)
         return 2;
     LLVMFuzzerTestOneInput(buf, len);
