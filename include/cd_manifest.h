@@ -83,6 +83,8 @@ struct cd_manifest {
     size_t n_reproducers;
     struct cd_manifest_label *labels;   /* sorted by id */
     size_t n_labels;
+    struct cd_result_point *series;     /* run.course, oldest first; none in older manifests */
+    size_t n_series;
 };
 
 /* Writes the manifest of result r and run info to path atomically (temp file + rename). */

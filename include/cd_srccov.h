@@ -39,8 +39,8 @@ struct cd_srccov_seed {
 };
 
 /* The record: the coverage binary's SHA-1, the program's files, functions, instrumented lines
- * (per file, sorted) and branch directions, and the seeds measured so far. Zero-initialise, then load or
- * measure; release with cd_srccov_release. */
+ * (per file, sorted) and branch directions, and the seeds measured so far. Zero-initialise, then
+ * load or measure; release with cd_srccov_release. */
 struct cd_srccov {
     char binary_sha1[41];
     char **files;
@@ -56,22 +56,18 @@ struct cd_srccov {
 };
 
 /* Runs the coverage build argv (its "@@" replaced by seed_path; no "@@": the seed on stdin) on
- * the seed, killing it after timeout_ms, and adds what it reaches to c as seed sha1 of size bytes.
- * work is a private directory for the profiles. OK (the seed is recorded, measured or not),
- * FAILED when llvm-profdata or llvm-cov fail (the message names the step) or memory runs out, or
- * when the build's functions differ from those c already records. */
-enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const char *seed_path,
-                                 const char *sha1, uint64_t size, unsigned timeout_ms,
-                                 const char *work, struct cd_error *err);
-
-/* The same in two steps, so that several seeds can be measured at once: measure_seed runs one
- * seed into *s (zeroed, its sha1 and size set by the caller; measured when it left a profile),
- * only reading c, which must already know the program (c->n_files > 0: after a first
- * cd_srccov_measure that measured something); add moves *s into c (zeroing it). */
-enum cd_status cd_srccov_measure_seed(const struct cd_srccov *c, char *const *argv,
+ * one seed, killing it after timeout_ms, and reads what it reaches into *s (zeroed, its sha1 and
+ * size set by the caller; measured when the run left a profile: a seed that crashes or hangs
+ * leaves none). work is a private directory for the profiles. When c does not know the program
+ * yet (no files), it learns it from this seed's export, so c is written: measure that seed
+ * alone. Otherwise c is only read, and several threads may measure at once. FAILED when
+ * llvm-profdata or llvm-cov fail (the message names the step) or memory runs out. */
+enum cd_status cd_srccov_measure_seed(struct cd_srccov *c, char *const *argv,
                                       const char *seed_path, unsigned timeout_ms,
                                       const char *work, struct cd_srccov_seed *s,
                                       struct cd_error *err);
+
+/* Moves *s into c (zeroing it); FAILED when out of memory (s is kept). */
 enum cd_status cd_srccov_add(struct cd_srccov *c, struct cd_srccov_seed *s, struct cd_error *err);
 
 /* Frees what seed s holds (c's n_files lines arrays) and zeroes it. */
@@ -87,11 +83,16 @@ long cd_srccov_find_fn(const struct cd_srccov *c, const char *name);
 /* The index of the file whose path is path or ends with "/" path, or -1. */
 long cd_srccov_find_file(const struct cd_srccov *c, const char *path);
 
-/* Whether the sorted lines v[0..n) hold line. */
-bool cd_srccov_has_line(const uint32_t *v, size_t n, uint32_t line);
+/* Whether the sorted v[0..n) holds x (a seed's lines of a file, its functions, its branch
+ * directions). */
+bool cd_srccov_has(const uint32_t *v, size_t n, uint32_t x);
 
 /* Whether some measured seed of c executes line of file (an index into c->files). */
 bool cd_srccov_line_reached(const struct cd_srccov *c, size_t file, uint32_t line);
+
+/* Marks in fns[0..c->n_fns) and branches[0..c->n_branches) (either may be NULL) the functions and
+ * branch directions some seed of c reaches; what is already marked stays. */
+void cd_srccov_mark_reached(const struct cd_srccov *c, bool *fns, bool *branches);
 
 /* Reads the record at path into c (zeroed first). A missing file is OK and leaves c empty. */
 enum cd_status cd_srccov_load(struct cd_srccov *c, const char *path, struct cd_error *err);

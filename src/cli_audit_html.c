@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,44 +157,27 @@ static FILE *open_page(const char *dir, const char *name)
     return fopen(path, "w");
 }
 
-/* Field key of object o as a number, 0 when absent. */
-static double num(json_object *o, const char *key)
+/* The overview's plots: the run's course, input against output bytes (seed_bytes: the seeds'),
+ * seed sizes and labels per seed. */
+static void overview_plots(FILE *f, const struct cd_manifest *m, uint64_t seed_bytes)
 {
-    json_object *v;
-    return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-/* The overview's plots, from the manifest's own JSON (run.course, input and output bytes). */
-static void overview_plots(FILE *f, const char *manifest_path, const struct cd_manifest *m)
-{
-    json_object *j = json_object_from_file(manifest_path), *run = NULL, *course = NULL,
-                *in = NULL, *out = NULL;
-    if (j) {
-        json_object_object_get_ex(j, "run", &run);
-        json_object_object_get_ex(j, "input", &in);
-        json_object_object_get_ex(j, "output", &out);
-        if (run)
-            json_object_object_get_ex(run, "course", &course);
-    }
-    size_t n = course && json_object_is_type(course, json_type_array)
-                   ? json_object_array_length(course) : 0;
+    size_t n = m->n_series;
     double *xs = calloc(n + 1, sizeof *xs), *lab = calloc(n + 1, sizeof *lab),
            *fin = calloc(n + 1, sizeof *fin), *bytes = calloc(n + 1, sizeof *bytes);
-    for (size_t i = 0; xs && lab && fin && bytes && i < n; i++) {
-        json_object *p = json_object_array_get_idx(course, i);
-        xs[i] = json_object_get_double(json_object_array_get_idx(p, 0)) / 1000;
-        lab[i] = json_object_get_double(json_object_array_get_idx(p, 2));
-        fin[i] = json_object_get_double(json_object_array_get_idx(p, 3));
-        bytes[i] = json_object_get_double(json_object_array_get_idx(p, 4));
-    }
     if (n && xs && lab && fin && bytes) {
-        const double *labels[2] = {lab, fin}, *seed_bytes[1] = {bytes};
+        for (size_t i = 0; i < n; i++) {
+            xs[i] = (double)m->series[i].ms / 1000;
+            lab[i] = (double)m->series[i].labels;
+            fin[i] = (double)m->series[i].finished;
+            bytes[i] = (double)m->series[i].seed_bytes;
+        }
+        const double *labels[2] = {lab, fin}, *seed_series[1] = {bytes};
         const char *names[2] = {"labels found", "labels finished"}, *bnames[1] = {"seed bytes"};
         plot_lines(f, "Labels over the run", xs, labels, names, 2, n, "s");
-        plot_lines(f, "Seed bytes over the run", xs, seed_bytes, bnames, 1, n, "s");
+        plot_lines(f, "Seed bytes over the run", xs, seed_series, bnames, 1, n, "s");
     }
-    double io[4] = {num(in, "bytes"), num(out, "cmin_rule_bytes"), num(out, "select_only_bytes"),
-                    num(out, "seed_bytes")};
+    double io[4] = {(double)m->stats.input_bytes, (double)m->stats.cmin_bytes,
+                    (double)m->stats.select_only_bytes, (double)seed_bytes};
     const char *ionames[4] = {"input", "afl-cmin rule", "select only", "seeds"};
     plot_bars(f, "Input against output bytes", io, ionames, 4);
     double *sizes = calloc(m->n_seeds + 1, sizeof *sizes), *labels = calloc(m->n_seeds + 1,
@@ -214,28 +196,38 @@ static void overview_plots(FILE *f, const char *manifest_path, const struct cd_m
     free(lab);
     free(fin);
     free(bytes);
-    if (j)
-        json_object_put(j);
 }
 
-/* The seeds of c in order of size, smallest first (an owned array of indices). */
-static size_t *by_size(const struct cd_srccov *c)
+/* Smallest first, equal sizes in the order they are stored: the order of the seed lists. */
+static int seed_by_size(const void *a, const void *b)
 {
-    size_t *o = malloc((c->n_seeds + 1) * sizeof *o);
-    for (size_t i = 0; o && i < c->n_seeds; i++) {
-        size_t k = i;
-        while (k > 0 && c->seeds[o[k - 1]].size > c->seeds[i].size) {
-            o[k] = o[k - 1];
-            k--;
-        }
-        o[k] = i;
-    }
+    const struct cd_srccov_seed *x = *(const struct cd_srccov_seed *const *)a,
+                                *y = *(const struct cd_srccov_seed *const *)b;
+    return x->size != y->size ? (x->size < y->size ? -1 : 1) : (x > y) - (x < y);
+}
+
+static int example_by_size(const void *a, const void *b)
+{
+    const struct cd_manifest_example *x = *(const struct cd_manifest_example *const *)a,
+                                     *y = *(const struct cd_manifest_example *const *)b;
+    return x->size != y->size ? (x->size < y->size ? -1 : 1) : (x > y) - (x < y);
+}
+
+/* The seeds of c, smallest first (an owned array). */
+static const struct cd_srccov_seed **by_size(const struct cd_srccov *c)
+{
+    const struct cd_srccov_seed **o = malloc((c->n_seeds + 1) * sizeof *o);
+    for (size_t i = 0; o && i < c->n_seeds; i++)
+        o[i] = &c->seeds[i];
+    if (o)
+        qsort(o, c->n_seeds, sizeof *o, seed_by_size);
     return o;
 }
 
 /* The page of source file fi: every line of the file (when it can be read), coloured by how many
  * seeds execute it, with links to the smallest. */
-static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi, const size_t *order)
+static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
+                      const struct cd_srccov_seed *const *order)
 {
     char name[64];
     snprintf(name, sizeof name, "file-%zu.html", fi);
@@ -257,13 +249,14 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi, con
             break;
         if (len > 0 && text[len - 1] == '\n')
             len--;
-        bool instrumented = cd_srccov_has_line(c->lines[fi], c->n_lines[fi], line);
-        size_t hits = 0, shown[LINE_SEEDS];
+        bool instrumented = cd_srccov_has(c->lines[fi], c->n_lines[fi], line);
+        size_t hits = 0;
+        const struct cd_srccov_seed *shown[LINE_SEEDS];
         for (size_t k = 0; instrumented && k < c->n_seeds; k++) {
-            const struct cd_srccov_seed *s = &c->seeds[order[k]];
-            if (s->measured && cd_srccov_has_line(s->lines[fi], s->n_lines[fi], line)) {
+            const struct cd_srccov_seed *s = order[k];
+            if (s->measured && cd_srccov_has(s->lines[fi], s->n_lines[fi], line)) {
                 if (hits < LINE_SEEDS)
-                    shown[hits] = order[k];
+                    shown[hits] = s;
                 hits++;
             }
         }
@@ -273,8 +266,7 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi, con
             fprintf(f, "%zu", hits);
         fputs("</td><td>", f);
         for (size_t k = 0; k < hits && k < LINE_SEEDS; k++)
-            fprintf(f, "<a href=\"seed-%.40s.html\">%.8s</a> ", c->seeds[shown[k]].sha1,
-                    c->seeds[shown[k]].sha1);
+            fprintf(f, "<a href=\"seed-%.40s.html\">%.8s</a> ", shown[k]->sha1, shown[k]->sha1);
         fputs("</td><td>", f);
         if (len > 0)
             esc(f, text, len);
@@ -385,19 +377,18 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "<tr><td>labels finished</td><td>%llu</td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
             (unsigned long long)m->labels_finished);
-    size_t *order = c ? by_size(c) : NULL;
+    const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;
     size_t fns_hit = 0;
-    for (size_t i = 0; fn_hit && i < c->n_seeds; i++)
-        for (size_t k = 0; k < c->seeds[i].n_fns; k++)
-            fn_hit[c->seeds[i].fns[k]] = true;
+    if (fn_hit)
+        cd_srccov_mark_reached(c, fn_hit, NULL);
     for (size_t i = 0; fn_hit && i < c->n_fns; i++)
         fns_hit += fn_hit[i];
     if (c && fn_hit && order)
         fprintf(f, "<tr><td>functions reached</td><td id=\"functions\">%zu of %zu</td></tr>",
                 fns_hit, c->n_fns);
     fputs("</table>\n<h2>The run</h2>\n", f);
-    overview_plots(f, o->audit_manifest, m);
+    overview_plots(f, m, bytes);
     if (c && fn_hit && order) {
         fputs("<h2>Source files</h2><table><tr><th>file</th><th>lines reached</th>"
               "<th>functions no seed reaches</th></tr>\n", f);
@@ -424,17 +415,13 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     }
     fputs("<h2>Seeds, smallest first</h2><table><tr><th>seed</th><th>bytes</th><th>labels</th>"
           "<th>best for</th></tr>\n", f);
-    size_t *seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
+    const struct cd_manifest_example **seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
+    for (size_t i = 0; seeds && i < m->n_seeds; i++)
+        seeds[i] = &m->seeds[i];
+    if (seeds)
+        qsort(seeds, m->n_seeds, sizeof *seeds, example_by_size);
     for (size_t i = 0; seeds && i < m->n_seeds; i++) {
-        size_t k = i;
-        while (k > 0 && m->seeds[seeds[k - 1]].size > m->seeds[i].size) {
-            seeds[k] = seeds[k - 1];
-            k--;
-        }
-        seeds[k] = i;
-    }
-    for (size_t i = 0; seeds && i < m->n_seeds; i++) {
-        const struct cd_manifest_example *ex = &m->seeds[seeds[i]];
+        const struct cd_manifest_example *ex = seeds[i];
         fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a></td><td>%llu</td><td>%zu</td>"
                    "<td>%zu</td></tr>\n",
                 ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);

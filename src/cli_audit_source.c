@@ -39,9 +39,9 @@ struct job {
     struct cd_srccov_seed seed;
 };
 
-/* Workers measuring jobs[next..n) at once; c is only read meanwhile. */
+/* Workers measuring jobs[next..n) at once; c (which knows the program) is only read meanwhile. */
 struct pool {
-    const struct cd_srccov *c;
+    struct cd_srccov *c;
     char **argv;
     unsigned timeout_ms;
     struct job *jobs;
@@ -87,9 +87,9 @@ static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned ti
 {
     size_t i = 0;
     for (; i < n && c->n_files == 0; i++) {
-        CD_FORWARD_IF_ERROR(cd_srccov_measure(c, argv, jobs[i].path, jobs[i].seed.sha1,
-                                              jobs[i].seed.size, timeout_ms, work, err));
-        jobs[i].seed.sha1[0] = '\0'; /* in c now */
+        CD_FORWARD_IF_ERROR(cd_srccov_measure_seed(c, argv, jobs[i].path, timeout_ms, work,
+                                                   &jobs[i].seed, err));
+        CD_FORWARD_IF_ERROR(cd_srccov_add(c, &jobs[i].seed, err));
     }
     struct pool p = {.c = c, .argv = argv, .timeout_ms = timeout_ms, .jobs = jobs + i,
                      .n = n - i};
@@ -253,15 +253,6 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     return code;
 }
 
-/* Whether seed s reaches function fn. */
-static bool reaches_fn(const struct cd_srccov_seed *s, uint32_t fn)
-{
-    for (size_t i = 0; i < s->n_fns; i++)
-        if (s->fns[i] == fn)
-            return true;
-    return false;
-}
-
 static int by_size(const void *a, const void *b)
 {
     const struct cd_srccov_seed *x = *(const struct cd_srccov_seed *const *)a,
@@ -284,8 +275,8 @@ static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m,
         const struct cd_srccov_seed *s = &c->seeds[i];
         if (!s->measured)
             continue;
-        if (fn >= 0 ? reaches_fn(s, (uint32_t)fn)
-                    : cd_srccov_has_line(s->lines[file], s->n_lines[file], line))
+        if (fn >= 0 ? cd_srccov_has(s->fns, s->n_fns, (uint32_t)fn)
+                    : cd_srccov_has(s->lines[file], s->n_lines[file], line))
             hits[n++] = s;
     }
     qsort(hits, n, sizeof *hits, by_size);
@@ -320,7 +311,7 @@ static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m,
     return n ? CLI_EXIT_OK : CLI_EXIT_INCOMPLETE;
 }
 
-/* The functions and lines of each file that no measured seed reaches. */
+/* The functions, lines and branch directions of each file that no measured seed reaches. */
 static int uncovered(const struct cd_srccov *c, bool as_json)
 {
     bool *fn_hit = calloc(c->n_fns + 1, sizeof *fn_hit);
@@ -331,12 +322,7 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         fprintf(stderr, "corpus-distill: out of memory\n");
         return CLI_EXIT_NOMEM;
     }
-    for (size_t i = 0; i < c->n_seeds; i++) {
-        for (size_t k = 0; k < c->seeds[i].n_fns; k++)
-            fn_hit[c->seeds[i].fns[k]] = true;
-        for (size_t k = 0; k < c->seeds[i].n_brs; k++)
-            br_hit[c->seeds[i].brs[k]] = true;
-    }
+    cd_srccov_mark_reached(c, fn_hit, br_hit);
     size_t *brs_all = calloc(c->n_files + 1, sizeof *brs_all);
     size_t *brs_left = calloc(c->n_files + 1, sizeof *brs_left);
     for (size_t i = 0; brs_all && brs_left && i < c->n_branches; i++) {
@@ -405,7 +391,7 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
     return CLI_EXIT_OK;
 }
 
-/* What each example reaches: functions and lines. */
+/* What each example reaches: functions, lines and branch directions. */
 static int summary(const struct cd_srccov *c, bool as_json)
 {
     json_object *a = json_object_new_array();
@@ -558,19 +544,16 @@ static struct place *reached(const struct cd_srccov *c, enum place_kind kind, si
         free(hit);
         return NULL;
     }
+    if (kind != PLACE_LINES)
+        cd_srccov_mark_reached(c, kind == PLACE_FUNCTIONS ? hit : NULL,
+                               kind == PLACE_BRANCHES ? hit : NULL);
     if (kind == PLACE_BRANCHES) {
-        for (size_t i = 0; i < c->n_seeds; i++)
-            for (size_t k = 0; k < c->seeds[i].n_brs; k++)
-                hit[c->seeds[i].brs[k]] = true;
         for (size_t i = 0; i < c->n_branches; i++)
             if (hit[i]) {
                 const struct cd_srccov_branch *b = &c->branches[i];
                 v[(*n)++] = (struct place){c->files[b->file], b->line, 1 + 2 * b->block + b->dir};
             }
     } else if (kind == PLACE_FUNCTIONS) {
-        for (size_t i = 0; i < c->n_seeds; i++)
-            for (size_t k = 0; k < c->seeds[i].n_fns; k++)
-                hit[c->seeds[i].fns[k]] = true;
         for (size_t i = 0; i < c->n_fns; i++)
             if (hit[i])
                 v[(*n)++] = (struct place){c->fns[i].name, 0, 0};

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,12 +255,39 @@ bad:
 
 /* Parses "audit MANIFEST [--coverage BIN [-j N]] [--html DIR] [--ids FILE] [--seed SHA1|
  * --label L|--diff OLD.json|--function NAME|--line FILE:N|--uncovered] [--json]". */
+/* audit's options that take a value: where it goes in struct cli_opts, and whether it is one of
+ * the questions, of which audit answers one at a time. */
+static const struct {
+    const char *name;
+    size_t offset;
+    bool question;
+} audit_args[] = {
+    {"--seed", offsetof(struct cli_opts, audit_seed), true},
+    {"--label", offsetof(struct cli_opts, audit_label), true},
+    {"--diff", offsetof(struct cli_opts, audit_diff), true},
+    {"--function", offsetof(struct cli_opts, audit_function), true},
+    {"--line", offsetof(struct cli_opts, audit_line), true},
+    {"--coverage", offsetof(struct cli_opts, audit_coverage), false},
+    {"--html", offsetof(struct cli_opts, audit_html), false},
+    {"--ids", offsetof(struct cli_opts, audit_ids), false},
+};
+
+/* Whether o asks a question already; when it does, prints the usage error. */
+static bool asks_already(const struct cli_opts *o)
+{
+    bool asks = o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
+                o->audit_line || o->audit_uncovered;
+    if (asks)
+        cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
+                        "--uncovered");
+    return asks;
+}
+
 static bool parse_audit(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_AUDIT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char **slot = NULL;
         if (strcmp(a, "--json") == 0) {
             o->audit_json = true;
             continue;
@@ -275,12 +303,8 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
             continue;
         }
         if (strcmp(a, "--uncovered") == 0) {
-            if (o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
-                o->audit_line) {
-                cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
-                                "--uncovered");
+            if (asks_already(o))
                 return false;
-            }
             o->audit_uncovered = true;
             continue;
         }
@@ -288,35 +312,17 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
             o->mode = CLI_MODE_HELP;
             return true;
         }
-        if (strcmp(a, "--seed") == 0)
-            slot = &o->audit_seed;
-        else if (strcmp(a, "--label") == 0)
-            slot = &o->audit_label;
-        else if (strcmp(a, "--diff") == 0)
-            slot = &o->audit_diff;
-        else if (strcmp(a, "--function") == 0)
-            slot = &o->audit_function;
-        else if (strcmp(a, "--line") == 0)
-            slot = &o->audit_line;
-        else if (strcmp(a, "--coverage") == 0)
-            slot = &o->audit_coverage;
-        else if (strcmp(a, "--html") == 0)
-            slot = &o->audit_html;
-        else if (strcmp(a, "--ids") == 0)
-            slot = &o->audit_ids;
-        if (slot) {
+        size_t k = 0;
+        while (k < sizeof audit_args / sizeof audit_args[0] && strcmp(a, audit_args[k].name) != 0)
+            k++;
+        if (k < sizeof audit_args / sizeof audit_args[0]) {
             if (i + 1 >= argc) {
                 cli_usage_error("option %s needs an argument", a);
                 return false;
             }
-            if (slot != &o->audit_coverage && slot != &o->audit_html && slot != &o->audit_ids &&
-                (o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
-                 o->audit_line || o->audit_uncovered)) {
-                cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
-                                "--uncovered");
+            if (audit_args[k].question && asks_already(o))
                 return false;
-            }
-            *slot = argv[++i];
+            *(const char **)((char *)o + audit_args[k].offset) = argv[++i];
             continue;
         }
         if (a[0] == '-' && a[1]) {

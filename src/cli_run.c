@@ -117,8 +117,8 @@ struct run_state {
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
     char error[1024];               /* the message of a failing exit, for --json-summary */
-    bool failed_late;               /* the reduction failed: the best so far is written */
-    int late_code;                  /* and the exit code it takes */
+    int late_code;                  /* the reduction failed, the best so far is written, and
+                                       this is the exit code; 0 when it did not fail */
     bool out_is_input;              /* the seed directory is also an input operand */
     size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
@@ -473,7 +473,6 @@ static int distill(struct run_state *s)
             s->late_code = run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET),
                                     "%s; writing the best examples found so far", err.msg);
             snprintf(s->error, sizeof s->error, "%s", err.msg);
-            s->failed_late = true;
         }
     }
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
@@ -481,7 +480,7 @@ static int distill(struct run_state *s)
     s->have_result = true;
     if (cd_result_select_seeds(&s->result, o->all_best, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
-    if (s->failed_late) {
+    if (s->late_code) {
         s->result.stats.stopped_by = "error";
         s->result.stats.error = s->error;
         s->result.stats.complete = false;
@@ -593,12 +592,12 @@ int cli_run(const struct cli_opts *o)
     if (s.replaced)
         fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
                         "to '%s'\n", s.out, s.replaced);
-    code = s.failed_late                           ? s.late_code
+    code = s.late_code                             ? s.late_code
            : s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE
                                                      : CLI_EXIT_OK;
     print_summary(&s, code);
 out:
-    if (code >= CLI_EXIT_TARGET && o->json_summary && !s.failed_late)
+    if (code >= CLI_EXIT_TARGET && o->json_summary && !s.late_code)
         cli_failure_json(code, s.error);
     cli_progress_free(s.progress);
     if (s.have_result)

@@ -325,6 +325,12 @@ static uint64_t get_measured(struct reader *rd, json_object *o, const char *key)
     return get_count(rd, o, key, INT64_MAX);
 }
 
+/* A measured count that manifests of earlier versions lack: 0 when absent. */
+static uint64_t get_later_measured(struct reader *rd, json_object *o, const char *key)
+{
+    return o && json_object_object_get_ex(o, key, NULL) ? get_measured(rd, o, key) : 0;
+}
+
 static unsigned get_uint(struct reader *rd, json_object *o, const char *key)
 {
     return (unsigned)get_count(rd, o, key, UINT_MAX);
@@ -531,6 +537,42 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     json_object *out = get(rd, root, "output", json_type_object);
     info->seed_dir = get_str(rd, out, "seed_dir");
     info->crashes_dir = get_str(rd, out, "crashes_dir");
+    m->stats.select_only_bytes = get_later_measured(rd, out, "select_only_bytes");
+    m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
+}
+
+/* run.course into m->series: points of five counts each; earlier manifests have none. */
+static void read_course(struct reader *rd, json_object *run, struct cd_manifest *m)
+{
+    json_object *course = NULL;
+    if (rd->bad || !run || !json_object_object_get_ex(run, "course", &course))
+        return;
+    size_t n = json_object_is_type(course, json_type_array) ? json_object_array_length(course) : 0;
+    if (n && !(m->series = calloc(n, sizeof *m->series))) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n && !rd->bad; i++) {
+        json_object *p = json_object_array_get_idx(course, i);
+        uint64_t v[5];
+        bool ok = json_object_is_type(p, json_type_array) && json_object_array_length(p) == 5;
+        for (size_t k = 0; ok && k < 5; k++) {
+            json_object *x = json_object_array_get_idx(p, k);
+            ok = json_object_is_type(x, json_type_int) && json_object_get_int64(x) >= 0;
+            v[k] = ok ? json_object_get_uint64(x) : 0;
+        }
+        if (!ok) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "wrong \"course\" point %zu", i);
+            return;
+        }
+        m->series[m->n_series++] = (struct cd_result_point){v[0], v[1], v[2], v[3], v[4]};
+    }
+    if (!json_object_is_type(course, json_type_array)) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "wrong \"course\" (a list is expected)");
+    }
 }
 
 static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m)
@@ -563,6 +605,7 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
         snprintf(m->stopped_by_buf, sizeof m->stopped_by_buf, "%s", json_object_get_string(sb));
         m->stats.stopped_by = m->stopped_by_buf;
     }
+    read_course(rd, run, m);
 }
 
 enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err)
@@ -712,5 +755,6 @@ void cd_manifest_release(struct cd_manifest *m)
     free_examples(m->seeds, m->n_seeds);
     free_examples(m->reproducers, m->n_reproducers);
     free(m->labels);
+    free(m->series);
     memset(m, 0, sizeof *m);
 }

@@ -19,7 +19,8 @@
 
 /* Runs argv with stdin from in_path (NULL: /dev/null), LLVM_PROFILE_FILE set to profile (NULL:
  * unset) and stdout into *out (NULL: discarded; owned, NUL-terminated), killing it after
- * timeout_ms (0: never). Returns its wait status, or -1 with errno when it cannot be run. */
+ * timeout_ms (0: never; counted once its stdout is read to the end). Returns its wait status, or
+ * -1 with errno when it cannot be run or its output not held (ENOMEM). */
 static int run(char *const *argv, const char *in_path, const char *profile, char **out,
                unsigned timeout_ms)
 {
@@ -54,21 +55,24 @@ static int run(char *const *argv, const char *in_path, const char *profile, char
     }
     size_t len = 0, cap = 0;
     char *buf = NULL;
-    if (out) {
+    bool oom = false;
+    if (out) { /* read to the end (no timeout here), so that the child never blocks writing */
         close(pipefd[1]);
         for (;;) {
-            if (len + 4096 > cap) {
+            char sink[4096];
+            if (!oom && len + 4096 > cap) {
                 char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
-                if (!nb)
-                    break; /* the rest is drained below; the caller sees a short export */
-                buf = nb;
+                oom = nb == NULL;
+                if (nb)
+                    buf = nb;
             }
-            ssize_t n = read(pipefd[0], buf + len, cap - len - 1);
+            ssize_t n = oom ? read(pipefd[0], sink, sizeof sink)
+                            : read(pipefd[0], buf + len, cap - len - 1);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
                 break;
-            len += (size_t)n;
+            len += oom ? 0 : (size_t)n;
         }
         close(pipefd[0]);
     }
@@ -93,6 +97,12 @@ static int run(char *const *argv, const char *in_path, const char *profile, char
             continue;
         }
         nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    if (out && oom) {
+        free(buf);
+        *out = NULL;
+        errno = ENOMEM;
+        return -1;
     }
     if (out) {
         if (buf)
@@ -186,18 +196,28 @@ long cd_srccov_find_file(const struct cd_srccov *c, const char *path)
     return i;
 }
 
-bool cd_srccov_has_line(const uint32_t *v, size_t n, uint32_t line)
+bool cd_srccov_has(const uint32_t *v, size_t n, uint32_t x)
 {
-    return n && bsearch(&line, v, n, sizeof *v, cmp_u32) != NULL;
+    return n && bsearch(&x, v, n, sizeof *v, cmp_u32) != NULL;
 }
 
 bool cd_srccov_line_reached(const struct cd_srccov *c, size_t file, uint32_t line)
 {
     for (size_t i = 0; i < c->n_seeds; i++)
         if (c->seeds[i].measured &&
-            cd_srccov_has_line(c->seeds[i].lines[file], c->seeds[i].n_lines[file], line))
+            cd_srccov_has(c->seeds[i].lines[file], c->seeds[i].n_lines[file], line))
             return true;
     return false;
+}
+
+void cd_srccov_mark_reached(const struct cd_srccov *c, bool *fns, bool *branches)
+{
+    for (size_t i = 0; i < c->n_seeds; i++) {
+        for (size_t k = 0; fns && k < c->seeds[i].n_fns; k++)
+            fns[c->seeds[i].fns[k]] = true;
+        for (size_t k = 0; branches && k < c->seeds[i].n_brs; k++)
+            branches[c->seeds[i].brs[k]] = true;
+    }
 }
 
 const struct cd_srccov_seed *cd_srccov_find(const struct cd_srccov *c, const char *sha1)
@@ -223,21 +243,22 @@ static bool push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
     return true;
 }
 
-/* Appends a copy of name to c's files; false when out of memory. */
-static bool add_file(struct cd_srccov *c, const char *name)
+/* Appends a copy of the n bytes at name to c's files; false when out of memory. */
+static bool add_file(struct cd_srccov *c, const char *name, size_t n)
 {
     char **nf = realloc(c->files, (c->n_files + 1) * sizeof *nf);
     if (!nf)
         return false;
     c->files = nf;
-    if (!(nf[c->n_files] = strdup(name)))
+    if (!(nf[c->n_files] = strndup(name, n)))
         return false;
     c->n_files++;
     return true;
 }
 
-/* Appends function name at line of the last file to c's functions (*cap their capacity). */
-static bool add_fn(struct cd_srccov *c, size_t *cap, const char *name, uint32_t line)
+/* Appends function name (n bytes) at line of the last file to c's functions (*cap their
+ * capacity). */
+static bool add_fn(struct cd_srccov *c, size_t *cap, const char *name, size_t n, uint32_t line)
 {
     if (c->n_fns == *cap) {
         size_t nc = *cap ? 2 * *cap : 64;
@@ -250,7 +271,7 @@ static bool add_fn(struct cd_srccov *c, size_t *cap, const char *name, uint32_t 
     struct cd_srccov_fn *f = &c->fns[c->n_fns];
     f->line = line;
     f->file = (uint32_t)(c->n_files - 1);
-    if (!(f->name = strdup(name)))
+    if (!(f->name = strndup(name, n)))
         return false;
     c->n_fns++;
     return true;
@@ -264,16 +285,13 @@ static bool learn_program(struct cd_srccov *c, const char *text)
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) : strlen(line);
-        char *copy = strndup(line, n);
-        if (!copy)
-            return false;
+        const char *comma = memchr(line, ',', n);
         bool ok = true;
-        char *comma = strchr(copy, ',');
-        if (strncmp(copy, "SF:", 3) == 0)
-            ok = add_file(c, copy + 3);
-        else if (strncmp(copy, "FN:", 3) == 0 && c->n_files && comma)
-            ok = add_fn(c, &cap, comma + 1, (uint32_t)strtoul(copy + 3, NULL, 10));
-        free(copy);
+        if (strncmp(line, "SF:", 3) == 0)
+            ok = add_file(c, line + 3, n - 3);
+        else if (strncmp(line, "FN:", 3) == 0 && c->n_files && comma)
+            ok = add_fn(c, &cap, comma + 1, (size_t)(line + n - comma - 1),
+                        (uint32_t)strtoul(line + 3, NULL, 10));
         if (!ok)
             return false;
         line = end ? end + 1 : NULL;
@@ -447,7 +465,10 @@ static enum cd_status export_seed(char *const *argv, const char *seed_path, unsi
     }
     char *export[] = {"llvm-cov", "export", "-format=lcov", "-instr-profile", data, argv[0],
                       NULL};
-    if (run(export, NULL, NULL, text, 0) != 0 || !*text) {
+    status = run(export, NULL, NULL, text, 0);
+    if (status == -1 && errno == ENOMEM) {
+        st = cd_error_oom(err, CD_FAILED, "out of memory reading the coverage of '%s'", seed_path);
+    } else if (status != 0 || !*text) {
         free(*text);
         *text = NULL;
         st = cd_error_set(err, CD_FAILED, "llvm-cov cannot export the coverage of '%s' (is '%s' "
@@ -464,7 +485,7 @@ out:
     return st;
 }
 
-enum cd_status cd_srccov_measure_seed(const struct cd_srccov *c, char *const *argv,
+enum cd_status cd_srccov_measure_seed(struct cd_srccov *c, char *const *argv,
                                       const char *seed_path, unsigned timeout_ms,
                                       const char *work, struct cd_srccov_seed *s,
                                       struct cd_error *err)
@@ -473,7 +494,7 @@ enum cd_status cd_srccov_measure_seed(const struct cd_srccov *c, char *const *ar
     CD_FORWARD_IF_ERROR(export_seed(argv, seed_path, timeout_ms, work, &text, err));
     if (!text)
         return CD_OK;
-    bool ok = read_export(c, s, text);
+    bool ok = (c->n_files || learn_program(c, text)) && read_export(c, s, text);
     free(text);
     if (!ok)
         return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
@@ -490,30 +511,6 @@ enum cd_status cd_srccov_add(struct cd_srccov *c, struct cd_srccov_seed *s, stru
     c->seeds[c->n_seeds++] = *s;
     memset(s, 0, sizeof *s);
     return CD_OK;
-}
-
-enum cd_status cd_srccov_measure(struct cd_srccov *c, char *const *argv, const char *seed_path,
-                                 const char *sha1, uint64_t size, unsigned timeout_ms,
-                                 const char *work, struct cd_error *err)
-{
-    struct cd_srccov_seed s = {.size = size};
-    snprintf(s.sha1, sizeof s.sha1, "%s", sha1);
-    char *text;
-    CD_FORWARD_IF_ERROR(export_seed(argv, seed_path, timeout_ms, work, &text, err));
-    bool ok = true;
-    if (text) {
-        ok = (c->n_files || learn_program(c, text)) && read_export(c, &s, text);
-        s.measured = ok;
-        free(text);
-    }
-    if (!ok) {
-        seed_release(&s, c->n_files);
-        return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
-    }
-    enum cd_status st = cd_srccov_add(c, &s, err);
-    if (st != CD_OK)
-        seed_release(&s, c->n_files);
-    return st;
 }
 
 void cd_srccov_release(struct cd_srccov *c)

@@ -63,7 +63,11 @@ static void sample_result(struct cd_result *r)
     r->stats = (struct cd_result_stats){.inputs = 10, .input_bytes = 1234, .duplicates = 2,
                                         .execs = 500, .first_pass_execs = 8, .crashes = 3,
                                         .timeouts = 1, .wall_ns = 1500000000, .labels_input = 4,
+                                        .select_only_bytes = 900, .cmin_bytes = 950,
                                         .complete = false, .stopped_by = "max-execs"};
+    static struct cd_result_point course[] = {{0, 8, 4, 0, 900}, {3000, 500, 6, 2, 40}};
+    r->series = course;
+    r->n_series = 2;
 }
 
 static struct cd_manifest_skip skips[] = {{"too large", 2}, {"unreadable", 1}};
@@ -120,6 +124,11 @@ static void test_manifest_round_trip(void)
     CU_ASSERT_EQUAL(m.stats.wall_ns / 1000000, 1500);
     CU_ASSERT(!m.stats.complete);
     CU_ASSERT_STRING_EQUAL(m.stats.stopped_by, "max-execs");
+    CU_ASSERT_EQUAL(m.stats.select_only_bytes, 900);
+    CU_ASSERT_EQUAL(m.stats.cmin_bytes, 950);
+    CU_ASSERT_EQUAL_FATAL(m.n_series, 2);
+    CU_ASSERT(m.series[1].ms == 3000 && m.series[1].execs == 500 && m.series[1].labels == 6 &&
+              m.series[1].finished == 2 && m.series[1].seed_bytes == 40);
     CU_ASSERT_EQUAL(m.n_seeds, 2);
     CU_ASSERT_EQUAL(m.n_reproducers, 2);
     CU_ASSERT_EQUAL(m.n_labels, r.n_labels);
@@ -267,7 +276,8 @@ static void test_manifest_rejects_bad_numbers(void)
     } bad[] = {{"executions", "-5"},       {"executions", "NaN"},  {"executions", "1e400"},
                {"executions", "2.5"},      {"executions", "-Infinity"}, {"timeout_ms", "4294967296"},
                {"jobs", "-1"},             {"wall_time_s", "NaN"}, {"wall_time_s", "-1"},
-               {"size", "18446744073709551616"}};
+               {"size", "18446744073709551616"}, {"select_only_bytes", "-5"},
+               {"cmin_rule_bytes", "2.5"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *t = with_value(text, bad[i].key, bad[i].value);
         FILE *f = fopen(path, "w");

@@ -85,8 +85,8 @@ static void test_srccov_record_round_trip(void)
     CU_ASSERT_EQUAL_FATAL(d.n_branches, 2);
     CU_ASSERT(d.branches[1].line == 4 && d.branches[1].dir == 1);
     CU_ASSERT(s->n_brs == 1 && s->brs[0] == 1);
-    CU_ASSERT(cd_srccov_has_line(s->lines[0], s->n_lines[0], 20));
-    CU_ASSERT(!cd_srccov_has_line(s->lines[0], s->n_lines[0], 21));
+    CU_ASSERT(cd_srccov_has(s->lines[0], s->n_lines[0], 20));
+    CU_ASSERT(!cd_srccov_has(s->lines[0], s->n_lines[0], 21));
     CU_ASSERT_EQUAL(s->n_lines[1], 0);
     s = cd_srccov_find(&d, c.seeds[1].sha1);
     CU_ASSERT(s && !s->measured && s->size == 99);
