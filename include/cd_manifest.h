@@ -7,6 +7,7 @@
 #define CD_MANIFEST_H
 
 #include "cd_common.h"
+#include "cd_edge_ids.h"
 #include "cd_labels.h"
 #include "cd_result.h"
 
@@ -50,6 +51,9 @@ struct cd_manifest_info {
     const char *state_start;
     const char *state_note;
     uint64_t state_runs;
+    /* writer only: afl-clang-lto's edge IDs (NULL: none), so each coverage label names its
+       function */
+    const struct cd_edge_ids *edge_ids;
 };
 
 /* One seed or reproducer as the reader sees it. */
@@ -68,6 +72,7 @@ struct cd_manifest_label {
     char best[41];               /* sha1 of its best example */
     bool reproducer;             /* the best example is a reproducer, not a seed */
     bool finished;
+    char *function;              /* the function it is in (afl-clang-lto edge IDs), or NULL */
 };
 
 /* A parsed manifest. */

@@ -72,7 +72,7 @@ struct cli_opts {
     const char *audit_line;      /* --line FILE:N */
     bool audit_uncovered;        /* --uncovered */
     const char *audit_html;      /* --html DIR: the report */
-    const char *audit_ids;       /* --ids FILE: afl-clang-lto's AFL_LLVM_DOCUMENT_IDS file */
+    const char *ids;             /* --ids FILE (both modes): afl-clang-lto's edge ID file */
 };
 
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns

@@ -1,8 +1,8 @@
 /* The audit mode: reads a manifest (cd_manifest) and answers which seed covers what. Without a
  * question it lists every seed (size, labels covered, labels only it covers, provenance); --seed
  * lists a seed's labels, --label the seeds holding a label, --diff the labels gained and lost since
- * an older manifest; with --ids (an afl-clang-lto build's edge ID file), --seed and --label name
- * each label's function; the questions in source terms (functions, lines) are
+ * an older manifest; --seed and --label name each label's function when the manifest records it
+ * (a run given afl-clang-lto's edge ID file) or --ids gives the file; the questions in source terms (functions, lines) are
  * cli_audit_source.c's. Text by default, JSON with --json. Exit 1 when the seed or label asked
  * for is not in the manifest. */
 #include "cd_manifest.h"
@@ -20,65 +20,15 @@ static const char *label_text(uint32_t id, char *buf, size_t cap)
     return buf;
 }
 
-/* The function of each map slot, from the file afl-clang-lto writes when AFL_LLVM_DOCUMENT_IDS
- * names it (lines "ModuleID=... Function=NAME edgeID=N"): with an LTO build a map slot is one
- * edge, so a coverage label can say which function it is in. Other builds document nothing. */
-struct ids {
-    char **fn;    /* fn[slot], NULL when undocumented */
-    size_t n;
-};
-
-/* Loads path into *t; false (with a message) when it cannot be read or documents nothing. */
-static bool ids_load(struct ids *t, const char *path)
+/* The function label id is in: from the edge ID file --ids names, else from the manifest (a run
+ * given the file records it); NULL when neither says. */
+static const char *label_function(const struct cd_manifest *m, const struct cd_edge_ids *ids,
+                                  uint32_t id)
 {
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "corpus-distill: cannot read '%s': %s\n", path, strerror(errno));
-        return false;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        char *fn = strstr(line, "Function="), *edge = strstr(line, "edgeID=");
-        if (!fn || !edge)
-            continue;
-        unsigned long slot = strtoul(edge + 7, NULL, 10);
-        size_t len = strcspn(fn + 9, " \t\n");
-        if (slot >= (1ul << 24))
-            continue; /* beyond any map size */
-        if (slot >= t->n) {
-            size_t n = slot + 1 > 2 * t->n ? slot + 1 : 2 * t->n;
-            char **nf = realloc(t->fn, n * sizeof *nf);
-            if (!nf)
-                break;
-            memset(nf + t->n, 0, (n - t->n) * sizeof *nf);
-            t->fn = nf;
-            t->n = n;
-        }
-        if (!t->fn[slot])
-            t->fn[slot] = strndup(fn + 9, len);
-    }
-    free(line);
-    fclose(f);
-    if (!t->n)
-        fprintf(stderr, "corpus-distill: '%s' documents no edge (expected afl-clang-lto's "
-                "AFL_LLVM_DOCUMENT_IDS lines)\n", path);
-    return t->n > 0;
-}
-
-static void ids_release(struct ids *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->fn[i]);
-    free(t->fn);
-}
-
-/* The function of coverage label id, or NULL when t is NULL or does not document its slot. */
-static const char *ids_function(const struct ids *t, uint32_t id)
-{
-    uint32_t slot = cd_labels_slot(id);
-    return t && !cd_labels_is_outcome(id) && slot < t->n ? t->fn[slot] : NULL;
+    if (ids)
+        return cd_edge_ids_function(ids, id);
+    const struct cd_manifest_label *l = cd_manifest_find_label(m, id);
+    return l ? l->function : NULL;
 }
 
 /* For each seed, how many of its labels no other seed covers. Returns an owned array. */
@@ -171,7 +121,7 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
     return CLI_EXIT_OK;
 }
 
-static int audit_seed(const struct cd_manifest *m, const char *sha1, const struct ids *ids,
+static int audit_seed(const struct cd_manifest *m, const char *sha1, const struct cd_edge_ids *ids,
                       bool as_json)
 {
     const struct cd_manifest_example *s = cd_manifest_find_seed(m, sha1);
@@ -188,16 +138,18 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
         json_object_object_add(j, "origin", json_object_new_string(s->origin));
         json_object_object_add(j, "labels", json_labels(&s->labels));
         json_object_object_add(j, "best", json_labels(&s->best));
-        if (ids) {
-            json_object *fns = json_object_new_object();
-            char t[64];
-            for (size_t i = 0; i < s->labels.n; i++)
-                if (ids_function(ids, s->labels.v[i]))
-                    json_object_object_add(fns, label_text(s->labels.v[i], t, sizeof t),
-                                           json_object_new_string(
-                                               ids_function(ids, s->labels.v[i])));
-            json_object_object_add(j, "functions", fns);
+        json_object *fns = json_object_new_object();
+        char t[64];
+        for (size_t i = 0; i < s->labels.n; i++) {
+            const char *fn = label_function(m, ids, s->labels.v[i]);
+            if (fn)
+                json_object_object_add(fns, label_text(s->labels.v[i], t, sizeof t),
+                                       json_object_new_string(fn));
         }
+        if (ids || json_object_object_length(fns))
+            json_object_object_add(j, "functions", fns);
+        else
+            json_object_put(fns);
         print_json(j);
         return CLI_EXIT_OK;
     }
@@ -207,7 +159,7 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
     printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
     char t[64];
     for (size_t i = 0; i < s->labels.n; i++) {
-        const char *fn = ids_function(ids, s->labels.v[i]);
+        const char *fn = label_function(m, ids, s->labels.v[i]);
         printf("  %s%s%s%s\n", label_text(s->labels.v[i], t, sizeof t),
                cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "", fn ? " in " : "",
                fn ? fn : "");
@@ -215,7 +167,7 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
     return CLI_EXIT_OK;
 }
 
-static int audit_label(const struct cd_manifest *m, const char *text, const struct ids *ids,
+static int audit_label(const struct cd_manifest *m, const char *text, const struct cd_edge_ids *ids,
                        bool as_json)
 {
     uint32_t id;
@@ -237,13 +189,14 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
         json_object_object_add(j, "in", json_object_new_string(l->reproducer ? "reproducers"
                                                                               : "seeds"));
         json_object_object_add(j, "finished", json_object_new_boolean(l->finished));
-        if (ids_function(ids, id))
-            json_object_object_add(j, "function", json_object_new_string(ids_function(ids, id)));
+        if (label_function(m, ids, id))
+            json_object_object_add(j, "function",
+                                   json_object_new_string(label_function(m, ids, id)));
     } else {
         printf("label %s: best example %s (%s, %s)\n", t, l->best,
                l->reproducer ? "a reproducer" : "a seed", l->finished ? "finished" : "not finished");
-        if (ids_function(ids, id))
-            printf("in function %s\n", ids_function(ids, id));
+        if (label_function(m, ids, id))
+            printf("in function %s\n", label_function(m, ids, id));
         printf("covered by:\n");
     }
     const struct cd_manifest_example *lists[2] = {m->seeds, m->reproducers};
@@ -330,15 +283,11 @@ int cli_audit(const struct cli_opts *o)
         fprintf(stderr, "corpus-distill: %s\n", err.msg);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
-    struct ids ids_table;
-    const struct ids *ids = NULL;
-    if (o->audit_ids) {
-        if (!ids_load(&ids_table, o->audit_ids)) {
-            ids_release(&ids_table);
-            cd_manifest_release(&m);
-            return CLI_EXIT_INPUT;
-        }
-        ids = &ids_table;
+    struct cd_edge_ids *ids = NULL;
+    if (o->ids && cd_edge_ids_load(o->ids, &ids, &err) != CD_OK) {
+        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        cd_manifest_release(&m);
+        return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     int code;
     if (o->audit_coverage || o->audit_function || o->audit_line || o->audit_uncovered ||
@@ -352,8 +301,7 @@ int cli_audit(const struct cli_opts *o)
         code = audit_diff(&m, o->audit_manifest, o->audit_diff, o->audit_json);
     else
         code = audit_overview(&m, o->audit_json);
-    if (ids)
-        ids_release(&ids_table);
+    cd_edge_ids_free(ids);
     cd_manifest_release(&m);
     return code;
 }

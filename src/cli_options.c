@@ -12,7 +12,7 @@
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS,
-    OPT_EDGES, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
+    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
@@ -62,8 +62,9 @@ static const struct cli_option options[] = {
     {'q', "quiet", NULL, "-q, --quiet", "print errors only", OPT_QUIET},
     {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
      OPT_VERBOSE},
-    {0, "json-summary", NULL, "--json-summary", "final summary as JSON on stdout",
-     OPT_JSON_SUMMARY},
+    {0, "ids", "FILE", "--ids F, --json-summary",
+     "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
+    {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
     {'h', "help", NULL, "-h, --help", "this help; -V, --version: the version", OPT_HELP},
     {'V', "version", NULL, NULL, NULL, OPT_VERSION},
 };
@@ -218,6 +219,7 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
             goto bad;
         break;
     case OPT_EDGES: o->edges_only = true; break;
+    case OPT_IDS: o->ids = val; break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;
     case OPT_ALL_BEST: o->all_best = true; break;
     case OPT_MAX_SIZE:
@@ -269,7 +271,7 @@ static const struct {
     {"--line", offsetof(struct cli_opts, audit_line), true},
     {"--coverage", offsetof(struct cli_opts, audit_coverage), false},
     {"--html", offsetof(struct cli_opts, audit_html), false},
-    {"--ids", offsetof(struct cli_opts, audit_ids), false},
+    {"--ids", offsetof(struct cli_opts, ids), false},
 };
 
 /* Whether o asks a question already; when it does, prints the usage error. */

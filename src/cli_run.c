@@ -124,6 +124,7 @@ struct run_state {
     char *replaced;                 /* where a directory --force replaced was moved, or NULL */
     struct cd_emit_lock lock;       /* held from the first check of the output to the end */
     struct cli_state state;         /* the state file: how the run started, where it is saved */
+    struct cd_edge_ids *edge_ids;   /* --ids or AFL_LLVM_DOCUMENT_IDS: labels name functions */
     uint8_t *state_buf;             /* the final state, written once the output is */
     size_t state_len;
 };
@@ -346,6 +347,7 @@ static int write_output(struct run_state *s)
     info.state_start = s->state.start;
     info.state_note = s->state.note[0] ? s->state.note : NULL;
     info.state_runs = s->state.runs + 1;
+    info.edge_ids = s->edge_ids;
     enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
         st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
@@ -422,6 +424,24 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
     enum cd_status st = cd_distill_ingest_table(s->d, old, err);
     cd_table_free(old);
     return st;
+}
+
+/* Loads afl-clang-lto's edge ID file: --ids, else AFL_LLVM_DOCUMENT_IDS (the variable that had
+ * afl-clang-lto write it, often still set where the target was built). Returns an exit code: a
+ * file --ids names must load, one the variable names only earns a warning. */
+static int load_edge_ids(struct run_state *s)
+{
+    const char *env = getenv("AFL_LLVM_DOCUMENT_IDS");
+    const char *path = s->o->ids ? s->o->ids : env && *env ? env : NULL;
+    struct cd_error err;
+    if (!path || cd_edge_ids_load(path, &s->edge_ids, &err) == CD_OK)
+        return CLI_EXIT_OK;
+    if (s->o->ids)
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
+    if (s->o->verbosity >= 0)
+        fprintf(stderr, "corpus-distill: warning: AFL_LLVM_DOCUMENT_IDS: %s; labels will not "
+                        "name functions\n", err.msg);
+    return CLI_EXIT_OK;
 }
 
 /* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */
@@ -573,7 +593,9 @@ int cli_run(const struct cli_opts *o)
     s.progress = cli_progress_new(o->verbosity);
     fill_exec_opts(&s);
     cli_target_sha1(o->target_argv[0], s.state.target_sha1);
-    code = distill(&s);
+    code = load_edge_ids(&s);
+    if (code == CLI_EXIT_OK)
+        code = distill(&s);
     if (code != CLI_EXIT_OK)
         goto out;
     encode_state(&s);
@@ -610,6 +632,7 @@ out:
     free(s.replaced);
     free(s.state_buf);
     cli_state_release(&s.state);
+    cd_edge_ids_free(s.edge_ids);
     cd_emit_unlock(&s.lock);
     return code;
 }

@@ -18,7 +18,8 @@
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
  *                    "settings changed"|"unreadable", note: null|text, runs}
- *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished}, ...}
+ *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished,
+ *                    function (only when afl-clang-lto's edge IDs were given)}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
@@ -229,6 +230,9 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
         put(e, "best", json_object_new_string(ex->sha1));
         put(e, "in", json_object_new_string(ex->reproducer ? "reproducers" : "seeds"));
         put(e, "finished", json_object_new_boolean(l->finished));
+        const char *fn = cd_edge_ids_function(info->edge_ids, l->id);
+        if (fn)
+            put(e, "function", jstr(fn));
         put(o, text, e);
     }
     put(root, "labels", o);
@@ -481,6 +485,16 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         l->reproducer = in && strcmp(json_object_get_string(in), "reproducers") == 0;
         json_object *fin = get(rd, val, "finished", json_type_boolean);
         l->finished = fin && json_object_get_boolean(fin);
+        json_object *fn = NULL; /* optional: only with edge IDs */
+        if (json_object_object_get_ex(val, "function", &fn)) {
+            l->function = json_object_is_type(fn, json_type_string)
+                              ? strdup(json_object_get_string(fn)) : NULL;
+            if (!l->function) {
+                rd->bad = true;
+                snprintf(rd->what, sizeof rd->what, "label '%s': bad function",
+                         cd_shown(key, rd->q, sizeof rd->q));
+            }
+        }
     }
     if (!rd->bad)
         qsort(m->labels, m->n_labels, sizeof *m->labels, cmp_label);
@@ -754,6 +768,8 @@ void cd_manifest_release(struct cd_manifest *m)
     free(m->info.crashes_dir);
     free_examples(m->seeds, m->n_seeds);
     free_examples(m->reproducers, m->n_reproducers);
+    for (size_t i = 0; i < m->n_labels; i++)
+        free(m->labels[i].function);
     free(m->labels);
     free(m->series);
     memset(m, 0, sizeof *m);

@@ -39,8 +39,8 @@ static void test_cli_distill_options(void)
     CU_ASSERT_FATAL(PARSE(&o, "-t", "500", "-m", "64", "-j", "2", "--no-bind", "--seed", "7",
                           "--order", "uniform", "--max-time", "2h", "--max-execs", "1000", "-e",
                           "--max-input-size", "2M", "--seen-mem", "64k", "--checkpoint", "10m",
-                          "-q", "--json-summary", "--tar", "--force", "a", "b.tar.zst", "-o",
-                          "out", "--", "./target", "-x", "@@"));
+                          "-q", "--json-summary", "--tar", "--force", "--ids", "ids.txt", "a",
+                          "b.tar.zst", "-o", "out", "--", "./target", "-x", "@@"));
     CU_ASSERT_EQUAL(o.mode, CLI_MODE_DISTILL);
     CU_ASSERT_EQUAL(o.timeout_ms, 500);
     CU_ASSERT_EQUAL(o.mem_limit_mb, 64);
@@ -53,6 +53,7 @@ static void test_cli_distill_options(void)
     CU_ASSERT_EQUAL(o.max_input_size, 2u << 20);
     CU_ASSERT_EQUAL(o.seen_mem, 64u << 10);
     CU_ASSERT_EQUAL(o.checkpoint_s, 600);
+    CU_ASSERT_STRING_EQUAL(o.ids, "ids.txt");
     CU_ASSERT_EQUAL(o.verbosity, -1);
     CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
     CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
@@ -149,7 +150,7 @@ static void test_cli_audit_forms(void)
     CU_ASSERT(!PARSE(&o, "audit", "m.json", "-j", "0"));
     free(o.inputs);
     CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--ids", "ids.txt", "--label", "000001:1"));
-    CU_ASSERT_STRING_EQUAL(o.audit_ids, "ids.txt");
+    CU_ASSERT_STRING_EQUAL(o.ids, "ids.txt");
     free(o.inputs);
     CU_ASSERT_FATAL(PARSE(&o, "audit", "m.json", "--html", "r", "--coverage", "c"));
     CU_ASSERT_STRING_EQUAL(o.audit_html, "r");

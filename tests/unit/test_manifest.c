@@ -159,6 +159,52 @@ static void test_manifest_round_trip(void)
     cd_test_rmdir(dir);
 }
 
+/* With afl-clang-lto's edge IDs, each coverage label the file documents names its function, and
+ * the reader gives it back; undocumented slots and outcome labels name none. */
+static void test_manifest_label_functions(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json"), *ids_path = path_in(dir, "ids");
+    FILE *f = fopen(ids_path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("ModuleID=1 Function=f_one edgeID=1\nModuleID=1 Function=f_far edgeID=65535\n"
+          "ModuleID=1 Function=f_later edgeID=1\nnot a line of the file\n", f);
+    fclose(f);
+    struct cd_edge_ids *ids = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_edge_ids_load(ids_path, &ids, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_edge_ids_count(ids), 2);
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_manifest_info info = sample_info();
+    info.edge_ids = ids;
+    sample_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    const char *want[][2] = {{"000001:1", "f_one"}, {"065535:8", "f_far"}, {"000002:3", NULL},
+                             {"crash:SIGSEGV", NULL}, {"timeout", NULL}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        uint32_t id;
+        CU_ASSERT_FATAL(cd_labels_parse(want[i][0], &id));
+        const struct cd_manifest_label *l = cd_manifest_find_label(&m, id);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+        CU_ASSERT(want[i][1] ? l->function && strcmp(l->function, want[i][1]) == 0
+                             : l->function == NULL);
+    }
+    cd_manifest_release(&m);
+    cd_edge_ids_free(ids);
+    /* a file that documents no edge is refused, naming it */
+    f = fopen(ids_path, "w");
+    fputs("nothing here\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_edge_ids_load(ids_path, &ids, &err), CD_FAILED);
+    CU_ASSERT_PTR_NULL(ids);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "documents no edge"));
+    free_result(&r);
+    free(path);
+    free(ids_path);
+    cd_test_rmdir(dir);
+}
+
 static void test_manifest_label_map_consistent(void)
 {
     char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
@@ -415,6 +461,7 @@ int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_manifest_round_trip", test_manifest_round_trip},
+        {"test_manifest_label_functions", test_manifest_label_functions},
         {"test_manifest_label_map_consistent", test_manifest_label_map_consistent},
         {"test_manifest_rejects_bad_files", test_manifest_rejects_bad_files},
         {"test_manifest_rejects_bad_numbers", test_manifest_rejects_bad_numbers},
