@@ -29,7 +29,7 @@
  *   input too (bounded by the size limit).
  * - "-": an archive read from stdin, provenance "-:dir/a"; stdin that is not an archive is reported
  *   as a bad archive (its bytes are consumed by the probe and cannot be re-read). With
- *   archives_as_raw, "-" is all of stdin as one input named "-".
+ *   archives_as_raw, "-" is all of stdin as one input named "-", read like a FIFO operand.
  * Memory: one input is held at a time, in one buffer that grows up to max_input_size + 1 bytes; an
  * archive entry is read as a stream and abandoned at that size whatever its header claims. A
  * compressed archive file, and an archive on stdin, is decompressed by one helper thread running
@@ -126,7 +126,8 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
  *   device is read to its end as one input, and skipped with a WARN when nothing comes for
  *   stream_idle_ms, or at once when stop is set or the deadline passes;
  * - DONE at the end (at once for no operands or only empty directories); later calls return DONE;
- * - FAILED on an unrecoverable error (out of memory); the reader should then be freed.
+ * - FATAL when out of memory part-way through an operand: the reader is unusable (every later
+ *   call returns FATAL again) and should be freed.
  * An empty input set is not an error here: the caller decides. */
 enum cd_status cd_ingest_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err);
 

@@ -31,11 +31,26 @@ static int (*const formats[])(struct archive *) = {
     archive_read_support_format_zip,
 };
 
+/* An archive being read. */
+struct ing_archive {
+    struct archive *ar;          /* the reader; NULL once damage has ended the archive */
+    int fd;                      /* its descriptor, or -1 (stdin is not ours to close) */
+    struct ing_pipe *pipe;       /* the decompression thread feeding ar, or NULL */
+    struct archive_entry *entry; /* the header the probe read, owned by ar */
+    bool header_ready;           /* the probe already read the first header */
+    unsigned retries;            /* consecutive ARCHIVE_RETRY headers */
+    char *last;                  /* escaped name of the last entry read, for messages */
+    size_t last_cap;
+    bool claimed;                /* the operand is an archive (perhaps an empty one on stdin) */
+};
+
+static void archive_close(void *state);
+
 /* The cause of a reader's failure: the decompression thread's own, when it ended the stream (the
  * reader would only see a truncated archive), else libarchive's. */
-static const char *ar_msg(const struct cd_ingest *ing, struct archive *a)
+static const char *ar_msg(const struct ing_archive *x, struct archive *a)
 {
-    const char *m = ing_pipe_error(ing->ar_pipe);
+    const char *m = ing_pipe_error(x->pipe);
     if (m)
         return m;
     m = archive_error_string(a);
@@ -48,10 +63,10 @@ static const char *operand(const struct cd_ingest *ing)
 }
 
 /* Remembers the escaped name of the entry just read, for later messages. */
-static enum cd_status set_last(struct cd_ingest *ing, const char *entry, struct cd_error *err)
+static enum cd_status set_last(struct ing_archive *x, const char *entry, struct cd_error *err)
 {
     size_t len = 0;
-    if (ing_escape_append(&ing->ar_last, &ing->ar_last_cap, &len, entry) != 0)
+    if (ing_escape_append(&x->last, &x->last_cap, &len, entry) != 0)
         return cd_error_oom(err, CD_FAILED, "out of memory");
     return CD_OK;
 }
@@ -75,11 +90,11 @@ static int probe(int fd, bool iso, struct archive **out, struct archive_entry **
 }
 
 /* Reopens the archive file at fd, which the probe found to be compressed, with decompression in a
- * thread ahead of the reader, replacing *a and setting ing->ar_pipe. Returns the status of the
- * new reader's first header; when the thread cannot be started, returns ARCHIVE_FATAL with *a
+ * thread ahead of the reader, replacing *a and setting *pipe_out. Returns the status of the new
+ * reader's first header; when the thread cannot be started, returns ARCHIVE_FATAL with *a
  * unchanged and carrying the message. */
-static int pipelined(struct cd_ingest *ing, int fd, struct archive **a,
-                     struct archive_entry **entry)
+static int pipelined(const struct cd_ingest *ing, int fd, struct archive **a,
+                     struct archive_entry **entry, struct ing_pipe **pipe_out)
 {
     struct archive *b = NULL;
     struct ing_pipe *pipe = NULL;
@@ -96,7 +111,7 @@ static int pipelined(struct cd_ingest *ing, int fd, struct archive **a,
     r = archive_read_next_header(b, entry);
     archive_read_free(*a);
     *a = b;
-    ing->ar_pipe = pipe;
+    *pipe_out = pipe;
     return r;
 }
 
@@ -129,16 +144,33 @@ static int probe_with(int fd, bool iso, bool filters, struct archive **out,
     return r;
 }
 
+/* Ends the archive after damage, or at its close: the reader, then the thread that feeds it. */
+static void end_reader(struct ing_archive *x)
+{
+    if (x->ar)
+        archive_read_free(x->ar);
+    x->ar = NULL;
+    x->entry = NULL;
+    x->header_ready = false;
+    ing_pipe_free(x->pipe);
+    x->pipe = NULL;
+}
+
 static enum cd_status unreadable(struct cd_ingest *ing, struct cd_error *err)
 {
     ing_skip(ing, CD_SKIP_UNREADABLE);
     return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
 }
 
-enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err)
+/* Probes the file at fd (or stdin when fd is -1) for an archive. OK with x->claimed when it is
+ * one: x->ar is the reader on its first header, or NULL for an empty archive on stdin. OK without
+ * x->claimed for a file that is no archive or one without entries (fd rewound, to be read raw).
+ * WARN for a damaged archive, stdin holding none, or a file that cannot be rewound; FAILED when
+ * out of memory or stdin's decompression thread cannot start. */
+static enum cd_status probe_archive(struct cd_ingest *ing, struct ing_archive *x, int fd,
+                                    struct cd_error *err)
 {
     bool is_stdin = fd < 0;
-    enum cd_status st;
     struct archive *a = NULL;
     struct archive_entry *entry = NULL;
     int r;
@@ -146,7 +178,7 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
         /* Stdin cannot be read twice: decompress it in a thread from the start (an uncompressed
          * stream passes through), and probe the formats on what comes out. */
         r = probe_with(-1, false, false, &a, &entry);
-        int e = a ? ing_pipe_open(&ing->ar_pipe, a, STDIN_FILENO, &ing->opts) : 0;
+        int e = a ? ing_pipe_open(&x->pipe, a, STDIN_FILENO, &ing->opts) : 0;
         if (e) {
             archive_read_free(a);
             return e == ENOMEM ? cd_error_oom(err, CD_FAILED, "out of memory")
@@ -170,69 +202,82 @@ enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *
     }
     if (!a)
         return cd_error_oom(err, CD_FAILED, "out of memory");
-    if (none && is_stdin && r == ARCHIVE_EOF) { /* an empty archive on stdin */
-        ing->stats.archives++;
-        st = ING_AGAIN;
-        goto out_pipe;
-    }
     if (none && !is_stdin) {
-        st = lseek(fd, 0, SEEK_SET) == 0 ? ING_NOT_ARCHIVE : unreadable(ing, err);
-        goto out;
+        archive_read_free(a);
+        return lseek(fd, 0, SEEK_SET) == 0 ? CD_OK : unreadable(ing, err);
     }
     if (r >= ARCHIVE_WARN && !is_stdin && archive_filter_count(a) > 1 &&
         archive_format(a) != ARCHIVE_FORMAT_ISO9660) {
         /* A compressed archive: start again with decompression in its own thread, which also
          * bounds what the filters may produce (an entry in a compressed stream is skipped by
          * decompressing it, which the reader itself could not stop). */
-        r = pipelined(ing, fd, &a, &entry);
-        if (r == ARCHIVE_EOF) { /* cannot happen after the probe saw an entry; be safe */
-            ing->stats.archives++;
-            st = ING_AGAIN;
-            goto out_pipe;
-        }
+        r = pipelined(ing, fd, &a, &entry, &x->pipe);
+    }
+    if (r == ARCHIVE_EOF) { /* an empty archive on stdin (after the probe's entry: be safe) */
+        ing->stats.archives++;
+        x->claimed = true;
+        archive_read_free(a); /* the reader before the thread that feeds it, in archive_close */
+        return CD_OK;
     }
     if (r < ARCHIVE_WARN) {
         ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
-        st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name, ar_msg(ing, a));
-        goto out_pipe;
+        enum cd_status st = cd_error_set(err, CD_WARN, "bad archive '%s': %s", ing->name,
+                                         ar_msg(x, a));
+        archive_read_free(a);
+        return st;
     }
     ing->stats.archives++;
-    ing->ar = a;
-    ing->ar_fd = is_stdin ? -1 : fd;
-    ing->ar_entry = entry;
-    ing->ar_header_ready = true;
-    ing->ar_retries = 0;
-    ing->state = ING_ARCHIVE;
-    if (ing->ar_last)
-        ing->ar_last[0] = '\0';
+    x->claimed = true;
+    x->ar = a;
+    x->entry = entry;
+    x->header_ready = true;
     return CD_OK;
-out_pipe:
-    archive_read_free(a); /* the reader before the thread that feeds it */
-    a = NULL;
-    ing_pipe_free(ing->ar_pipe);
-    ing->ar_pipe = NULL;
-out:
-    archive_read_free(a);
+}
+
+/* Claims a regular file or stdin that holds an archive, unless archives are read raw. A file
+ * without one is declined (rewound for the file source); stdin, which cannot be read twice, is
+ * a bad archive then. */
+static enum cd_status archive_open(struct cd_ingest *ing, struct ing_operand *op, void **state,
+                                   struct cd_error *err)
+{
+    *state = NULL;
+    if (ing->opts.archives_as_raw || (!op->is_stdin && !S_ISREG(op->sb.st_mode)))
+        return CD_OK;
+    struct ing_archive *x = calloc(1, sizeof *x);
+    if (!x)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    x->fd = -1;
+    int fd = op->is_stdin ? -1 : op->fd;
+    enum cd_status st = probe_archive(ing, x, fd, err);
+    if (st == CD_OK && x->claimed) {
+        if (x->ar && !op->is_stdin) {
+            x->fd = fd; /* the archive reader owns it now */
+            op->fd = -1;
+        }
+        *state = x;
+        return CD_OK;
+    }
+    archive_close(x);
     return st;
 }
 
 /* Reads the entry's data into the buffer, stopping at limit + 1 bytes. Returns OK with *len set,
  * or WARN (too large, or a bad entry: the archive is closed if the damage is fatal). */
-static enum cd_status read_entry(struct cd_ingest *ing, struct archive_entry *e, size_t *len,
-                                 struct cd_error *err)
+static enum cd_status read_entry(struct cd_ingest *ing, struct ing_archive *x,
+                                 struct archive_entry *e, size_t *len, struct cd_error *err)
 {
     size_t n = 0;
     for (;;) {
         if (n == ing->buf_cap && ing_buf_reserve(ing, n + 1) != 0)
             return cd_error_oom(err, CD_FAILED, "out of memory");
-        la_ssize_t got = archive_read_data(ing->ar, ing->buf + n, ing->buf_cap - n);
+        la_ssize_t got = archive_read_data(x->ar, ing->buf + n, ing->buf_cap - n);
         if (got == 0)
             break;
         if (got < 0) {
             ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
-            cd_error_set(err, CD_WARN, "bad entry '%s': %s", ing->name, ar_msg(ing, ing->ar));
+            cd_error_set(err, CD_WARN, "bad entry '%s': %s", ing->name, ar_msg(x, x->ar));
             if (got <= ARCHIVE_FATAL)
-                ing_archive_close(ing);
+                end_reader(x);
             return CD_WARN;
         }
         n += (size_t)got;
@@ -251,32 +296,32 @@ static enum cd_status read_entry(struct cd_ingest *ing, struct archive_entry *e,
 }
 
 /* Reads the next header; returns OK with *e set, DONE at the end, or WARN for damage. */
-static enum cd_status next_header(struct cd_ingest *ing, struct archive_entry **e,
-                                  struct cd_error *err)
+static enum cd_status next_header(struct cd_ingest *ing, struct ing_archive *x,
+                                  struct archive_entry **e, struct cd_error *err)
 {
-    if (ing->ar_header_ready) {
-        ing->ar_header_ready = false;
-        *e = ing->ar_entry;
+    if (x->header_ready) {
+        x->header_ready = false;
+        *e = x->entry;
         return CD_OK;
     }
-    int r = archive_read_next_header(ing->ar, e);
+    int r = archive_read_next_header(x->ar, e);
     if (r == ARCHIVE_EOF)
         return CD_DONE;
     if (r >= ARCHIVE_WARN) {
-        ing->ar_retries = 0;
+        x->retries = 0;
         return CD_OK;
     }
     ing_skip(ing, CD_SKIP_BAD_ARCHIVE);
-    const char *last = ing->ar_last && ing->ar_last[0] ? ing->ar_last : NULL;
+    const char *last = x->last && x->last[0] ? x->last : NULL;
     CD_FORWARD_IF_ERROR(ing_name_set(ing, operand(ing), NULL, NULL, err));
-    if (r == ARCHIVE_RETRY && ++ing->ar_retries <= ING_AR_MAX_RETRIES)
+    if (r == ARCHIVE_RETRY && ++x->retries <= ING_AR_MAX_RETRIES)
         return cd_error_set(err, CD_WARN, "bad entry in '%s'%s%s%s: %s", ing->name,
                             last ? " after '" : "", last ? last : "", last ? "'" : "",
-                            ar_msg(ing, ing->ar));
+                            ar_msg(x, x->ar));
     cd_error_set(err, CD_WARN, "bad archive '%s'%s%s%s: %s", ing->name,
                  last ? " after entry '" : "", last ? last : "", last ? "'" : "",
-                 ar_msg(ing, ing->ar));
-    ing_archive_close(ing);
+                 ar_msg(x, x->ar));
+    end_reader(x);
     return CD_WARN;
 }
 
@@ -295,15 +340,17 @@ static const char *entry_name(struct archive_entry *e)
     return utf8 ? utf8 : raw ? raw : "(unnamed)";
 }
 
-enum cd_status ing_archive_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err)
+static enum cd_status archive_next(struct cd_ingest *ing, void *state, struct cd_input *in,
+                                   struct cd_error *err)
 {
-    while (ing->ar) {
+    struct ing_archive *x = state;
+    while (x->ar) {
         struct archive_entry *e = NULL;
-        enum cd_status st = next_header(ing, &e, err);
+        enum cd_status st = next_header(ing, x, &e, err);
         if (st != CD_OK)
             return st;
         const char *path = entry_name(e);
-        CD_FORWARD_IF_ERROR(set_last(ing, path, err));
+        CD_FORWARD_IF_ERROR(set_last(x, path, err));
         mode_t type = archive_entry_filetype(e);
         if (type == AE_IFDIR)
             continue; /* structure, not an item */
@@ -317,30 +364,27 @@ enum cd_status ing_archive_next(struct cd_ingest *ing, struct cd_input *in, stru
         }
         CD_FORWARD_IF_ERROR(ing_name_set(ing, operand(ing), ":", path, err));
         size_t len = 0;
-        st = read_entry(ing, e, &len, err);
+        st = read_entry(ing, x, e, &len, err);
         if (st != CD_OK)
             return st;
         st = ing_emit(ing, len, in);
-        if (st != ING_AGAIN)
+        if (st != CD_DONE)
             return st;
     }
     return CD_DONE;
 }
 
-void ing_archive_close(struct cd_ingest *ing)
+static void archive_close(void *state)
 {
-    if (ing->ar) {
-        archive_read_free(ing->ar);
-        ing->ar = NULL;
-    }
-    ing_pipe_free(ing->ar_pipe); /* after the reader it feeds */
-    ing->ar_pipe = NULL;
-    if (ing->ar_fd >= 0) {
-        close(ing->ar_fd);
-        ing->ar_fd = -1;
-    }
-    ing->ar_entry = NULL;
-    ing->ar_header_ready = false;
-    if (ing->state == ING_ARCHIVE)
-        ing->state = ING_IDLE;
+    struct ing_archive *x = state;
+    if (!x)
+        return;
+    end_reader(x);
+    if (x->fd >= 0)
+        close(x->fd);
+    free(x->last);
+    free(x);
 }
+
+const struct ing_source ing_source_archive = {"archive", archive_open, archive_next,
+                                              archive_close};

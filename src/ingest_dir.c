@@ -204,10 +204,15 @@ out:
     return e;
 }
 
-enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_error *err)
+/* Claims a directory operand and reads its first level. */
+static enum cd_status dir_open(struct cd_ingest *ing, struct ing_operand *op, void **state,
+                               struct cd_error *err)
 {
+    *state = NULL;
+    if (op->is_stdin || !S_ISDIR(op->sb.st_mode))
+        return CD_OK;
     struct ing_dir *d = calloc(1, sizeof *d);
-    if (!d || path_set(d, 0, path) != 0) {
+    if (!d || path_set(d, 0, op->path) != 0) {
         free(d);
         return cd_error_oom(err, CD_FAILED, "out of memory");
     }
@@ -223,12 +228,12 @@ enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_e
         ing_skip(ing, CD_SKIP_UNREADABLE);
         return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(e));
     }
-    ing->dir = d;
-    ing->state = ING_DIR;
+    *state = d;
     return CD_OK;
 }
 
-/* Reads the regular file at d->path (named in ing->name) as one input. */
+/* Reads the regular file at d->path (named in ing->name) as one input: OK, WARN, FAILED, or DONE
+ * when it yields nothing (empty and skipped, or no longer a regular file). */
 static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct cd_input *in,
                                 struct cd_error *err)
 {
@@ -237,7 +242,7 @@ static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct
     if (fd < 0) {
         if (errno == ELOOP) { /* replaced by a symlink since readdir */
             ing_skip(ing, CD_SKIP_NOT_REGULAR);
-            return ING_AGAIN;
+            return CD_DONE;
         }
         ing_skip(ing, CD_SKIP_UNREADABLE);
         return cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
@@ -249,7 +254,7 @@ static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct
         st = cd_error_sys(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(errno));
     } else if (!S_ISREG(sb.st_mode)) {
         ing_skip(ing, CD_SKIP_NOT_REGULAR);
-        st = ING_AGAIN;
+        st = CD_DONE;
     } else {
         st = ing_read_fd(ing, fd, (long long)sb.st_size, in, err);
     }
@@ -274,10 +279,11 @@ static int entry_type(const struct ing_dir *d, unsigned char type, int *e)
     return DT_LNK; /* anything else is skipped alike */
 }
 
-enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err)
+static enum cd_status dir_next(struct cd_ingest *ing, void *state, struct cd_input *in,
+                               struct cd_error *err)
 {
-    struct ing_dir *d = ing->dir;
-    while (d && d->depth > 0) {
+    struct ing_dir *d = state;
+    while (d->depth > 0) {
         struct dir_level *top = &d->lv[d->depth - 1];
         if (top->i == top->n) {
             level_release(top);
@@ -317,15 +323,15 @@ enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct c
             continue;
         }
         enum cd_status st = read_file(ing, d, in, err);
-        if (st != ING_AGAIN)
+        if (st != CD_DONE)
             return st;
     }
     return CD_DONE;
 }
 
-void ing_dir_close(struct cd_ingest *ing)
+static void dir_close(void *state)
 {
-    struct ing_dir *d = ing->dir;
+    struct ing_dir *d = state;
     if (!d)
         return;
     for (size_t k = 0; k < d->depth; k++)
@@ -333,7 +339,6 @@ void ing_dir_close(struct cd_ingest *ing)
     free(d->lv);
     free(d->path);
     free(d);
-    ing->dir = NULL;
-    if (ing->state == ING_DIR)
-        ing->state = ING_IDLE;
 }
+
+const struct ing_source ing_source_dir = {"directory", dir_open, dir_next, dir_close};

@@ -1,47 +1,62 @@
-/* Shared state of the ingest module's three files: ingest.c walks the operands and reads plain
- * files, ingest_dir.c walks directories, ingest_archive.c streams archive entries through
- * libarchive. Nothing outside src/ingest*.c includes this. */
+/* What the ingest module's files share. ingest.c walks the operands and hands each to the first
+ * source that claims it, from one table: a source is a kind of operand (a directory, an archive,
+ * a FIFO or device, a plain file) behind {open, next, close}, with its state its own, as
+ * libarchive registers its formats. ingest_common.c holds the helpers every source uses (the one
+ * input buffer, its name, the counters); it calls nothing else in the module. Nothing outside
+ * src/ingest*.c includes this. */
 #ifndef CD_INGEST_INTERNAL_H
 #define CD_INGEST_INTERNAL_H
 
 #include "cd_ingest.h"
 
-struct archive;
-struct archive_entry;
-struct ing_dir;
-struct ing_pipe;
+#include <sys/stat.h>
 
-/* Internal status of a step that may have nothing to return: go on to the next item. */
-#define ING_AGAIN ((enum cd_status)100)
-/* Internal status of the archive probe: the file is not an archive, read it raw. */
-#define ING_NOT_ARCHIVE ((enum cd_status)101)
+struct ing_source;
 
-enum ing_state { ING_IDLE, ING_DIR, ING_ARCHIVE };
+/* The input buffer's first size. */
+#define ING_BUF_MIN ((size_t)64 << 10)
 
 struct cd_ingest {
     struct cd_ingest_opts opts;
     size_t limit;                /* max_input_size, resolved */
     size_t next_operand;         /* the next operand to start */
     size_t cur;                  /* the operand being read */
-    enum ing_state state;
+    const struct ing_source *src; /* the source reading it, or NULL between operands */
+    void *src_state;             /* what src->open made */
+    bool dead;                   /* a FATAL was returned: every later call returns it again */
 
     uint8_t *buf;                /* the one input held: grows up to limit + 1 bytes */
     size_t buf_cap;
     char *name;                  /* the current provenance name, escaped */
     size_t name_cap;
 
-    struct ing_dir *dir;         /* ING_DIR: the walk */
-    struct archive *ar;          /* ING_ARCHIVE: the reader */
-    int ar_fd;                   /* its descriptor, or -1 (stdin is not ours to close) */
-    struct ing_pipe *ar_pipe;    /* the decompression thread feeding ar, or NULL */
-    struct archive_entry *ar_entry; /* the header the probe read, owned by ar */
-    bool ar_header_ready;        /* the probe already read the first header */
-    unsigned ar_retries;         /* consecutive ARCHIVE_RETRY headers */
-    char *ar_last;               /* escaped name of the last entry read, for messages */
-    size_t ar_last_cap;
-
     struct cd_ingest_stats stats;
 };
+
+/* An operand as the walk found it, offered to each source in turn. */
+struct ing_operand {
+    const char *path;            /* as given; "-" is stdin */
+    int fd;                      /* open on it (O_NONBLOCK), stdin's for "-"; a source that keeps
+                                    it sets this to -1, else the walk closes it after open */
+    struct stat sb;              /* fstat of fd; zeroed for "-" */
+    bool is_stdin;
+};
+
+/* A kind of operand. open claims the operand and starts reading it: OK with *state set, OK with
+ * *state NULL when the operand is not of this kind (the next source is asked), WARN when it is
+ * but cannot be read (counted, err names it), FAILED when out of memory. next returns OK with
+ * *in filled, WARN for a skipped item (the source goes on), FAILED, or DONE at the end. close
+ * frees what open made. ing->name holds the operand's name when open is called. */
+struct ing_source {
+    const char *name;
+    enum cd_status (*open)(struct cd_ingest *ing, struct ing_operand *op, void **state,
+                           struct cd_error *err);
+    enum cd_status (*next)(struct cd_ingest *ing, void *state, struct cd_input *in,
+                           struct cd_error *err);
+    void (*close)(void *state);
+};
+
+/* The sources themselves are declared beside their table, in ingest.c. */
 
 /* Sets ing->name to the escaped concatenation of a, sep and b (sep and b may be NULL). Returns
  * OK or FAILED (out of memory). */
@@ -54,37 +69,18 @@ int ing_escape_append(char **dst, size_t *cap, size_t *len, const char *s);
 /* Makes sure ing->buf holds at least want bytes (want <= limit + 1). Returns 0 or -1. */
 int ing_buf_reserve(struct cd_ingest *ing, size_t want);
 
+/* Fills *in from ing->buf[0..len) and ing->name, counting it, and returns OK; or, when it is empty
+ * and skip_empty is set, counts the skip and returns DONE (nothing to return). */
+enum cd_status ing_emit(struct cd_ingest *ing, size_t len, struct cd_input *in);
+
 /* Reads the file open at fd (size from fstat, or -1 when unknown) into ing->buf as the input
- * named ing->name, then fills *in. Returns OK, WARN (too large or read error, counted), or
- * ING_AGAIN (an empty input skipped). Does not close fd. */
+ * named ing->name, then fills *in. Returns what ing_emit returns, WARN (too large or a read error,
+ * counted), or FAILED (out of memory). Does not close fd. */
 enum cd_status ing_read_fd(struct cd_ingest *ing, int fd, long long size, struct cd_input *in,
                            struct cd_error *err);
 
-/* Fills *in from ing->buf[0..len) and ing->name, counting it; or skips it when it is empty and
- * skip_empty is set (returns ING_AGAIN). */
-enum cd_status ing_emit(struct cd_ingest *ing, size_t len, struct cd_input *in);
-
 /* Counts a skip of the current item. */
 void ing_skip(struct cd_ingest *ing, enum cd_skip why);
-
-/* Directory walk (ingest_dir.c). ing_dir_open starts a walk of the directory operand at path,
- * returning OK, or WARN when the directory itself cannot be read. ing_dir_next returns OK, WARN,
- * FAILED, or DONE at the end of the walk. ing_dir_close frees the walk; NULL is a no-op. */
-enum cd_status ing_dir_open(struct cd_ingest *ing, const char *path, struct cd_error *err);
-enum cd_status ing_dir_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err);
-void ing_dir_close(struct cd_ingest *ing);
-
-/* Archive streaming (ingest_archive.c). ing_archive_open probes the file at fd (or stdin when fd
- * is -1), the operand ing->opts.operands[ing->cur]: OK when it is an archive with entries (state
- * becomes ING_ARCHIVE and the archive owns fd), ING_AGAIN for an empty archive on stdin,
- * ING_NOT_ARCHIVE when a file is not an archive or one without entries (the caller reads it raw;
- * fd is rewound), WARN when it is a damaged archive or stdin holds none, FAILED when out of
- * memory. Unless OK, the caller still
- * owns fd. ing_archive_next returns OK, WARN, FAILED, or DONE at the end of the archive (or after
- * the WARN for damage that ends it). ing_archive_close frees the reader and closes its fd. */
-enum cd_status ing_archive_open(struct cd_ingest *ing, int fd, struct cd_error *err);
-enum cd_status ing_archive_next(struct cd_ingest *ing, struct cd_input *in, struct cd_error *err);
-void ing_archive_close(struct cd_ingest *ing);
 
 /* Decompression thread (ingest_pipe.c). ing_pipe_open starts a thread that undoes every
  * compression filter of the file or stream at fd (positioned at its start; an uncompressed stream
@@ -94,6 +90,8 @@ void ing_archive_close(struct cd_ingest *ing);
  * past the inflation bound. Returns 0 with *out owned, or an errno value when the thread cannot be
  * started. ing_pipe_free stops and joins the thread; free the reader first. NULL is a no-op. fd
  * stays the caller's; opts is borrowed for the thread's life. */
+struct archive;
+struct ing_pipe;
 int ing_pipe_open(struct ing_pipe **out, struct archive *a, int fd,
                   const struct cd_ingest_opts *opts);
 void ing_pipe_free(struct ing_pipe *p);
