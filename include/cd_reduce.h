@@ -47,10 +47,10 @@ struct cd_reducer {
  * fires. Passes run in yield order, and after any pass adopts something the sequence starts again
  * from the first, so costly passes (byte lowering) run only once cheaper ones are exhausted. On
  * return *out (owned, free with free()) and *out_len hold the reduced example (equal to the input
- * when nothing was adopted) and *changed whether anything was.
- * OK at a fixpoint, WARN when stopped early, FAILED when out of memory. */
+ * when nothing was adopted), *changed whether anything was, and *stopped (when not NULL) whether
+ * the stop check ended it before a fixpoint. OK, or FAILED when out of memory. */
 enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,
                               const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
-                              bool *changed, struct cd_error *err);
+                              bool *changed, bool *stopped, struct cd_error *err);
 
 #endif

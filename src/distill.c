@@ -978,10 +978,10 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
 
         uint8_t *out = NULL;
         size_t out_len;
-        bool changed = false;
+        bool changed = false, stopped = false;
         target.deletions_only = donor != NULL;
         enum cd_status st = cd_reducer_run(donor ? &w->donor_red : &w->red, &target, copy, len,
-                                           &out, &out_len, &changed, &w->err);
+                                           &out, &out_len, &changed, &stopped, &w->err);
         if (st < CD_FAILED)
             settle(w);
         else
@@ -1012,7 +1012,7 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             unlock(d);
             continue;
         }
-        bool done = st == CD_OK || (w->capped && !should_stop(d));
+        bool done = (st == CD_OK && !stopped) || (w->capped && !should_stop(d));
         d->capped_labels += w->capped;
         if (done && !changed && l->best->serial == start_serial &&
             !(d->pending && d->pending_label == id)) {
@@ -1171,15 +1171,15 @@ static void reduce_whole(struct worker *w, const struct cd_table_example *e)
     unlock(d);
     uint8_t *out = NULL;
     size_t out_len;
-    bool changed;
+    bool changed, stopped;
     enum cd_status st = cd_reducer_run(&w->red, &target, copy, len, &out, &out_len, &changed,
-                                       &w->err);
+                                       &stopped, &w->err);
     free(copy);
     free(out);
     lock(d);
     if (st >= CD_FAILED)
         fail(d, &w->err);
-    else if (st == CD_OK && !w->stale && holds_whole(w))
+    else if (!stopped && !w->stale && holds_whole(w))
         for (size_t i = 0; i < w->whole_labels.n; i++) {
             const struct cd_table_example *x = cd_table_find(d->table, w->whole_labels.v[i])->best;
             if (x->serial == w->serial) {

@@ -74,12 +74,14 @@ static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_
 
 enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,
                               const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
-                              bool *changed, struct cd_error *err)
+                              bool *changed, bool *stopped, struct cd_error *err)
 {
     struct cd_reduce_run r = {.target = target, .len = len, .cap = len};
     *out = NULL;
     *out_len = 0;
     *changed = false;
+    if (stopped)
+        *stopped = false;
     r.cur = malloc(len ? len : 1);
     r.cand = malloc(len ? len : 1);
     if (!r.cur || !r.cand) {
@@ -115,5 +117,7 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
     free(r.cand);
     *out = r.cur;
     *out_len = r.len;
-    return r.stopped ? CD_WARN : CD_OK;
+    if (stopped)
+        *stopped = r.stopped;
+    return CD_OK;
 }

@@ -145,7 +145,7 @@ bool cd_reduce_checked(struct cd_reduce_run *r)
         struct cd_error err;
         /* reducer_run copies the data before the first candidate replaces r->cur */
         enum cd_status st =
-            cd_reducer_run(&red, &t, r->cur + at + 8, len, &out, &out_len, &changed, &err);
+            cd_reducer_run(&red, &t, r->cur + at + 8, len, &out, &out_len, &changed, NULL, &err);
         free(out);
         any |= changed;
         if (st >= CD_FAILED)

@@ -283,12 +283,13 @@ static void test_distill_complete_and_minimal(void)
         const struct cd_result_example *e = &res.examples[res.labels[k].example];
         uint8_t *out;
         size_t len;
-        bool changed = true;
+        bool changed = true, stopped = true;
         struct cd_error err;
         h.id = res.labels[k].id;
-        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, e->data, e->len, &out, &len, &changed, &err),
+        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, e->data, e->len, &out, &len, &changed, &stopped,
+                                       &err),
                         CD_OK);
-        CU_ASSERT(!changed);
+        CU_ASSERT(!changed && !stopped);
         free(out);
     }
     cd_labelset_release(&h.set);
