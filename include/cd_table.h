@@ -169,6 +169,14 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
 enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, const uint8_t *buf,
                              size_t len, size_t seen_mem, struct cd_error *err);
 
+/* Builds into *out (owned) the table one run over every example of the n tables in would hold:
+ * per label the best of all (cd_table_offer's order), finished where some input's best for it is
+ * that same example and was finished, example marks (finished, pinned) kept, seen-sets united.
+ * Commutative and associative: any grouping and order of the same tables saves the same bytes.
+ * The inputs are left as they are. FAILED when out of memory. */
+enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *const *in, size_t n,
+                              struct cd_error *err);
+
 /* Frees what cd_table_load put in meta. */
 void cd_table_meta_release(struct cd_table_meta *meta);
 

@@ -373,6 +373,114 @@ static void test_table_state_refuses_damage(void)
     cd_table_free(t);
 }
 
+/* The saved bytes of t (meta fixed), owned. */
+static uint8_t *saved(const struct cd_table *t, size_t *len)
+{
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false};
+    uint8_t *buf = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, len, &err), CD_OK);
+    return buf;
+}
+
+static struct cd_table *merged(const struct cd_table *const *in, size_t n)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&t, in, n, &err), CD_OK);
+    return t;
+}
+
+/* Whether a and b save to the same bytes. */
+static bool same_state(const struct cd_table *a, const struct cd_table *b)
+{
+    size_t la, lb;
+    uint8_t *x = saved(a, &la), *y = saved(b, &lb);
+    bool same = la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Three shard tables: a shared content in two (finished in one of them), a label that another
+ * shard improves (its finished mark must go), a reproducer and a seed for one coverage label (the
+ * seed wins though longer), pinned examples, and seen-sets that overlap. */
+static void shard_tables(struct cd_table *t[3])
+{
+    struct cd_error err;
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_EQUAL_FATAL(cd_table_new(&t[k], &err), CD_OK);
+    uint32_t ab[] = {8, 16}, c[] = {24}, d[] = {32}, crash[] = {40, CD_LABEL_OUTCOME | 3},
+             e[] = {40}, f[] = {48};
+    offer(t[0], "shared", ab, 2, NULL);
+    offer(t[0], "long for 24", c, 1, NULL);
+    cd_table_finish(t[0], 24, true);      /* shard 1 improves it: the mark goes */
+    offer(t[0], "bang", crash, 2, NULL);
+    offer(t[1], "shared", ab, 2, NULL);
+    cd_table_finish(t[1], 8, true);       /* the same best in shard 0: the mark stays */
+    offer(t[1], "24", c, 1, NULL);
+    offer(t[1], "d", d, 1, NULL);
+    offer(t[2], "a seed for 40", e, 1, NULL);
+    cd_table_finish(t[2], 40, false);
+    const struct cd_table_example *pin = NULL;
+    struct cd_labelset sf = set_of(f, 1);
+    CU_ASSERT_EQUAL(cd_table_offer(t[2], (const uint8_t *)"pinned", 6, &sf, "p", NULL, &pin,
+                                   &err), CD_OK);
+    cd_table_pin(t[2], pin);
+    offer(t[2], "f", f, 1, NULL);         /* "pinned" is best for nothing now */
+    for (int i = 0; i < 3000; i++)
+        cd_table_seen_add(t[i % 3 == 2 ? 2 : i % 2], cd_hash_bytes(&i, sizeof i));
+    for (int i = 0; i < 100; i++)
+        cd_table_seen_add(t[2], cd_hash_bytes(&i, sizeof i));
+}
+
+static bool best_is(const struct cd_table *t, uint32_t id, const char *s, bool finished)
+{
+    const struct cd_table_label *l = cd_table_find(t, id);
+    return l && l->best->len == strlen(s) && !memcmp(l->best->data, s, l->best->len) &&
+           l->finished == finished;
+}
+
+/* Merging keeps each label's best of all shards and only the finished marks of those bests, and
+ * any order and grouping of the shards gives the same bytes. */
+static void test_table_merge(void)
+{
+    struct cd_table *t[3];
+    shard_tables(t);
+    const struct cd_table *abc[] = {t[0], t[1], t[2]}, *cba[] = {t[2], t[1], t[0]};
+    struct cd_table *all = merged(abc, 3), *rev = merged(cba, 3);
+    CU_ASSERT(same_state(all, rev));
+    CU_ASSERT(best_is(all, 8, "shared", true));
+    CU_ASSERT(best_is(all, 16, "shared", false));
+    CU_ASSERT(best_is(all, 24, "24", false));
+    CU_ASSERT(best_is(all, 32, "d", false));
+    CU_ASSERT(best_is(all, 40, "a seed for 40", true));
+    CU_ASSERT(best_is(all, CD_LABEL_OUTCOME | 3, "bang", false));
+    CU_ASSERT(best_is(all, 48, "f", false));
+    CU_ASSERT_EQUAL(cd_table_n_labels(all), 7);
+    bool pinned = false;
+    for (const struct cd_table_example *e = cd_table_examples(all); e; e = e->next)
+        pinned |= e->pinned && e->len == 6 && !memcmp(e->data, "pinned", 6);
+    CU_ASSERT(pinned);
+    for (int i = 0; i < 3000; i++)
+        CU_ASSERT(cd_table_seen_has(all, cd_hash_bytes(&i, sizeof i)));
+    /* associative: (0 1) 2 and 0 (1 2) */
+    const struct cd_table *p01[] = {t[0], t[1]}, *p12[] = {t[1], t[2]};
+    struct cd_table *m01 = merged(p01, 2), *m12 = merged(p12, 2);
+    const struct cd_table *left[] = {m01, t[2]}, *right[] = {t[0], m12};
+    struct cd_table *l = merged(left, 2), *r = merged(right, 2);
+    CU_ASSERT(same_state(l, all));
+    CU_ASSERT(same_state(r, all));
+    /* commutative on two, and a merge of one table is that table's content */
+    const struct cd_table *p10[] = {t[1], t[0]}, *one[] = {all};
+    struct cd_table *m10 = merged(p10, 2), *again = merged(one, 1);
+    CU_ASSERT(same_state(m10, m01));
+    CU_ASSERT(same_state(again, all));
+    struct cd_table *frees[] = {all, rev, m01, m12, l, r, m10, again, t[0], t[1], t[2]};
+    for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
+        cd_table_free(frees[i]);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -385,6 +493,7 @@ int main(void)
         {"test_table_seen_set", test_table_seen_set},
         {"test_table_state_round_trip", test_table_state_round_trip},
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
+        {"test_table_merge", test_table_merge},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("table", tests);

@@ -1,0 +1,169 @@
+/* Merging tables: the tables of shards (each run on a part of the inputs, or a merge itself) fold
+ * into the table one run over all their examples would hold. Per label the best is the least
+ * example of all, in the order cd_table_offer keeps (a seed before a reproducer for a coverage
+ * label, then shortlex), which no order of merging changes; the finished mark holds where some
+ * input's best for the label is that same example and was finished there; the seen-sets unite.
+ * The result is built in a canonical order (examples by shortlex, labels as those examples first
+ * show them), so merging is commutative and associative to the byte of the saved state. */
+#include "table_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One distinct example of the inputs: the first of its copies in canonical order, and what its
+ * copies say of it together. */
+struct merge_item {
+    const struct cd_table_example *e;
+    bool finished, pinned;
+    bool keep;                   /* best for some label of the merge, or pinned */
+};
+
+static int cmp_examples(const void *a, const void *b)
+{
+    const struct cd_table_example *x = *(const struct cd_table_example *const *)a;
+    const struct cd_table_example *y = *(const struct cd_table_example *const *)b;
+    int c = cd_table_shortlex(x->data, x->len, y->data, y->len);
+    return c ? c : strcmp(x->origin, y->origin);
+}
+
+/* Every live example of the inputs, sorted canonically; copies of one content folded into one
+ * item (finished or pinned when any copy is; the least origin). *n gets the item count. */
+static struct merge_item *collect(const struct cd_table *const *in, size_t n_in, size_t *n)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < n_in; k++)
+        total += in[k]->n_examples;
+    const struct cd_table_example **all = malloc((total ? total : 1) * sizeof *all);
+    struct merge_item *items = calloc(total ? total : 1, sizeof *items);
+    if (!all || !items) {
+        free(all);
+        free(items);
+        return NULL;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < n_in; k++)
+        for (const struct cd_table_example *e = in[k]->head; e; e = e->next)
+            all[m++] = e;
+    qsort(all, m, sizeof *all, cmp_examples);
+    *n = 0;
+    for (size_t i = 0; i < m; i++) {
+        struct merge_item *last = *n ? &items[*n - 1] : NULL;
+        if (!last || cd_table_shortlex(last->e->data, last->e->len, all[i]->data, all[i]->len))
+            last = &items[(*n)++];
+        if (!last->e)
+            last->e = all[i];
+        last->finished |= all[i]->finished;
+        last->pinned |= all[i]->pinned;
+    }
+    free(all);
+    return items;
+}
+
+/* Offers the items (those marked keep when only_kept) to t in order; pinned items that win
+ * nothing are stored and pinned all the same. */
+static enum cd_status offer_items(struct cd_table *t, struct merge_item *items, size_t n,
+                                  bool only_kept, struct cd_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct cd_table_example *e = items[i].e, *stored = NULL;
+        if (only_kept && !items[i].keep)
+            continue;
+        CD_FORWARD_IF_ERROR(cd_table_offer(t, e->data, e->len, &e->labels, e->origin, NULL,
+                                           &stored, err));
+        if (!stored && items[i].pinned) {
+            struct cd_table_example *x = table_example_new(t, e->data, e->len, &e->labels,
+                                                           e->origin);
+            if (!x)
+                return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+            table_example_link(t, x);
+            stored = x;
+        }
+        if (stored) {
+            struct cd_table_example *x = (struct cd_table_example *)stored;
+            x->finished = items[i].finished;
+            x->pinned = items[i].pinned;
+        }
+    }
+    return CD_OK;
+}
+
+/* Whether some input's best for label id is the example at data (len bytes) and finished. */
+static bool finished_somewhere(const struct cd_table *const *in, size_t n_in, uint32_t id,
+                               const uint8_t *data, size_t len)
+{
+    for (size_t k = 0; k < n_in; k++) {
+        const struct cd_table_label *l = table_lookup(in[k], id);
+        if (l && l->finished && !cd_table_shortlex(l->best->data, l->best->len, data, len))
+            return true;
+    }
+    return false;
+}
+
+/* Unites the inputs' seen-sets into t's. */
+static enum cd_status unite_seen(struct cd_table *t, const struct cd_table *const *in,
+                                 size_t n_in, struct cd_error *err)
+{
+    for (size_t k = 0; k < n_in; k++) {
+        uint64_t *fps = malloc((in[k]->seen.count ? in[k]->seen.count : 1) * sizeof *fps);
+        if (!fps)
+            return cd_error_oom(err, CD_FAILED, "out of memory merging seen-sets");
+        size_t n = cd_hashset_fingerprints(&in[k]->seen, fps);
+        for (size_t i = 0; i < n; i++)
+            if (cd_hashset_add_fingerprint(&t->seen, fps[i]) < 0) {
+                free(fps);
+                return cd_error_oom(err, CD_FAILED, "out of memory merging seen-sets");
+            }
+        free(fps);
+        t->seen.forgotten += in[k]->seen.forgotten;
+    }
+    return CD_OK;
+}
+
+/* Finds the examples the merge keeps: offered all to a scratch table, those still stored. */
+static enum cd_status mark_kept(struct merge_item *items, size_t n, struct cd_error *err)
+{
+    struct cd_table *scratch;
+    CD_FORWARD_IF_ERROR(cd_table_new(&scratch, err));
+    enum cd_status st = offer_items(scratch, items, n, false, err);
+    /* Items are distinct contents in shortlex order, and so are the stored examples. */
+    size_t i = 0;
+    for (const struct cd_table_example *x = scratch->head; x && st == CD_OK; x = x->next) {
+        while (i < n && cd_table_shortlex(items[i].e->data, items[i].e->len, x->data, x->len) < 0)
+            i++;
+        if (i < n)
+            items[i].keep = true;
+    }
+    cd_table_free(scratch);
+    return st;
+}
+
+enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *const *in, size_t n_in,
+                              struct cd_error *err)
+{
+    *out = NULL;
+    size_t n = 0;
+    struct merge_item *items = collect(in, n_in, &n);
+    if (!items)
+        return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+    struct cd_table *t = NULL;
+    /* Offering only what survives gives labels the first-seen order of the kept examples, the
+     * same however the inputs were grouped. */
+    enum cd_status st = mark_kept(items, n, err);
+    if (st == CD_OK)
+        st = cd_table_new(&t, err);
+    if (st == CD_OK)
+        st = offer_items(t, items, n, true, err);
+    free(items);
+    for (size_t i = 0; st == CD_OK && i < t->n_labels; i++) {
+        struct cd_table_label *l = &t->labels[i];
+        l->finished = finished_somewhere(in, n_in, l->id, l->best->data, l->best->len);
+    }
+    if (st == CD_OK)
+        st = unite_seen(t, in, n_in, err);
+    if (st != CD_OK) {
+        cd_table_free(t);
+        return st;
+    }
+    *out = t;
+    return CD_OK;
+}
