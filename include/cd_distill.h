@@ -82,6 +82,11 @@ struct cd_distill_opts {
     uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
     uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */
     unsigned jobs;            /* workers (0 counts as 1) */
+    /* Shard shard of shards (1-based; shards 0 or 1: none): only inputs whose content hash (the
+     * low 64 bits of XXH3-128) is shard - 1 modulo shards run, the others are counted in
+     * other_shards. The content decides, so the split is the same however the inputs are ordered
+     * or grouped, and adding inputs moves none of the others. */
+    unsigned shard, shards;
     /* Most executions one attempt at a label spends before another label is chosen (the label is
      * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
      * 0 for the default: 500, or two per byte of the label's best example when that is more. */

@@ -36,6 +36,7 @@ struct cd_manifest_info {
     uint64_t max_execs;          /* 0: none */
     uint64_t max_input_size;
     uint64_t seen_mem;           /* the seen-set's memory bound (--seen-mem) */
+    unsigned shard, shards;      /* --shard K/N; shards 0: not a shard */
     bool no_reduce;
     bool edges_only;             /* labels are edges only (-e) */
     const char *order;           /* reduction order: "fresh", "uniform", "bytes"; NULL: "bytes" */

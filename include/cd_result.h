@@ -32,6 +32,7 @@ struct cd_result_stats {
     uint64_t inputs;             /* inputs offered by ingest */
     uint64_t input_bytes;
     uint64_t duplicates;         /* inputs whose content was already executed */
+    uint64_t other_shards;       /* inputs left to the other shards (--shard), not counted above */
     uint64_t execs;              /* target executions */
     uint64_t first_pass_execs;
     uint64_t crashes;            /* executions that crashed */

@@ -58,6 +58,8 @@ struct cli_opts {
     bool force;
     int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
     bool json_summary;
+    unsigned shard, shards;      /* --shard K/N; shards 0: all inputs */
+    bool merge;                  /* "merge STATE...": the inputs are shards' state files */
     const char **inputs;         /* points into argv */
     size_t n_inputs;
     char **target_argv;          /* points into argv, NULL-terminated */
@@ -135,6 +137,16 @@ void cli_target_sha1(const char *target, char hex[41]);
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
                     const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
                     struct cd_table **warm, struct cd_table **old);
+
+/* cli_state_start for "merge STATE...": loads every state o->inputs names and merges them
+ * (cd_table_merge) into *warm when they were made by this target and these settings (their
+ * shards aside), else into *old (their examples are to run as inputs); start "merged", the
+ * totals of runs, executions and time are the states' sums. FAILED (kind INPUT, one line naming
+ * the file) when a state cannot be read or the states come from different targets or settings. */
+enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
+                               const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
+                               struct cd_table **warm, struct cd_table **old,
+                               struct cd_error *err);
 
 /* Saves t with this run's identity and totals (this run: execs) to st->path atomically. */
 enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,

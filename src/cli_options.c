@@ -11,7 +11,7 @@
 
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
-    OPT_MAX_EXECS,
+    OPT_MAX_EXECS, OPT_SHARD,
     OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
@@ -28,8 +28,9 @@ struct cli_option {
 
 static const struct cli_option options[] = {
     {'o', NULL, "DIR", "-o DIR", "seed corpus directory (required)", OPT_OUT},
-    {'t', NULL, "MS", "-t MS", "timeout per run in ms (default: calibrated)", OPT_TIMEOUT},
-    {'m', NULL, "MB", "-m MB", "memory limit of the target in MiB (default: none)", OPT_MEM},
+    {'t', NULL, "MS", "-t MS, -m MB", "timeout per run in ms (calibrated); memory MiB (none)",
+     OPT_TIMEOUT},
+    {'m', NULL, "MB", NULL, NULL, OPT_MEM},
     {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
      OPT_JOBS},
     {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
@@ -38,7 +39,9 @@ static const struct cli_option options[] = {
     {0, "order", "O", NULL, NULL, OPT_ORDER},
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
      OPT_MAX_TIME},
-    {0, "max-execs", "N", "--max-execs N", "stop after this many executions", OPT_MAX_EXECS},
+    {0, "max-execs", "N", "--max-execs N, --shard K/N",
+     "stop after N executions; only shard K's inputs", OPT_MAX_EXECS},
+    {0, "shard", "K/N", NULL, NULL, OPT_SHARD},
     {'e', "edges-only", NULL, "-e, --edges-only",
      "labels are edges, hit counts ignored (afl-cmin -e)", OPT_EDGES},
     {0, "no-reduce", NULL, "--no-reduce, --all-best",
@@ -73,6 +76,7 @@ static const struct cli_option options[] = {
 void cli_print_help(FILE *f)
 {
     fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...]\n"
+          "       corpus-distill merge [OPTIONS] STATE... -o DIR -- TARGET [ARGS...]\n"
           "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
           "@@ in ARGS stands for the input file.  Questions and the rest: corpus-distill(1)\n",
           f);
@@ -218,6 +222,16 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, false, UINT64_MAX, &o->max_execs) || o->max_execs == 0)
             goto bad;
         break;
+    case OPT_SHARD: {
+        unsigned k, n;
+        int end = 0;
+        if (sscanf(val, "%u/%u%n", &k, &n, &end) != 2 || val[end] || n < 1 || n > 65536 ||
+            k < 1 || k > n)
+            goto bad;
+        o->shard = k;
+        o->shards = n;
+        break;
+    }
     case OPT_EDGES: o->edges_only = true; break;
     case OPT_IDS: o->ids = val; break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;
@@ -401,6 +415,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     o->checkpoint_s = 300;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
+    o->merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     usage_json = false;
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
         usage_json |= strcmp(argv[k], "--json-summary") == 0;
@@ -410,7 +425,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         return false;
     }
     int i;
-    for (i = 1; i < argc; i++) {
+    for (i = o->merge ? 2 : 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0)
             break;
@@ -428,7 +443,11 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     if (!o->out_dir)
         return cli_usage_error("missing -o DIR"), false;
     if (o->n_inputs == 0)
-        return cli_usage_error("missing INPUT (files, directories or archives to distill)"), false;
+        return cli_usage_error(o->merge ? "merge needs the STATE files of the shards"
+                                        : "missing INPUT (files, directories or archives to "
+                                          "distill)"), false;
+    if (o->merge && o->shards)
+        return cli_usage_error("merge takes no --shard: it merges the shards"), false;
     if (!o->target_argv || !o->target_argv[0])
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
     return true;

@@ -213,11 +213,18 @@ static void print_summary(struct run_state *s, int code)
     skipped_text(is, o->max_input_size, skip, sizeof skip);
     if (o->verbosity >= 0) {
         bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
-        fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu %s)%s%s\n",
-                (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
-                (unsigned long long)rs->duplicates,
-                warm ? "duplicates or run before, not run again" : "duplicates",
-                skip[0] ? "; " : "", skip);
+        if (o->merge)
+            fprintf(stderr, "corpus-distill: in: %s\n", s->state.note);
+        else
+            fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu %s)%s%s\n",
+                    (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
+                    (unsigned long long)rs->duplicates,
+                    warm ? "duplicates or run before, not run again" : "duplicates",
+                    skip[0] ? "; " : "", skip);
+        if (o->shards > 1)
+            fprintf(stderr, "corpus-distill: shard %u of %u: %llu inputs left to the other "
+                            "shards\n", o->shard, o->shards,
+                    (unsigned long long)rs->other_shards);
         if (s->unlisted)
             fprintf(stderr, "corpus-distill: %zu file%s in '%s' that its manifest did not list "
                             "%s taken as input%s\n",
@@ -272,6 +279,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "inputs", json_object_new_uint64(is->inputs));
     json_object_object_add(j, "input_bytes", json_object_new_uint64(is->bytes));
     json_object_object_add(j, "duplicates", json_object_new_uint64(rs->duplicates));
+    json_object_object_add(j, "other_shards", json_object_new_uint64(rs->other_shards));
     json_object *sk = json_object_new_object();
     for (size_t i = 0; i < s->n_skips; i++)
         json_object_object_add(sk, s->skips[i].reason, json_object_new_uint64(s->skips[i].count));
@@ -348,6 +356,8 @@ static int write_output(struct run_state *s)
     info.state_note = s->state.note[0] ? s->state.note : NULL;
     info.state_runs = s->state.runs + 1;
     info.edge_ids = s->edge_ids;
+    info.shard = o->shard;
+    info.shards = o->shards;
     enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
         st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
@@ -399,13 +409,20 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
 {
     const struct cli_opts *o = s->o;
     struct cd_table *warm = NULL, *old = NULL;
-    if (cli_state_start(&s->state, o, &s->exec_opts, s->runner.info.map_size,
-                        o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT, &warm,
-                        &old) != 0)
+    size_t seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT;
+    if (o->merge)
+        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, &s->exec_opts, s->runner.info.map_size,
+                                            seen_mem, &warm, &old, err));
+    else if (cli_state_start(&s->state, o, &s->exec_opts, s->runner.info.map_size, seen_mem,
+                             &warm, &old) != 0)
         return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
         fprintf(stderr, "corpus-distill: %s\n", s->state.note);
+    }
+    if (warm && o->merge) {
+        cd_distill_adopt_table(s->d, warm);
+        return CD_OK;
     }
     if (warm) {
         size_t n = cd_table_n_labels(warm), finished = 0;
@@ -451,8 +468,10 @@ static int distill(struct run_state *s)
     struct cd_error err;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    /* A merge's operands are states, read by start_from_state: nothing to ingest. */
     struct cd_ingest_opts io = {
-        .operands = o->inputs, .n_operands = o->n_inputs, .max_input_size = o->max_input_size,
+        .operands = o->inputs, .n_operands = o->merge ? 0 : o->n_inputs,
+        .max_input_size = o->max_input_size,
         .archives_as_raw = o->raw_archives, .skip_empty = true, .stop = &stop_flag,
         .deadline_ns = o->max_time_s ? ((uint64_t)now.tv_sec + o->max_time_s) * 1000000000ull +
                                            (uint64_t)now.tv_nsec
@@ -462,13 +481,15 @@ static int distill(struct run_state *s)
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
-        .stop = &stop_flag,
+        .shard = o->shard, .shards = o->shards, .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress,
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     enum cd_status st = start_from_state(s, &err);
+    if (st >= CD_FAILED && o->merge)
+        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     if (st == CD_OK)
         st = cd_distill_ingest(s->d, s->ing, &err);
     if (st >= CD_FAILED && !stop_flag)
@@ -478,7 +499,10 @@ static int distill(struct run_state *s)
         if (is->skipped[k])
             s->skips[s->n_skips++] = (struct cd_manifest_skip){
                 (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
-    if (is->inputs == 0) {
+    if (o->merge && cd_table_n_labels(cd_distill_table(s->d)) == 0)
+        return run_fail(s, CLI_EXIT_INPUT, "the states '%s'%s hold no label", o->inputs[0],
+                        o->n_inputs > 1 ? " and the others" : "");
+    if (is->inputs == 0 && !o->merge) {
         char skip[256];
         skipped_text(is, o->max_input_size, skip, sizeof skip);
         return run_fail(s, CLI_EXIT_INPUT, "no inputs in '%s'%s%s%s", o->inputs[0],

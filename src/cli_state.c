@@ -19,6 +19,9 @@
  * writes at most about 170 MiB of fingerprints). */
 #define STATE_MAX_BYTES ((off_t)4 << 30)
 
+/* How the settings line names a shard (--shard K/N), at its end. */
+#define SHARD_KEY "; shard="
+
 void cli_target_sha1(const char *target, char hex[41])
 {
     hex[0] = '\0';
@@ -88,10 +91,26 @@ static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *
     p += sprintf(p, "; timeout_ms=%u; mem_limit_mb=%u; edges_only=%d; map_size=%zu; "
                     "crash_exitcode=", o->timeout_ms, o->mem_limit_mb, o->edges_only, map_size);
     if (eo->crash_exitcode_set)
-        sprintf(p, "%d", eo->crash_exitcode);
+        p += sprintf(p, "%d", eo->crash_exitcode);
     else
-        strcpy(p, "none");
+        p += sprintf(p, "none");
+    if (o->shards > 1)
+        sprintf(p, "%s%u/%u", SHARD_KEY, o->shard, o->shards);
     return s;
+}
+
+/* The length of settings without its shard (always last): shards of one run differ only there. */
+static size_t unsharded(const char *settings)
+{
+    const char *k = settings ? strstr(settings, SHARD_KEY) : NULL;
+    return k ? (size_t)(k - settings) : settings ? strlen(settings) : 0;
+}
+
+/* Whether settings a and b are the same but for their shards. */
+static bool same_unsharded(const char *a, const char *b)
+{
+    size_t n = unsharded(a);
+    return n == unsharded(b) && (n == 0 || memcmp(a, b, n) == 0);
 }
 
 /* Writes "KEY was 'A', now 'B'" for the first setting of now that was is without or has
@@ -230,6 +249,84 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
         *warm = t;
     }
     return 0;
+}
+
+/* Loads the state file at path into *t and *meta; FAILED with a message naming it. */
+static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_table **t,
+                                 struct cd_table_meta *meta, struct cd_error *err)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int r = read_whole(path, &buf, &len);
+    if (r == -2)
+        return cd_error_set(err, CD_FAILED, "state '%s' is larger than 4 GiB", path);
+    if (r < 0)
+        return cd_error_sys(err, CD_FAILED, "cannot read the state '%s': %s", path,
+                            strerror(errno));
+    struct cd_error e;
+    enum cd_status st = cd_table_load(t, meta, buf, len, seen_mem, &e);
+    free(buf);
+    if (st != CD_OK)
+        return cd_error_set(err, CD_FAILED, "'%.300s': %.600s", path, e.msg);
+    return CD_OK;
+}
+
+enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
+                               const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
+                               struct cd_table **warm, struct cd_table **old,
+                               struct cd_error *err)
+{
+    *warm = *old = NULL;
+    st->start_ns = cd_now_ns();
+    st->settings = settings_line(o, eo, map_size);
+    struct cd_table **t = calloc(o->n_inputs, sizeof *t);
+    struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
+    if (!st->settings || !t || !meta) {
+        free(t);
+        free(meta);
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    }
+    enum cd_status rc = CD_OK;
+    for (size_t i = 0; i < o->n_inputs && rc == CD_OK; i++) {
+        rc = load_state(o->inputs[i], seen_mem, &t[i], &meta[i], err);
+        if (rc == CD_OK && i > 0 && (strcmp(meta[i].target_sha1, meta[0].target_sha1) != 0 ||
+                                     !same_unsharded(meta[i].settings, meta[0].settings)))
+            rc = cd_error_set(err, CD_FAILED, "'%s' and '%s' were made by different %s: only "
+                              "shards of one run merge", o->inputs[0], o->inputs[i],
+                              strcmp(meta[i].target_sha1, meta[0].target_sha1) ? "targets"
+                                                                                : "settings");
+        if (rc == CD_OK) {
+            st->runs += meta[i].runs;
+            st->execs += meta[i].execs;
+            st->wall_ms += meta[i].wall_ms;
+        }
+    }
+    struct cd_table *m = NULL;
+    if (rc == CD_OK)
+        rc = cd_table_merge(&m, (const struct cd_table *const *)t, o->n_inputs, err);
+    if (rc == CD_OK && !cd_table_seen_limit(m, seen_mem))
+        rc = cd_error_oom(err, CD_FAILED, "out of memory");
+    bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->target_sha1) == 0 &&
+                same_unsharded(meta[0].settings, st->settings);
+    if (rc == CD_OK) {
+        st->start = "merged";
+        snprintf(st->note, sizeof st->note, "merged %zu state%s: %zu labels, %zu best examples%s",
+                 o->n_inputs, o->n_inputs == 1 ? "" : "s", cd_table_n_labels(m),
+                 cd_table_n_examples(m),
+                 same ? "" : strcmp(meta[0].target_sha1, st->target_sha1)
+                                 ? "; the target changed since: they run as inputs"
+                                 : "; the settings differ from this run's: they run as inputs");
+        *(same ? warm : old) = m;
+    } else {
+        cd_table_free(m);
+    }
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        cd_table_free(t[i]);
+        cd_table_meta_release(&meta[i]);
+    }
+    free(t);
+    free(meta);
+    return rc == CD_OK ? CD_OK : cd_error_mark(err, rc, CD_ERR_INPUT);
 }
 
 enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,

@@ -395,8 +395,11 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
                               struct cd_error *err)
 {
     enum cd_status st = CD_FAILED;
-    struct cd_distill *d = calloc(1, sizeof *d);
     *out = NULL;
+    if (opts->shards > 1 && (opts->shard < 1 || opts->shard > opts->shards))
+        return cd_error_set(err, CD_FAILED, "shard %u of %u does not exist", opts->shard,
+                            opts->shards);
+    struct cd_distill *d = calloc(1, sizeof *d);
     if (!d)
         return cd_error_oom(err, CD_FAILED, "out of memory creating the engine");
     d->opts = *opts;
@@ -481,6 +484,11 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     if (should_stop(d)) {
         unlock(d);
         return false;
+    }
+    if (d->opts.shards > 1 && h.lo % d->opts.shards != d->opts.shard - 1) {
+        d->stats.other_shards++;
+        unlock(d);
+        return true;
     }
     d->stats.inputs++;
     d->stats.input_bytes += len;

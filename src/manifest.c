@@ -7,8 +7,9 @@
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
  *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
- *                    order: "fresh"|"uniform"|"bytes", seen_mem}
- *   input           {operands: [..], inputs, bytes, duplicates, skipped: {reason: count}}
+ *                    order: "fresh"|"uniform"|"bytes", seen_mem, shard: "K/N"|null}
+ *   input           {operands: [..], inputs, bytes, duplicates, other_shards,
+ *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes}
  *   run             {executions, first_pass_executions, crashes, timeouts, seen_forgotten,
@@ -152,6 +153,13 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "edges_only", json_object_new_boolean(info->edges_only));
     put(o, "order", jstr(info->order ? info->order : "bytes"));
     put(o, "seen_mem", json_object_new_uint64(info->seen_mem));
+    if (info->shards > 1) {
+        char shard[32];
+        snprintf(shard, sizeof shard, "%u/%u", info->shard, info->shards);
+        put(o, "shard", json_object_new_string(shard));
+    } else {
+        put(o, "shard", NULL);
+    }
     put(root, "settings", o);
 
     o = json_object_new_object();
@@ -159,6 +167,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "inputs", json_object_new_uint64(r->stats.inputs));
     put(o, "bytes", json_object_new_uint64(r->stats.input_bytes));
     put(o, "duplicates", json_object_new_uint64(r->stats.duplicates));
+    put(o, "other_shards", json_object_new_uint64(r->stats.other_shards));
     json_object *sk = json_object_new_object();
     for (size_t i = 0; i < info->n_skipped; i++)
         put(sk, info->skipped[i].reason, json_object_new_uint64(info->skipped[i].count));
@@ -535,6 +544,13 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     m->stats.inputs = get_measured(rd, in, "inputs");
     m->stats.input_bytes = get_measured(rd, in, "bytes");
     m->stats.duplicates = get_measured(rd, in, "duplicates");
+    json_object *os = NULL; /* optional: manifests from before --shard lack it */
+    if (in && json_object_object_get_ex(in, "other_shards", &os) &&
+        json_object_is_type(os, json_type_int) && json_object_get_int64(os) >= 0)
+        m->stats.other_shards = (uint64_t)json_object_get_int64(os);
+    json_object *sh = NULL;
+    if (s && json_object_object_get_ex(s, "shard", &sh) && json_object_is_type(sh, json_type_string))
+        sscanf(json_object_get_string(sh), "%u/%u", &info->shard, &info->shards);
     json_object *sk = get(rd, in, "skipped", json_type_object);
     if (sk) {
         size_t n = (size_t)json_object_object_length(sk);

@@ -74,6 +74,24 @@ static void test_cli_distill_options(void)
     free(o.inputs);
 }
 
+/* --shard K/N, and merge: a distill run whose operands are states, without --shard. */
+static void test_cli_shards_and_merge(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "--shard", "3/16", "in", "-o", "out", "--", "./t", "@@"));
+    CU_ASSERT(o.shard == 3 && o.shards == 16 && !o.merge);
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "merge", "-j", "2", "a.state", "b.state", "-o", "out", "--", "./t"));
+    CU_ASSERT(o.merge && o.mode == CLI_MODE_DISTILL && o.jobs == 2 && o.shards == 0);
+    CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
+    CU_ASSERT_STRING_EQUAL(o.inputs[1], "b.state");
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "merge", "-o", "out", "--", "./t")); /* no state */
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "merge", "--shard", "1/2", "a.state", "-o", "out", "--", "./t"));
+    free(o.inputs);
+}
+
 static void test_cli_usage_errors(void)
 {
     struct cli_opts o;
@@ -88,7 +106,8 @@ static void test_cli_usage_errors(void)
     static const char *bad[][2] = {
         {"-t", "abc"}, {"-t", "0"}, {"-j", "0"}, {"--order", "random"}, {"--max-time", "0"},
         {"--max-time", "3d"}, {"--max-execs", "-5"}, {"--max-input-size", "12X"},
-        {"--seen-mem", "100"}, {"--seed", "x"}, {"-m", "lots"},
+        {"--seen-mem", "100"}, {"--seed", "x"}, {"-m", "lots"}, {"--shard", "0/4"},
+        {"--shard", "5/4"}, {"--shard", "1/0"}, {"--shard", "2/4x"}, {"--shard", "2"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bool ok = PARSE(&o, (char *)bad[i][0], (char *)bad[i][1], "in", "-o", "out", "--", "./t");
@@ -186,6 +205,7 @@ int main(void)
     CU_TestInfo tests[] = {
         {"test_cli_distill_options", test_cli_distill_options},
         {"test_cli_usage_errors", test_cli_usage_errors},
+        {"test_cli_shards_and_merge", test_cli_shards_and_merge},
         {"test_cli_audit_forms", test_cli_audit_forms},
         {"test_cli_help_fits", test_cli_help_fits},
         CU_TEST_INFO_NULL,

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# --shard and merge on one machine, without a scheduler: the shards split the inputs by content;
+# a merge keeps every label of every shard (checked in the manifests) whatever the order of its
+# states, and a merge of a merge with the last shard (a tree) does too; a state that is damaged
+# or made with other settings stops the merge with exit 4 and a message naming it.
+set -uo pipefail
+[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+bin=${CD_BIN:?} target=${CD_TARGETS:?}/sample_json
+export AFL_QUIET=1
+W=$(mktemp -d) && trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+run() { "$bin" "$@"; local rc=$?; [ $rc -le 1 ] || err "exit $rc: $*"; }
+
+mkdir in
+tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in
+for k in 1 2 3; do
+    run -q -j 1 --seed 1 --max-execs 3000 --shard $k/3 in -o s$k -- "$target" @@
+done
+run merge -q -j 1 --max-execs 3000 s1.state s2.state s3.state -o m123 -- "$target" @@
+run merge -q -j 1 --max-execs 3000 s3.state s1.state s2.state -o m312 -- "$target" @@
+run merge -q -j 1 --max-execs 3000 s1.state s2.state -o m12 -- "$target" @@
+run merge -q -j 1 --max-execs 3000 m12.state s3.state -o tree -- "$target" @@
+python3 - <<'PY' || err "a merge lost a label, or the shards do not split the inputs"
+import json
+m = {n: json.load(open(n + ".manifest.json")) for n in ("s1", "s2", "s3", "m123", "m312", "tree")}
+shards = [m["s1"], m["s2"], m["s3"]]
+total = {s["input"]["inputs"] + s["input"]["other_shards"] for s in shards}
+assert len(total) == 1 and sum(s["input"]["inputs"] for s in shards) == total.pop(), total
+union = set().union(*(s["labels"] for s in shards))
+for n in ("m123", "m312", "tree"):
+    assert m[n]["state"]["start"] == "merged", (n, m[n]["state"])
+    missing = union - set(m[n]["labels"])
+    assert not missing, (n, len(missing), sorted(missing)[:5])
+    assert m[n]["settings"]["shard"] is None
+PY
+# A damaged state, and a state made with other settings (-e): exit 4, the file named.
+head -c 1000 s2.state >bad.state
+"$bin" merge -q -j 1 --max-execs 100 s1.state bad.state -o x -- "$target" @@ 2>out.txt
+[ $? = 4 ] && grep -q "bad.state" out.txt || err "a damaged state: $(cat out.txt)"
+run -q -j 1 -e --max-execs 500 --shard 2/3 in -o e2 -- "$target" @@
+"$bin" merge -q -j 1 --max-execs 100 s1.state e2.state -o y -- "$target" @@ 2>out.txt
+[ $? = 4 ] && grep -q "different settings" out.txt || err "states of other settings: $(cat out.txt)"
+[ ! -e x ] && [ ! -e y ] || err "a failed merge wrote an output"
+[ $fail = 0 ] && echo "ok: shards split the inputs; merges in any order and as a tree keep every label"
+exit $fail

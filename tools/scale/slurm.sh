@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Distills on a Slurm cluster: a job array of N shards (each `corpus-distill --shard K/N` over all
+# the inputs, keeping the ones whose content falls in its shard) and a merge job that starts when
+# every shard has ended (`corpus-distill merge` over the shards' states), so the seeds cover what
+# one run over all the inputs covers. Shared storage is a directory every node sees (NFS, a
+# mounted bucket): the inputs, WORK and OUT must be on it; nothing else is assumed.
+#
+# usage: tools/scale/slurm.sh [-N SHARDS] [-w WORK] [-b BIN] [-S SBATCH_ARG]... [-W]
+#            -o OUT -i INPUT [-i INPUT]... [-- CORPUS_DISTILL_OPTION...] -- TARGET [ARGS...]
+#   -N  shards (default 4): the array's tasks, as many as Slurm runs at once
+#   -w  the shards' outputs and job scripts (default OUT.shards)
+#   -b  the corpus-distill binary (default: the one on PATH)
+#   -S  an argument for both sbatch calls (repeat it: -S --partition=big -S --time=4:00:00)
+#   -W  wait for the merge and exit with its status (sbatch --wait)
+#   options after the first "--" go to every shard and to the merge alike (-t, -m, -e, -j,
+#   --max-time, --seed): the settings that change labels must be the same for merging.
+# A shard that stops at --max-time (exit 1) leaves a valid state and the merge goes on; one that
+# fails (no state) makes the merge fail with a message naming it. Prints the two job ids.
+set -euo pipefail
+
+die() { echo "slurm.sh: $*" >&2; exit 2; }
+shards=4 work= bin=$(command -v corpus-distill || true) out= wait=0
+inputs=() sbatch_args=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case $1 in
+    -N) shards=$2; shift 2 ;;
+    -w) work=$2; shift 2 ;;
+    -b) bin=$2; shift 2 ;;
+    -S) sbatch_args+=("$2"); shift 2 ;;
+    -W) wait=1; shift ;;
+    -o) out=$2; shift 2 ;;
+    -i) inputs+=("$2"); shift 2 ;;
+    *) die "unknown option '$1' (usage: the top of this script)" ;;
+    esac
+done
+[ $# -gt 0 ] && shift
+opts=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+[ $# -gt 1 ] || die "missing '-- TARGET [ARGS...]'"
+shift
+target=("$@")
+[ -n "$out" ] || die "missing -o OUT"
+[ ${#inputs[@]} -gt 0 ] || die "missing -i INPUT"
+[[ $shards =~ ^[1-9][0-9]*$ ]] || die "-N needs a number of shards"
+[ -n "$bin" ] && [ -x "$bin" ] || die "corpus-distill not found (name it with -b)"
+command -v sbatch >/dev/null || die "sbatch not found: is this a Slurm submit host?"
+work=${work:-$out.shards}
+mkdir -p "$work"
+abs() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+bin=$(abs "$bin") work=$(abs "$work") out=$(abs "$out")
+for k in "${!inputs[@]}"; do inputs[k]=$(abs "${inputs[k]}"); done
+case ${target[0]} in */*) target[0]=$(abs "${target[0]}") ;; esac
+
+# The job scripts quote every word with printf %q, so paths and arguments pass through as given.
+q() { [ $# -eq 0 ] || printf '%q ' "$@"; }
+cat >"$work/shard.sh" <<EOF
+#!/usr/bin/env bash
+# One shard of the array: task K of $shards.
+cd $(q "$work")
+exec $(q "$bin") --shard "\$SLURM_ARRAY_TASK_ID/$shards" $(q "${opts[@]}") $(q "${inputs[@]}") -o "shard-\$SLURM_ARRAY_TASK_ID" -- $(q "${target[@]}")
+EOF
+cat >"$work/merge.sh" <<EOF
+#!/usr/bin/env bash
+# The merge: every shard's state into one corpus.
+cd $(q "$work")
+states=()
+for k in \$(seq 1 $shards); do
+    [ -f "shard-\$k.state" ] || { echo "merge: shard \$k left no state (see shard-\$k.log)" >&2; exit 4; }
+    states+=("shard-\$k.state")
+done
+exec $(q "$bin") merge $(q "${opts[@]}") "\${states[@]}" -o $(q "$out") -- $(q "${target[@]}")
+EOF
+chmod +x "$work/shard.sh" "$work/merge.sh"
+
+array=$(sbatch --parsable "${sbatch_args[@]}" --array="1-$shards" --job-name=cd-shard \
+        --output="$work/shard-%a.log" "$work/shard.sh")
+array=${array%%;*}
+merge_args=("${sbatch_args[@]}" --dependency="afterany:$array" --job-name=cd-merge
+            --output="$work/merge.log")
+[ $wait = 1 ] && merge_args+=(--wait)
+echo "shards: job $array ($shards tasks, logs in $work); merge: waits for it, output $out"
+set +e
+merge=$(sbatch --parsable "${merge_args[@]}" "$work/merge.sh")
+rc=$?
+set -e
+echo "merge: job ${merge%%;*}"
+exit $rc
