@@ -9,6 +9,18 @@
 #include "cd_common.h"
 #include "cd_result.h"
 
+/* What an earlier run's manifest says that run owns: the name (last path component) of the seed
+ * directory it was written for, and the seed files it lists. Emit learns it through
+ * cd_emit_opts.read_owned, from its caller, and knows nothing of the manifest's format. */
+struct cd_emit_owned {
+    char *seed_dir_base;
+    char **seeds;
+    size_t n_seeds;
+};
+
+/* Frees what o holds and zeroes it. */
+void cd_emit_owned_release(struct cd_emit_owned *o);
+
 struct cd_emit_opts {
     const char *seed_dir;      /* the corpus directory (-o) */
     const char *crashes_dir;   /* where reproducers go */
@@ -19,6 +31,10 @@ struct cd_emit_opts {
                                   its manifest does not list were inputs, and may be replaced */
     const char *state_path;    /* the run's state file beside seed_dir, or NULL: the lock sweeps
                                   its temp files too */
+    /* Fills *out (owned: cd_emit_owned_release) with what the manifest at path says it owns;
+       false when path holds no readable manifest. NULL: no directory can be proven ours, so only
+       an empty one (or --force) is replaced. */
+    bool (*read_owned)(const char *path, struct cd_emit_owned *out);
 };
 
 /* What was written (or staged). */

@@ -91,6 +91,11 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * one line on stdout. */
 void cli_failure_json(int code, const char *msg);
 
+/* cd_emit_opts.read_owned: what the manifest at path owns (its seed directory's name and seed
+ * files), read with cd_manifest_read; false when it is no readable manifest. */
+struct cd_emit_owned;
+bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
+
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 int cli_audit(const struct cli_opts *o);

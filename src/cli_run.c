@@ -60,6 +60,28 @@ static char *beside(const char *dir, const char *suffix)
     return s;
 }
 
+bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
+{
+    struct cd_manifest m;
+    memset(out, 0, sizeof *out);
+    if (cd_manifest_read(path, &m, NULL) != CD_OK)
+        return false;
+    char *whole = NULL, *parent = NULL;
+    bool ok = m.info.seed_dir && cd_file_split(m.info.seed_dir, &whole, &parent,
+                                               &out->seed_dir_base);
+    free(whole);
+    free(parent);
+    out->seeds = calloc(m.n_seeds ? m.n_seeds : 1, sizeof *out->seeds);
+    ok = ok && out->seeds;
+    for (size_t i = 0; ok && i < m.n_seeds; i++)
+        if (m.seeds[i].file && !(out->seeds[out->n_seeds++] = strdup(m.seeds[i].file)))
+            ok = false;
+    cd_manifest_release(&m);
+    if (!ok)
+        cd_emit_owned_release(out);
+    return ok;
+}
+
 /* Parses an unsigned environment variable; returns false when unset or not a number. */
 static bool env_uint(const char *name, unsigned long long *out)
 {
@@ -337,7 +359,7 @@ static int write_output(struct run_state *s)
     const struct cli_opts *o = s->o;
     struct cd_error err;
     struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar,
-                              s->out_is_input, s->state.path};
+                              s->out_is_input, s->state.path, cli_manifest_owned};
     struct cd_emit_stage *stage = NULL;
     struct cd_file *manifest = NULL;
     struct cd_manifest_info info = {
@@ -603,7 +625,7 @@ int cli_run(const struct cli_opts *o)
     /* Refuse a foreign output directory before spending any time on the run. */
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
-                              s.state.path};
+                              s.state.path, cli_manifest_owned};
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
         code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
         goto out;

@@ -1,12 +1,12 @@
 /* Emit: the last step of the pipeline, from a cd_result to files. Seeds are staged in a temporary
  * directory beside the corpus directory and swapped in whole when the run is over, so a crash at
  * any moment leaves either the old or the new corpus complete; reproducers and the manifest are
- * written file by file through temp file + rename (cd_file). It depends on the result, the file
- * helpers and the manifest reader (to recognise a directory it wrote), never on execution. */
+ * written file by file through temp file + rename (cd_file). It depends on the result and the file
+ * helpers, never on execution; what an earlier manifest says it owns comes from the caller
+ * (cd_emit_opts.read_owned), so emit knows nothing of the manifest's format. */
 #define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
 #include "cd_emit.h"
 #include "cd_file.h"
-#include "cd_manifest.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -89,42 +89,44 @@ static void recover_aside(const char *seed_dir, const char *parent, const char *
     closedir(d);
 }
 
-/* Reads the manifest at path into *m and returns whether it records seed directory base; *m is
- * released (zeroed) when not. */
-static bool manifest_of(const char *path, const char *base, struct cd_manifest *m)
+void cd_emit_owned_release(struct cd_emit_owned *o)
 {
-    memset(m, 0, sizeof *m);
-    if (!path || cd_manifest_read(path, m, NULL) != CD_OK)
+    for (size_t i = 0; i < o->n_seeds; i++)
+        free(o->seeds[i]);
+    free(o->seeds);
+    free(o->seed_dir_base);
+    memset(o, 0, sizeof *o);
+}
+
+/* Reads what the manifest at path owns into *o and returns whether it was written for seed
+ * directory base; *o is released (zeroed) when not. */
+static bool owned_of(const struct cd_emit_opts *opts, const char *path, const char *base,
+                     struct cd_emit_owned *o)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || !opts->read_owned || !opts->read_owned(path, o))
         return false;
-    bool ok = false;
-    if (m->info.seed_dir) {
-        char *whole, *parent, *mbase;
-        if (cd_file_split(m->info.seed_dir, &whole, &parent, &mbase))
-            ok = strcmp(mbase, base) == 0;
-        free(whole);
-        free(parent);
-        free(mbase);
-    }
+    bool ok = o->seed_dir_base && strcmp(o->seed_dir_base, base) == 0;
     if (!ok)
-        cd_manifest_release(m);
+        cd_emit_owned_release(o);
     return ok;
 }
 
-/* Returns whether the manifest at path records seed directory base. */
-static bool manifest_names(const char *path, const char *base)
+/* Returns whether the manifest at path was written for seed directory base. */
+static bool owned_names(const struct cd_emit_opts *opts, const char *path, const char *base)
 {
-    struct cd_manifest m;
-    bool ok = manifest_of(path, base, &m);
+    struct cd_emit_owned o;
+    bool ok = owned_of(opts, path, base, &o);
     if (ok)
-        cd_manifest_release(&m);
+        cd_emit_owned_release(&o);
     return ok;
 }
 
-/* Whether m lists a seed file of this name. */
-static bool lists_seed(const struct cd_manifest *m, const char *name)
+/* Whether o lists a seed file of this name. */
+static bool lists_seed(const struct cd_emit_owned *o, const char *name)
 {
-    for (size_t i = 0; i < m->n_seeds; i++)
-        if (m->seeds[i].file && strcmp(m->seeds[i].file, name) == 0)
+    for (size_t i = 0; i < o->n_seeds; i++)
+        if (strcmp(o->seeds[i], name) == 0)
             return true;
     return false;
 }
@@ -132,7 +134,7 @@ static bool lists_seed(const struct cd_manifest *m, const char *name)
 /* Counts the entries of the open directory d that are not regular files listed as seeds by m
  * (NULL: none is listed) into *unlisted, the first one's name into first; *empty when it has no
  * entry at all. */
-static void count_unlisted(DIR *d, const struct cd_manifest *m, size_t *unlisted, bool *empty,
+static void count_unlisted(DIR *d, const struct cd_emit_owned *m, size_t *unlisted, bool *empty,
                            bool *seed_names, char first[256])
 {
     struct dirent *e;
@@ -159,7 +161,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     enum cd_status st = CD_OK;
     char *whole = NULL, *parent = NULL, *base = NULL;
     DIR *d = NULL;
-    struct cd_manifest m;
+    struct cd_emit_owned m;
     bool ours = false;
     if (unlisted)
         *unlisted = 0;
@@ -182,7 +184,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         if (!S_ISREG(sb.st_mode))
             st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a regular file",
                               whole);
-        else if (!opts->force && !manifest_names(opts->manifest_path, base))
+        else if (!opts->force && !owned_names(opts, opts->manifest_path, base))
             st = cd_error_mark(err,
                                cd_error_set(err, CD_FAILED, "refusing to replace '%s': not "
                                             "written by corpus-distill", whole),
@@ -203,7 +205,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     /* Ours means: the manifest beside it names it. Even then a file it does not list as a seed
        may be another tool's (libFuzzer writes its finds into its first corpus directory, under
        SHA-1 names): such a file is never removed unless this run took it as an input. */
-    ours = manifest_of(opts->manifest_path, base, &m);
+    ours = owned_of(opts, opts->manifest_path, base, &m);
     size_t n = 0;
     bool empty, seed_names;
     char first[256];
@@ -228,7 +230,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     }
 out:
     if (ours)
-        cd_manifest_release(&m);
+        cd_emit_owned_release(&m);
     if (d)
         closedir(d);
     free(whole);
@@ -518,10 +520,10 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
             if (!temp_name(e->d_name, mbase))
                 continue;
             char *tmp = malloc(strlen(mparent) + strlen(e->d_name) + 2);
-            struct cd_manifest m;
+            struct cd_emit_owned m;
             if (tmp)
                 sprintf(tmp, "%s/%s", mparent, e->d_name);
-            if (tmp && manifest_of(tmp, sbase, &m)) {
+            if (tmp && owned_of(opts, tmp, sbase, &m)) {
                 DIR *sd = opendir(swhole);
                 size_t unlisted = 1, present = 0;
                 bool empty, seed_names;
@@ -529,15 +531,14 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
                 if (sd) {
                     count_unlisted(sd, &m, &unlisted, &empty, &seed_names, first);
                     for (size_t k = 0; k < m.n_seeds; k++)
-                        present += m.seeds[k].file &&
-                                   faccessat(dirfd(sd), m.seeds[k].file, F_OK,
+                        present += faccessat(dirfd(sd), m.seeds[k], F_OK,
                                              AT_SYMLINK_NOFOLLOW) == 0;
                     closedir(sd);
                 }
                 done = unlisted == 0 && present == m.n_seeds && rename(tmp, mwhole) == 0;
                 if (done)
                     (void)cd_file_sync_dir(mparent);
-                cd_manifest_release(&m);
+                cd_emit_owned_release(&m);
             }
             free(tmp);
         }

@@ -4,6 +4,7 @@
 #include "cd_emit.h"
 #include "cd_hash.h"
 #include "cd_manifest.h"
+#include "cli.h"
 #include "harness.h"
 
 #include <archive.h>
@@ -147,7 +148,8 @@ static void fixture_init(struct fixture *f)
     f->crashes = path_join(f->root, "seeds.crashes");
     f->manifest = path_join(f->root, "seeds.manifest.json");
     f->opts = (struct cd_emit_opts){.seed_dir = f->seeds, .crashes_dir = f->crashes,
-                                    .manifest_path = f->manifest};
+                                    .manifest_path = f->manifest,
+                                    .read_owned = cli_manifest_owned};
 }
 
 static void fixture_release(struct fixture *f)
