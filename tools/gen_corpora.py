@@ -307,6 +307,11 @@ def chunk(ctype, data, crc=None):
     return struct.pack(">I", len(data)) + ctype + data + struct.pack(">I", crc)
 
 
+def deflate(data):
+    """One zlib stream, as PNG encoders write IDAT data."""
+    return zlib.compress(data, 9)
+
+
 def ihdr(w, h, depth, colour, interlace=0, comp=0, filt=0):
     return chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour, comp, filt, interlace))
 
@@ -416,7 +421,9 @@ def png_image(rng, w=None, h=None, combo=None, extras=True, smooth=None, interla
         dens = rng.choice([2835, 3780, 11811])
         out.append(chunk(b"pHYs", struct.pack(">IIB", dens, dens if rng.random() < 0.8 else
                                               dens * 2, rng.randint(0, 1))))
-    data = image_data(rng, w, h, colour, depth, interlace, plte_len, smooth, filters)
+    # One zlib stream of the filtered rows, split over the IDAT chunks, as encoders write it.
+    data = deflate(image_data(rng, w, h, colour, depth, interlace, plte_len, smooth,
+                                    filters))
     parts = rng.choice([1, 1, 1, 2, 3]) if len(data) > 8 else 1
     cuts = sorted(rng.sample(range(1, len(data)), parts - 1)) if parts > 1 else []
     prev = 0
@@ -447,7 +454,8 @@ def png_image(rng, w=None, h=None, combo=None, extras=True, smooth=None, interla
 def png_errors(rng):
     """Images that take each error path once or a few times."""
     sig, iend = PNG_SIG, chunk(b"IEND", b"")
-    idat = chunk(b"IDAT", b"\x00\x00\x00\x00")  # 1x1 RGB 8-bit: filter byte + 3 bytes
+    # 1x1 RGB 8-bit: filter byte + 3 bytes, deflated as in every IDAT stream
+    idat = chunk(b"IDAT", deflate(b"\x00\x00\x00\x00"))
     good = ihdr(1, 1, 8, 2)
     out = {
         "empty_sig": b"",
@@ -472,25 +480,25 @@ def png_errors(rng):
         "bad_interlace": sig + ihdr(1, 1, 8, 2, interlace=2) + idat + iend,
         "critical_first": sig + chunk(b"PLTE", b"\0\0\0") + good + idat + iend,
         "unknown_critical": sig + good + chunk(b"ZZZZ", b"") + idat + iend,
-        "idat_gap": sig + good + chunk(b"IDAT", b"\x00\x00") + chunk(b"gAMA", b"\0\0\0\1")
-        + chunk(b"IDAT", b"\x00\x00") + iend,
+        "idat_gap": sig + good + chunk(b"IDAT", deflate(b"\x00\x00")) + chunk(b"gAMA", b"\0\0\0\1")
+        + chunk(b"IDAT", deflate(b"\x00\x00")) + iend,
         "no_idat": sig + good + iend,
         "iend_data": sig + good + idat + chunk(b"IEND", b"x"),
         "iend_first": sig + iend,
         "missing_iend": sig + good + idat,
-        "short_data": sig + good + chunk(b"IDAT", b"\x00") + iend,
-        "bad_row_filter": sig + good + chunk(b"IDAT", b"\x07\x00\x00\x00") + iend,
+        "short_data": sig + good + chunk(b"IDAT", deflate(b"\x00")) + iend,
+        "bad_row_filter": sig + good + chunk(b"IDAT", deflate(b"\x07\x00\x00\x00")) + iend,
         "after_iend": sig + good + idat + iend + b"garbage",
-        "extra_rows": sig + good + chunk(b"IDAT", b"\x00\x00\x00\x00\x00\x00") + iend,
+        "extra_rows": sig + good + chunk(b"IDAT", deflate(b"\x00\x00\x00\x00\x00\x00")) + iend,
         "plte_grey": sig + ihdr(1, 1, 8, 0) + chunk(b"PLTE", b"\0\0\0") + idat + iend,
         "plte_len": sig + ihdr(1, 1, 8, 3) + chunk(b"PLTE", b"\0\0") + idat + iend,
         "plte_big": sig + ihdr(1, 1, 1, 3) + chunk(b"PLTE", bytes(9)) + idat + iend,
         "plte_twice": sig + ihdr(1, 1, 8, 3) + chunk(b"PLTE", bytes(3)) + chunk(b"PLTE", bytes(3))
         + idat + iend,
         "plte_after_idat": sig + ihdr(1, 1, 8, 2) + idat + chunk(b"PLTE", bytes(3)) + iend,
-        "no_plte": sig + ihdr(1, 1, 8, 3) + chunk(b"IDAT", b"\x00\x00") + iend,
+        "no_plte": sig + ihdr(1, 1, 8, 3) + chunk(b"IDAT", deflate(b"\x00\x00")) + iend,
         "index_range": sig + ihdr(2, 1, 8, 3) + chunk(b"PLTE", bytes(6))
-        + chunk(b"IDAT", b"\x00\x01\x05") + iend,
+        + chunk(b"IDAT", deflate(b"\x00\x01\x05")) + iend,
         "trns_grey_len": sig + ihdr(1, 1, 8, 0) + chunk(b"tRNS", b"\0") + idat + iend,
         "trns_rgb_len": sig + good + chunk(b"tRNS", b"\0\0") + idat + iend,
         "trns_no_plte": sig + ihdr(1, 1, 8, 3) + chunk(b"tRNS", b"\0") + idat + iend,
@@ -518,7 +526,7 @@ def png_errors(rng):
         "gama_len": sig + good + chunk(b"gAMA", b"\0") + idat + iend,
         "gama_zero": sig + good + chunk(b"gAMA", bytes(4)) + idat + iend,
         "gama_late": sig + ihdr(1, 1, 8, 3) + chunk(b"PLTE", bytes(3))
-        + chunk(b"gAMA", b"\0\0\0\1") + chunk(b"IDAT", b"\x00\x00") + iend,
+        + chunk(b"gAMA", b"\0\0\0\1") + chunk(b"IDAT", deflate(b"\x00\x00")) + iend,
         "sbit_len": sig + good + chunk(b"sBIT", b"") + idat + iend,
         "sbit_value": sig + good + chunk(b"sBIT", b"\x09\x08\x08") + idat + iend,
         "text_empty_key": sig + good + chunk(b"tEXt", b"\0value") + idat + iend,
@@ -532,6 +540,9 @@ def png_errors(rng):
         "actl_len": sig + good + chunk(b"acTL", b"\0") + idat + iend,
         "actl_zero": sig + good + chunk(b"acTL", bytes(8)) + idat + iend,
         "actl_many": sig + good + chunk(b"acTL", struct.pack(">II", 5000, 1)) + idat + iend,
+        "idat_not_zlib": sig + good + chunk(b"IDAT", b"\x00\x00\x00\x00") + iend,
+        "idat_cut": sig + good + chunk(b"IDAT", deflate(bytes(4))[:6]) + iend,
+        "idat_trailing": sig + good + chunk(b"IDAT", deflate(bytes(4)) + b"xx") + iend,
     }
     return out
 

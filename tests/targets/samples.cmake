@@ -1,7 +1,7 @@
 # Sample targets: small real parsers with planted faults (see README.md beside this file).
 cd_target(sample_json sample_json.c)
-cd_target(sample_png sample_png.c)
-cd_target(sample_png_asan sample_png.c FLAGS -fsanitize=address)
+cd_target(sample_png sample_png.c LIBS -lz)
+cd_target(sample_png_asan sample_png.c FLAGS -fsanitize=address LIBS -lz)
 cd_target(sample_http sample_http.c FLAGS -fsanitize=fuzzer)
 # Coverage builds for audit in source terms (clang's source-based coverage, as OSS-Fuzz builds its
 # coverage reports): plain clang, no AFL++ needed.
@@ -10,7 +10,7 @@ if(CD_CLANG)
   cd_target(sample_json.cov sample_json.c COMPILER ${CD_CLANG}
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
   cd_target(sample_png.cov sample_png.c COMPILER ${CD_CLANG}
-            FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping)
+            FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping LIBS -lz)
   cd_target(sample_http.cov sample_http.c COMPILER ${CD_CLANG}
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping
                   ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
