@@ -87,6 +87,11 @@ struct cd_distill_opts {
      * other_shards. The content decides, so the split is the same however the inputs are ordered
      * or grouped, and adding inputs moves none of the others. */
     unsigned shard, shards;
+    /* Label shard label_shard of label_shards (1-based; 0 or 1: none): reduction works only on
+     * the labels whose id hashes to label_shard - 1 modulo label_shards; the others are kept as
+     * they are, neither reduced nor marked. Runs over the same table, one per label shard, then
+     * a merge of their tables, share out the reduction of one table. */
+    unsigned label_shard, label_shards;
     /* Most executions one attempt at a label spends before another label is chosen (the label is
      * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
      * 0 for the default: 500, or two per byte of the label's best example when that is more. */

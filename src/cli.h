@@ -58,7 +58,7 @@ struct cli_opts {
     bool force;
     int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
     bool json_summary;
-    unsigned shard, shards;      /* --shard K/N; shards 0: all inputs */
+    unsigned shard, shards;      /* --shard K/N: inputs, or with merge labels; 0: all */
     bool merge;                  /* "merge STATE...": the inputs are shards' state files */
     const char **inputs;         /* points into argv */
     size_t n_inputs;

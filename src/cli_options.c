@@ -446,8 +446,6 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         return cli_usage_error(o->merge ? "merge needs the STATE files of the shards"
                                         : "missing INPUT (files, directories or archives to "
                                           "distill)"), false;
-    if (o->merge && o->shards)
-        return cli_usage_error("merge takes no --shard: it merges the shards"), false;
     if (!o->target_argv || !o->target_argv[0])
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
     return true;

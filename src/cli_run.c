@@ -243,7 +243,10 @@ static void print_summary(struct run_state *s, int code)
                     (unsigned long long)rs->duplicates,
                     warm ? "duplicates or run before, not run again" : "duplicates",
                     skip[0] ? "; " : "", skip);
-        if (o->shards > 1)
+        if (o->shards > 1 && o->merge)
+            fprintf(stderr, "corpus-distill: label shard %u of %u: only its labels were "
+                            "reduced\n", o->shard, o->shards);
+        else if (o->shards > 1)
             fprintf(stderr, "corpus-distill: shard %u of %u: %llu inputs left to the other "
                             "shards\n", o->shard, o->shards,
                     (unsigned long long)rs->other_shards);
@@ -503,7 +506,9 @@ static int distill(struct run_state *s)
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
-        .shard = o->shard, .shards = o->shards, .stop = &stop_flag,
+        .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
+        .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,
+        .stop = &stop_flag,
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress,
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};

@@ -205,6 +205,17 @@ static bool reserve_exec(struct cd_distill *d)
     return true;
 }
 
+/* Whether reduction works on label l: it is not skippable, and it is in this run's label shard. */
+static bool to_reduce(const struct cd_distill *d, const struct cd_table_label *l)
+{
+    if (cd_table_skippable(l))
+        return false;
+    if (d->opts.label_shards <= 1)
+        return true;
+    return cd_hash_bytes(&l->id, sizeof l->id).lo % d->opts.label_shards ==
+           d->opts.label_shard - 1;
+}
+
 static uint64_t count_skippable(const struct cd_table *t)
 {
     uint64_t n = 0;
@@ -399,6 +410,10 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     if (opts->shards > 1 && (opts->shard < 1 || opts->shard > opts->shards))
         return cd_error_set(err, CD_FAILED, "shard %u of %u does not exist", opts->shard,
                             opts->shards);
+    if (opts->label_shards > 1 &&
+        (opts->label_shard < 1 || opts->label_shard > opts->label_shards))
+        return cd_error_set(err, CD_FAILED, "label shard %u of %u does not exist",
+                            opts->label_shard, opts->label_shards);
     struct cd_distill *d = calloc(1, sizeof *d);
     if (!d)
         return cd_error_oom(err, CD_FAILED, "out of memory creating the engine");
@@ -1044,7 +1059,7 @@ static const struct cd_table_label *choose_label(struct cd_distill *d)
     size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0}, busy_coverage = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
-        if (!cd_table_skippable(l)) {
+        if (to_reduce(d, l)) {
             if (!l->busy)
                 counts[cd_labels_is_outcome(l->id)]++;
             else if (!cd_labels_is_outcome(l->id))
@@ -1058,7 +1073,7 @@ static const struct cd_table_label *choose_label(struct cd_distill *d)
         const struct cd_table_label *big = NULL;
         for (size_t i = 0; i < n; i++) {
             const struct cd_table_label *l = cd_table_label_at(d->table, i);
-            if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
+            if (!l->busy && to_reduce(d, l) && (int)cd_labels_is_outcome(l->id) == kind &&
                 (!big || l->best->len > big->best->len))
                 big = l;
         }
@@ -1067,13 +1082,13 @@ static const struct cd_table_label *choose_label(struct cd_distill *d)
     if (d->opts.order == CD_ORDER_FRESH && kind == 0)
         for (size_t i = d->stats.labels_input; i < n; i++) {
             const struct cd_table_label *l = cd_table_label_at(d->table, i);
-            if (!l->busy && !cd_table_skippable(l) && !cd_labels_is_outcome(l->id))
+            if (!l->busy && to_reduce(d, l) && !cd_labels_is_outcome(l->id))
                 return l;
         }
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
-        if (!l->busy && !cd_table_skippable(l) && (int)cd_labels_is_outcome(l->id) == kind &&
+        if (!l->busy && to_reduce(d, l) && (int)cd_labels_is_outcome(l->id) == kind &&
             pick-- == 0)
             return l;
     }
@@ -1138,7 +1153,7 @@ static const struct cd_table_example *choose_whole(struct cd_distill *d)
             return NULL;
         for (size_t i = 0; i < big->labels.n; i++) {
             const struct cd_table_label *l = cd_table_find(d->table, big->labels.v[i]);
-            if (l->best == big && !l->busy && !cd_table_skippable(l))
+            if (l->best == big && !l->busy && to_reduce(d, l))
                 return big;
         }
         mark_whole_done(d, big);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # --shard and merge on one machine, without a scheduler: the shards split the inputs by content;
 # a merge keeps every label of every shard (checked in the manifests) whatever the order of its
-# states, and a merge of a merge with the last shard (a tree) does too; a state that is damaged
-# or made with other settings stops the merge with exit 4 and a message naming it.
+# states, and a merge of a merge with the last shard (a tree) does too; merges sharded by label
+# (merge --shard K/N) finish disjoint sets of labels and merge into one that keeps them all; a
+# state that is damaged or made with other settings stops the merge with exit 4 and a message
+# naming it.
 set -uo pipefail
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?} target=${CD_TARGETS:?}/sample_json
@@ -22,6 +24,21 @@ run merge -q -j 1 --max-execs 3000 s1.state s2.state s3.state -o m123 -- "$targe
 run merge -q -j 1 --max-execs 3000 s3.state s1.state s2.state -o m312 -- "$target" @@
 run merge -q -j 1 --max-execs 3000 s1.state s2.state -o m12 -- "$target" @@
 run merge -q -j 1 --max-execs 3000 m12.state s3.state -o tree -- "$target" @@
+run merge -q -j 1 --no-reduce s1.state s2.state s3.state -o m0 -- "$target" @@
+run merge -q -j 1 --max-execs 3000 --shard 1/2 s1.state s2.state s3.state -o l1 -- "$target" @@
+run merge -q -j 1 --max-execs 3000 --shard 2/2 s1.state s2.state s3.state -o l2 -- "$target" @@
+run merge -q -j 1 --max-execs 1000 l1.state l2.state -o l12 -- "$target" @@
+python3 - <<'PY' || err "merges sharded by label overlap, or their merge lost a label"
+import json
+m = {n: json.load(open(n + ".manifest.json")) for n in ("m0", "l1", "l2", "l12")}
+fin = {n: {k for k, v in m[n]["labels"].items() if v["finished"]} for n in m}
+new1, new2 = fin["l1"] - fin["m0"], fin["l2"] - fin["m0"]
+assert new1 and new2, (len(new1), len(new2))
+assert not (new1 & new2), sorted(new1 & new2)[:5]
+assert m["l1"]["settings"]["shard"] == "1/2"
+missing = (set(m["l1"]["labels"]) | set(m["l2"]["labels"])) - set(m["l12"]["labels"])
+assert not missing, sorted(missing)[:5]
+PY
 python3 - <<'PY' || err "a merge lost a label, or the shards do not split the inputs"
 import json
 m = {n: json.load(open(n + ".manifest.json")) for n in ("s1", "s2", "s3", "m123", "m312", "tree")}
@@ -43,5 +60,5 @@ run -q -j 1 -e --max-execs 500 --shard 2/3 in -o e2 -- "$target" @@
 "$bin" merge -q -j 1 --max-execs 100 s1.state e2.state -o y -- "$target" @@ 2>out.txt
 [ $? = 4 ] && grep -q "different settings" out.txt || err "states of other settings: $(cat out.txt)"
 [ ! -e x ] && [ ! -e y ] || err "a failed merge wrote an output"
-[ $fail = 0 ] && echo "ok: shards split the inputs; merges in any order and as a tree keep every label"
+[ $fail = 0 ] && echo "ok: shards split the inputs; merges in any order, as a tree and by label keep every label"
 exit $fail
