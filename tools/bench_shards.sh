@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One run against 4 shards plus their merge, on the same inputs and target, side by side: wall
+# time, executions, labels, seeds and bytes of each, whether the merged corpus keeps every label
+# the inputs show (afl-showmap -r, classified by the intended ranges), and the wall time projected
+# on 4 and 16 machines from the measured parts. The single run gets EXECS executions (default
+# 100 per input); each shard EXECS/4, the merge EXECS/4. The shards run two at a time, as this
+# machine has two cores: each shard's own wall time is what one machine would take.
+#
+# usage: tools/bench_shards.sh INPUTS.tar.zst OUT_DIR -- TARGET [ARGS...]   (CD_BIN: the tool)
+# The real-target inputs come from tools/real_targets/prepare.sh.
+set -euo pipefail
+[ $# -ge 4 ] && [ "$3" = -- ] || { sed -n 9p "$0" >&2; exit 2; }
+inputs=$(realpath "$1") out=$2
+shift 3
+target=("$@")
+bin=$(realpath "${CD_BIN:-build/corpus-distill}")
+export AFL_QUIET=1
+rm -rf "$out" && mkdir -p "$out/in" && out=$(realpath "$out")
+tar --zstd -xf "$inputs" -C "$out/in"
+n=$(find "$out/in" -type f | wc -l)
+execs=${EXECS:-$((n * 100))}
+cd "$out"
+
+now() { date +%s.%N; }
+timed() { # timed NAME ARGS...: runs the tool, records its wall time in NAME.wall
+    local name=$1 t0 rc=0 mode=()
+    shift
+    [ "$1" = merge ] && { mode=(merge); shift; }
+    t0=$(now)
+    "$bin" "${mode[@]}" -q "$@" >"$name.log" 2>&1 || rc=$?
+    [ $rc -le 1 ] || { echo "bench_shards: $name exited $rc: $(tail -n 2 "$name.log")" >&2; exit 1; }
+    echo "$(now) - $t0" | bc >"$name.wall"
+}
+common=(-j 1 --seed 1)
+timed single "${common[@]}" --max-execs "$execs" in -o single -- "${target[@]}"
+for k in 1 2 3 4; do
+    timed shard-$k "${common[@]}" --max-execs $((execs / 4)) --shard $k/4 in -o shard-$k \
+        -- "${target[@]}" &
+    [ $((k % 2)) = 0 ] && wait
+done
+wait
+timed merge merge "${common[@]}" --max-execs $((execs / 4)) shard-{1,2,3,4}.state -o merged \
+    -- "${target[@]}"
+
+# Labels every input shows, and those the merged and the single output keep (seeds and
+# reproducers), by afl-showmap.
+classify() {
+    awk -F: '$1 + 0 == 0 { next } { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
+               if (k > 0) print $1 ":" k }'
+}
+labels() {
+    rm -rf maps && mkdir maps
+    AFL_ALLOW_TMP=1 afl-showmap -q -r -t 5000 -i "$1" -o maps -- "${target[@]}" >/dev/null 2>&1 || true
+    cat maps/* 2>/dev/null | classify | sort -u
+}
+for o in single merged; do
+    mkdir -p "$o.all" && cp "$o"/* "$o.all/" && cp "$o".crashes/* "$o.all/" 2>/dev/null || true
+done
+labels in >in.labels
+labels single.all >single.labels
+labels merged.all >merged.labels
+
+python3 - "$execs" <<'PY'
+import json, sys
+execs = int(sys.argv[1])
+def row(name, manifest, wall):
+    m = json.load(open(manifest))
+    o, r = m["output"], m["run"]
+    return name, float(open(wall).read()), r["executions"], r["labels_found"], o["seeds"], o["seed_bytes"]
+rows = [row("single run", "single.manifest.json", "single.wall")]
+rows += [row(f"shard {k}/4", f"shard-{k}.manifest.json", f"shard-{k}.wall") for k in range(1, 5)]
+rows.append(row("merge", "merged.manifest.json", "merge.wall"))
+print(f"budget: {execs} executions for the single run; {execs // 4} for each shard and for the merge")
+print(f"{'':12} {'wall s':>8} {'execs':>9} {'labels':>7} {'seeds':>6} {'bytes':>10}")
+for name, wall, ex, lab, seeds, b in rows:
+    print(f"{name:12} {wall:8.1f} {ex:9} {lab:7} {seeds:6} {b:10}")
+inp = set(open("in.labels").read().split())
+for name in ("single", "merged"):
+    kept = set(open(f"{name}.labels").read().split())
+    print(f"{name}: keeps {len(inp & kept)} of the {len(inp)} input labels (afl-showmap)")
+single, merge = rows[0], rows[-1]
+print(f"merged bytes / single bytes: {merge[5] / max(single[5], 1):.3f}; "
+      f"merge executions / single executions: {merge[2] / max(single[2], 1):.3f}")
+shard_walls = [r[1] for r in rows[1:5]]
+# Projection: on 4 machines the shards run at once (the slowest decides), then the merge; on 16,
+# 16 shards each take a quarter of a 4-way shard's inputs and budget (first pass and reduction
+# both scale with them), then the same merge.
+p4 = max(shard_walls) + merge[1]
+p16 = max(shard_walls) / 4 + merge[1]
+print(f"projected wall: 1 machine {single[1]:.0f} s; 4 machines {p4:.0f} s; 16 machines {p16:.0f} s "
+      f"(shards in parallel, then the merge)")
+PY
