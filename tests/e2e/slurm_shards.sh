@@ -33,7 +33,9 @@ fail=0
 err() { echo "FAIL: $*"; fail=1; }
 
 # The cluster: munge with a key of its own, one node with this machine's CPUs, no cgroups, no
-# accounting; ports picked from the pid so that two runs at once do not meet.
+# accounting; ports picked from the pid so that two runs at once do not meet. Every address is
+# 127.0.0.1: the host name need not resolve (a fresh machine or container often lacks it in
+# /etc/hosts).
 mkdir -p "$W"/{state,spool,log,run,munge}
 host=$(hostname -s)
 port=$((20000 + ($$ % 20000) * 2))
@@ -42,7 +44,7 @@ chmod 600 "$W/munge/munge.key"
 export SLURM_CONF=$W/slurm.conf
 cat >"$SLURM_CONF" <<EOF
 ClusterName=cdtest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -64,29 +66,33 @@ ReturnToService=2
 SlurmctldLogFile=$W/log/slurmctld.log
 SlurmdLogFile=$W/log/slurmd.log
 MpiDefault=none
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$(nproc) State=UNKNOWN
 PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 munged --force --socket="$W/munge/munge.socket" --key-file="$W/munge/munge.key" \
     --pid-file="$W/munge/munged.pid" --log-file="$W/munge/munged.log" \
     --seed-file="$W/munge/seed" || skip "munged did not start"
 slurmctld -i || skip "slurmctld did not start: $(tail -n 3 "$W/log/slurmctld.log" 2>/dev/null)"
-slurmd || skip "slurmd did not start: $(tail -n 3 "$W/log/slurmd.log" 2>/dev/null)"
-for _ in $(seq 60); do
-    [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && break
-    sleep 0.5
+slurmd -N "$host" || skip "slurmd did not start: $(tail -n 3 "$W/log/slurmd.log" 2>/dev/null)"
+# At most 30 s for the node to come up; each query is bounded too.
+state() { timeout 5 sinfo -h -o %t 2>/dev/null; }
+for _ in $(seq 30); do
+    [ "$(state)" = idle ] && break
+    sleep 1
 done
-[ "$(sinfo -h -o %t 2>/dev/null)" = idle ] ||
-    skip "the Slurm node did not come up: $(sinfo -h 2>&1 | head -n 1); $(tail -n 2 "$W/log/slurmd.log")"
+[ "$(state)" = idle ] ||
+    skip "the Slurm node did not come up: $(state); $(tail -n 2 "$W/log/slurmd.log")"
 
 # The JSON sample corpus (it holds two crashing inputs), unpacked for afl-showmap.
 cd "$W" || exit 1
 mkdir in
 tar --zstd -xf "$CD_SRC/sample_corpora/json.tar.zst" -C in
 target=$CD_TARGETS/sample_json
-"$CD_SRC/tools/scale/slurm.sh" -N 4 -W -b "$CD_BIN" -o "$W/seeds" -i "$W/in" \
+# Four 15 s shards two at a time and a 15 s merge: a few minutes at most on any machine.
+timeout 600 "$CD_SRC/tools/scale/slurm.sh" -N 4 -W -b "$CD_BIN" -o "$W/seeds" -i "$W/in" \
     -- -j 1 --max-time 15 -- "$target" @@ >submit.log 2>&1
 rc=$?
+[ $rc = 124 ] && { echo "FAIL: the jobs did not end within 10 minutes: $(squeue 2>&1 | tail -n 3)"; exit 1; }
 [ $rc = 0 ] || [ $rc = 1 ] || {
     err "the merge job ended with $rc: $(cat submit.log shards/merge.log seeds.shards/merge.log 2>/dev/null | tail -n 5)"
 }
