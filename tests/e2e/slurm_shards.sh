@@ -88,9 +88,9 @@ cd "$W" || exit 1
 mkdir in
 tar --zstd -xf "$CD_SRC/sample_corpora/json.tar.zst" -C in
 target=$CD_TARGETS/sample_json
-# Four 15 s shards two at a time and a 15 s merge: a few minutes at most on any machine.
+# Four 10 s shards two at a time and a 10 s merge: a few minutes at most on any machine.
 timeout 600 "$CD_SRC/tools/scale/slurm.sh" -N 4 -W -b "$CD_BIN" -o "$W/seeds" -i "$W/in" \
-    -- -j 1 --max-time 15 -- "$target" @@ >submit.log 2>&1
+    -- -j 1 --max-time 10 -- "$target" @@ >submit.log 2>&1
 rc=$?
 [ $rc = 124 ] && { echo "FAIL: the jobs did not end within 10 minutes: $(squeue 2>&1 | tail -n 3)"; exit 1; }
 [ $rc = 0 ] || [ $rc = 1 ] || {
