@@ -52,6 +52,24 @@ for n in ("m123", "m312", "tree"):
     assert not missing, (n, len(missing), sorted(missing)[:5])
     assert m[n]["settings"]["shard"] is None
 PY
+# The GNU parallel recipe, with this machine as its only login (":"): two shards, then the merge.
+if command -v parallel >/dev/null; then
+    printf '2/:\n' >hosts
+    PATH=$(dirname "$bin"):$PATH "${CD_SRC:?}/tools/scale/parallel-ssh.sh" hosts pw in \
+        -- -q -j 1 --max-execs 2000 -- "$target" @@ >pw.log 2>&1
+    rc=$?
+    [ $rc -le 1 ] || err "tools/scale/parallel-ssh.sh exited $rc: $(tail -n 3 pw.log)"
+    python3 - <<'PY' || err "the GNU parallel recipe's merge lost a label"
+import json
+shards = [json.load(open(f"pw/shards/shard-{k}.manifest.json")) for k in (1, 2)]
+m = json.load(open("pw/seeds.manifest.json"))
+assert m["state"]["start"] == "merged" and [s["settings"]["shard"] for s in shards] == ["1/2", "2/2"]
+missing = set().union(*(s["labels"] for s in shards)) - set(m["labels"])
+assert not missing, sorted(missing)[:5]
+PY
+else
+    echo "GNU parallel missing: tools/scale/parallel-ssh.sh not run"
+fi
 # A damaged state, and a state made with other settings (-e): exit 4, the file named.
 head -c 1000 s2.state >bad.state
 "$bin" merge -q -j 1 --max-execs 100 s1.state bad.state -o x -- "$target" @@ 2>out.txt
