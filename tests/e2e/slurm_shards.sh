@@ -2,7 +2,8 @@
 # Shards and their merge on a real Slurm cluster: the test starts a single-node cluster on this
 # machine (Debian's slurm-wlm and munge, configured in a temporary directory, on ports of its own,
 # torn down at the end), submits the JSON sample corpus as a 4-task array plus the dependent merge
-# job through tools/scale/slurm.sh, and checks with afl-showmap that the merged seeds and
+# job through tools/scale/slurm.sh (and again with -L: select-only shards, an array of merges by
+# label shard, then the merge), and checks with afl-showmap that the merged seeds and
 # reproducers cover every label the inputs cover, the seeds alone every label of the inputs that
 # do not crash, that the shards split the inputs (each input in exactly one), and that the
 # corpus's crashing inputs come out as reproducers. Skipped, with the reason, where Slurm cannot
@@ -138,5 +139,23 @@ for f in seeds.crashes/crash-*; do
     timeout 2 "$target" "$f" >/dev/null 2>&1
     [ $? -ge 128 ] || err "reproducer $f does not crash"
 done
+
+# -L: two select-only shards, two merges each reducing one label shard of both, then the merge.
+timeout 600 "$CD_SRC/tools/scale/slurm.sh" -N 2 -L -W -b "$CD_BIN" -o "$W/byl" -i "$W/in" \
+    -- -j 1 --max-time 10 -- "$target" @@ >submit-l.log 2>&1
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || err "-L: the merge job ended with $rc: $(tail -n 5 submit-l.log byl.shards/merge.log 2>/dev/null)"
+python3 - <<'PY' || err "-L: the steps did not run as described"
+import json
+shards = [json.load(open(f"byl.shards/shard-{k}.manifest.json")) for k in (1, 2)]
+parts = [json.load(open(f"byl.shards/part-{k}.manifest.json")) for k in (1, 2)]
+m = json.load(open("byl.manifest.json"))
+assert all(s["settings"]["no_reduce"] for s in shards)
+assert [p["settings"]["shard"] for p in parts] == ["1/2", "2/2"]
+assert all(p["state"]["start"] == "merged" for p in parts) and m["state"]["start"] == "merged"
+PY
+mkdir -p byl.all && cp byl/* byl.all/ && cp byl.crashes/crash-* byl.all/ 2>/dev/null
+missing=$(comm -23 in.labels <(labels byl.all) | wc -l)
+[ "$missing" = 0 ] || err "-L: $missing input labels not in the merged seeds and reproducers"
 [ $fail = 0 ] && echo "ok: 4 shards and their merge on Slurm: $(wc -l <in.labels) input labels kept in $(ls seeds | wc -l) seeds"
 exit $fail

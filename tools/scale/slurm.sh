@@ -5,13 +5,18 @@
 # one run over all the inputs covers. Shared storage is a directory every node sees (NFS, a
 # mounted bucket): the inputs, WORK and OUT must be on it; nothing else is assumed.
 #
-# usage: tools/scale/slurm.sh [-N SHARDS] [-w WORK] [-b BIN] [-S SBATCH_ARG]... [-W]
+# usage: tools/scale/slurm.sh [-N SHARDS] [-L] [-w WORK] [-b BIN] [-S SBATCH_ARG]... [-W]
 #            -o OUT -i INPUT [-i INPUT]... [-- CORPUS_DISTILL_OPTION...] -- TARGET [ARGS...]
 #   -N  shards (default 4): the array's tasks, as many as Slurm runs at once
 #   -w  the shards' outputs and job scripts (default OUT.shards)
 #   -b  the corpus-distill binary (default: the one on PATH)
 #   -S  an argument for both sbatch calls (repeat it: -S --partition=big -S --time=4:00:00)
 #   -W  wait for the merge and exit with its status (sbatch --wait)
+#   -L  share out the reduction by label: the shards only select (--no-reduce, seconds), a
+#       second array of N merges each reduces one label shard of all their states (merge
+#       --shard K/N), and the last merge folds those. Shards of one corpus share most labels,
+#       so sharding by input alone has every shard reduce nearly every label; by label, each
+#       label is reduced once.
 #   options after the first "--" go to every shard and to the merge alike (-t, -m, -e, -j,
 #   --max-time, --seed): the settings that change labels must be the same for merging.
 # A shard that stops at --max-time (exit 1) leaves a valid state and the merge goes on; one that
@@ -19,7 +24,7 @@
 set -euo pipefail
 
 die() { echo "slurm.sh: $*" >&2; exit 2; }
-shards=4 work= bin=$(command -v corpus-distill || true) out= wait=0
+shards=4 work= bin=$(command -v corpus-distill || true) out= wait=0 by_label=0
 inputs=() sbatch_args=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
@@ -28,6 +33,7 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
     -b) bin=$2; shift 2 ;;
     -S) sbatch_args+=("$2"); shift 2 ;;
     -W) wait=1; shift ;;
+    -L) by_label=1; shift ;;
     -o) out=$2; shift 2 ;;
     -i) inputs+=("$2"); shift 2 ;;
     *) die "unknown option '$1' (usage: the top of this script)" ;;
@@ -53,11 +59,25 @@ case ${target[0]} in */*) target[0]=$(abs "${target[0]}") ;; esac
 
 # The job scripts quote every word with printf %q, so paths and arguments pass through as given.
 q() { [ $# -eq 0 ] || printf '%q ' "$@"; }
+# With -L the shards only select, and what the merge folds are the label shards' states.
+select=() part=shard
+[ $by_label = 1 ] && select=(--no-reduce) part=part
 cat >"$work/shard.sh" <<EOF
 #!/usr/bin/env bash
 # One shard of the array: task K of $shards.
 cd $(q "$work")
-exec $(q "$bin") --shard "\$SLURM_ARRAY_TASK_ID/$shards" $(q "${opts[@]}") $(q "${inputs[@]}") -o "shard-\$SLURM_ARRAY_TASK_ID" -- $(q "${target[@]}")
+exec $(q "$bin") --shard "\$SLURM_ARRAY_TASK_ID/$shards" $(q "${select[@]}") $(q "${opts[@]}") $(q "${inputs[@]}") -o "shard-\$SLURM_ARRAY_TASK_ID" -- $(q "${target[@]}")
+EOF
+cat >"$work/reduce.sh" <<EOF
+#!/usr/bin/env bash
+# With -L: task K reduces label shard K of every shard's state.
+cd $(q "$work")
+states=()
+for k in \$(seq 1 $shards); do
+    [ -f "shard-\$k.state" ] || { echo "reduce: shard \$k left no state (see shard-\$k.log)" >&2; exit 4; }
+    states+=("shard-\$k.state")
+done
+exec $(q "$bin") merge --shard "\$SLURM_ARRAY_TASK_ID/$shards" $(q "${opts[@]}") "\${states[@]}" -o "part-\$SLURM_ARRAY_TASK_ID" -- $(q "${target[@]}")
 EOF
 cat >"$work/merge.sh" <<EOF
 #!/usr/bin/env bash
@@ -65,20 +85,28 @@ cat >"$work/merge.sh" <<EOF
 cd $(q "$work")
 states=()
 for k in \$(seq 1 $shards); do
-    [ -f "shard-\$k.state" ] || { echo "merge: shard \$k left no state (see shard-\$k.log)" >&2; exit 4; }
-    states+=("shard-\$k.state")
+    f=$part-\$k
+    [ -f "\$f.state" ] || { echo "merge: \$f left no state (see \$f.log)" >&2; exit 4; }
+    states+=("\$f.state")
 done
 exec $(q "$bin") merge $(q "${opts[@]}") "\${states[@]}" -o $(q "$out") -- $(q "${target[@]}")
 EOF
-chmod +x "$work/shard.sh" "$work/merge.sh"
+chmod +x "$work/shard.sh" "$work/reduce.sh" "$work/merge.sh"
 
 array=$(sbatch --parsable "${sbatch_args[@]}" --array="1-$shards" --job-name=cd-shard \
         --output="$work/shard-%a.log" "$work/shard.sh")
 array=${array%%;*}
+echo "shards: job $array ($shards tasks, logs in $work)"
+if [ $by_label = 1 ]; then
+    array=$(sbatch --parsable "${sbatch_args[@]}" --array="1-$shards" --job-name=cd-reduce \
+            --dependency="afterany:$array" --output="$work/part-%a.log" "$work/reduce.sh")
+    array=${array%%;*}
+    echo "label shards: job $array ($shards tasks), after the shards"
+fi
 merge_args=("${sbatch_args[@]}" --dependency="afterany:$array" --job-name=cd-merge
             --output="$work/merge.log")
 [ $wait = 1 ] && merge_args+=(--wait)
-echo "shards: job $array ($shards tasks, logs in $work); merge: waits for it, output $out"
+echo "merge: after them, output $out"
 set +e
 merge=$(sbatch --parsable "${merge_args[@]}" "$work/merge.sh")
 rc=$?
