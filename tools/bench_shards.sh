@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One run against 4 shards plus their merge, on the same inputs and target, side by side: wall
+# One run against 4 shards plus their merge (by input, and by label as tools/scale/slurm.sh -L
+# does it), on the same inputs and target, side by side: wall
 # time, executions, labels, seeds and bytes of each, whether the merged corpus keeps every label
 # the inputs show (afl-showmap -r, classified by the intended ranges), and the wall time projected
 # on 4 machines from the measured parts. The single run gets EXECS executions (default
@@ -42,6 +43,19 @@ done
 wait
 timed merge merge "${common[@]}" --max-execs $((execs / 4)) shard-{1,2,3,4}.state -o merged \
     -- "${target[@]}"
+# By label (tools/scale/slurm.sh -L): select-only shards, merges each reducing one label shard of
+# all their states (EXECS/4 each, two at a time), then the merge of those (EXECS/4).
+for k in 1 2 3 4; do
+    timed sel-$k "${common[@]}" --no-reduce --shard $k/4 in -o sel-$k -- "${target[@]}"
+done
+for k in 1 2 3 4; do
+    timed part-$k merge "${common[@]}" --max-execs $((execs / 4)) --shard $k/4 \
+        sel-{1,2,3,4}.state -o part-$k -- "${target[@]}" &
+    [ $((k % 2)) = 0 ] && wait
+done
+wait
+timed final merge "${common[@]}" --max-execs $((execs / 4)) part-{1,2,3,4}.state -o final \
+    -- "${target[@]}"
 
 # Labels every input shows, and those the merged and the single output keep (seeds and
 # reproducers), by afl-showmap.
@@ -54,12 +68,13 @@ labels() {
     AFL_ALLOW_TMP=1 afl-showmap -q -r -t 5000 -i "$1" -o maps -- "${target[@]}" >/dev/null 2>&1 || true
     cat maps/* 2>/dev/null | classify | sort -u
 }
-for o in single merged; do
+for o in single merged final; do
     mkdir -p "$o.all" && cp "$o"/* "$o.all/" && cp "$o".crashes/* "$o.all/" 2>/dev/null || true
 done
 labels in >in.labels
 labels single.all >single.labels
 labels merged.all >merged.labels
+labels final.all >final.labels
 
 python3 - "$execs" <<'PY'
 import json, sys
@@ -71,22 +86,31 @@ def row(name, manifest, wall):
 rows = [row("single run", "single.manifest.json", "single.wall")]
 rows += [row(f"shard {k}/4", f"shard-{k}.manifest.json", f"shard-{k}.wall") for k in range(1, 5)]
 rows.append(row("merge", "merged.manifest.json", "merge.wall"))
+rows += [row(f"select {k}/4", f"sel-{k}.manifest.json", f"sel-{k}.wall") for k in range(1, 5)]
+rows += [row(f"labels {k}/4", f"part-{k}.manifest.json", f"part-{k}.wall") for k in range(1, 5)]
+rows.append(row("final merge", "final.manifest.json", "final.wall"))
 print(f"budget: {execs} executions for the single run; {execs // 4} for each shard and for the merge")
+print("by input: shards 1-4, merge; by label: select 1-4, labels 1-4, final merge")
 print(f"{'':12} {'wall s':>8} {'execs':>9} {'labels':>7} {'seeds':>6} {'bytes':>10}")
 for name, wall, ex, lab, seeds, b in rows:
     print(f"{name:12} {wall:8.1f} {ex:9} {lab:7} {seeds:6} {b:10}")
 inp = set(open("in.labels").read().split())
-for name in ("single", "merged"):
+for name in ("single", "merged", "final"):
     kept = set(open(f"{name}.labels").read().split())
     print(f"{name}: keeps {len(inp & kept)} of the {len(inp)} input labels (afl-showmap)")
-single, merge = rows[0], rows[-1]
-print(f"merged bytes / single bytes: {merge[5] / max(single[5], 1):.3f}; "
-      f"merge executions / single executions: {merge[2] / max(single[2], 1):.3f}")
+single, merge, final = rows[0], rows[5], rows[-1]
+for name, r, steps in (("by input", merge, rows[1:6]), ("by label", final, rows[6:])):
+    total = sum(x[2] for x in steps)
+    print(f"{name}: merged bytes / single bytes: {r[5] / max(single[5], 1):.3f}; last merge's "
+          f"executions / single's: {r[2] / max(single[2], 1):.3f}; all executions: {total:,} "
+          f"({total / max(single[2], 1):.2f}x)")
 # Projection on 4 machines: the shards run at once, each at the single run's executions per
 # second (the measured walls of the shards are two at a time on two cores), the slowest decides,
 # then the merge as measured.
 rate = single[2] / max(single[1], 1e-9)
 p4 = max(r[2] for r in rows[1:5]) / rate + merge[1]
-print(f"projected wall on 4 machines: {p4:.0f} s (slowest shard's executions at {rate:.0f}/s, "
-      f"then the merge), against {single[1]:.0f} s on one")
+l4 = (max(r[2] for r in rows[6:10]) + max(r[2] for r in rows[10:14])) / rate + final[1]
+print(f"projected wall on 4 machines at {rate:.0f} executions/s: by input {p4:.0f} s, by label "
+      f"{l4:.0f} s (slowest of each step, then the last merge as measured), against "
+      f"{single[1]:.0f} s on one")
 PY
