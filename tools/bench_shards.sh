@@ -11,7 +11,7 @@
 # usage: tools/bench_shards.sh INPUTS.tar.zst OUT_DIR -- TARGET [ARGS...]   (CD_BIN: the tool)
 # The real-target inputs come from tools/real_targets/prepare.sh.
 set -euo pipefail
-[ $# -ge 4 ] && [ "$3" = -- ] || { sed -n 9p "$0" >&2; exit 2; }
+[ $# -ge 4 ] && [ "$3" = -- ] || { sed -n 11p "$0" >&2; exit 2; }
 inputs=$(realpath "$1") out=$2
 shift 3
 target=("$@")
