@@ -99,11 +99,19 @@ static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *
     return s;
 }
 
-/* The length of settings without its shard (always last): shards of one run differ only there. */
+/* The length of settings without its shard (always last: the target's arguments, earlier, may
+ * hold the same text): shards of one run differ only there. */
 static size_t unsharded(const char *settings)
 {
-    const char *k = settings ? strstr(settings, SHARD_KEY) : NULL;
-    return k ? (size_t)(k - settings) : settings ? strlen(settings) : 0;
+    const char *k = NULL;
+    for (const char *p = settings; p && (p = strstr(p, SHARD_KEY)) != NULL; p++)
+        k = p;
+    unsigned a, b;
+    int end = 0;
+    if (k && sscanf(k + strlen(SHARD_KEY), "%u/%u%n", &a, &b, &end) == 2 &&
+        k[strlen(SHARD_KEY) + (size_t)end] == '\0')
+        return (size_t)(k - settings);
+    return settings ? strlen(settings) : 0;
 }
 
 /* Whether settings a and b are the same but for their shards. */
