@@ -3,7 +3,8 @@
 # does it), on the same inputs and target, side by side: wall
 # time, executions, labels, seeds and bytes of each, whether the merged corpus keeps every label
 # the inputs show (afl-showmap -r, classified by the intended ranges), and the wall time projected
-# on 4 machines from the measured parts. The single run gets EXECS executions (default
+# on 4 machines from the measured parts, beside the machine's ceiling (the single run twice at
+# once against once). The single run gets EXECS executions (default
 # 100 per input); each shard EXECS/4, the merge EXECS/4. The shards run two at a time, as this
 # machine has two cores, so their wall times are those of a shared machine; the projection counts
 # their executions at the single run's rate instead.
@@ -11,7 +12,7 @@
 # usage: tools/bench_shards.sh INPUTS.tar.zst OUT_DIR -- TARGET [ARGS...]   (CD_BIN: the tool)
 # The real-target inputs come from tools/real_targets/prepare.sh.
 set -euo pipefail
-[ $# -ge 4 ] && [ "$3" = -- ] || { sed -n 11p "$0" >&2; exit 2; }
+[ $# -ge 4 ] && [ "$3" = -- ] || { sed -n 12p "$0" >&2; exit 2; }
 inputs=$(realpath "$1") out=$2
 shift 3
 target=("$@")
@@ -35,6 +36,11 @@ timed() { # timed NAME ARGS...: runs the tool, records its wall time in NAME.wal
 }
 common=(-j 1 --seed 1)
 timed single "${common[@]}" --max-execs "$execs" in -o single -- "${target[@]}"
+# The machine's ceiling: the same run twice at once, as the shards run two at a time.
+for k in 1 2; do
+    timed ceiling-$k "${common[@]}" --max-execs "$execs" in -o ceiling-$k -- "${target[@]}" &
+done
+wait
 for k in 1 2 3 4; do
     timed shard-$k "${common[@]}" --max-execs $((execs / 4)) --shard $k/4 in -o shard-$k \
         -- "${target[@]}" &
@@ -108,6 +114,10 @@ for name, r, steps in (("by input", merge, rows[1:6]), ("by label", final, rows[
 # second (the measured walls of the shards are two at a time on two cores), the slowest decides,
 # then the merge as measured.
 rate = single[2] / max(single[1], 1e-9)
+pair = [row(f"ceiling {k}", f"ceiling-{k}.manifest.json", f"ceiling-{k}.wall") for k in (1, 2)]
+ceiling = sum(r[2] / max(r[1], 1e-9) for r in pair) / rate
+print(f"machine ceiling: two runs at once do {ceiling:.2f}x the executions per second of one "
+      f"({rate:.0f}/s alone)")
 p4 = max(r[2] for r in rows[1:5]) / rate + merge[1]
 l4 = (max(r[2] for r in rows[6:10]) + max(r[2] for r in rows[10:14])) / rate + final[1]
 print(f"projected wall on 4 machines at {rate:.0f} executions/s: by input {p4:.0f} s, by label "
