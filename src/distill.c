@@ -64,6 +64,11 @@ struct worker {
     bool whole;
     struct cd_labelset whole_labels;
     uint32_t label;
+    bool active;                 /* reducing label now, as its owner or as a helper */
+    bool helping;                /* label is another worker's claim (choose_help) */
+    uint32_t helped;             /* the label this worker last helped with, and its best */
+    uint64_t helped_serial;      /* example then: no help again until that best moves on */
+    uint64_t help_tries, help_execs, help_adopted; /* helping: starts, executions, adoptions */
     uint64_t serial;             /* the label's best example as this worker knows it */
     char *origin;
     bool stale;                  /* the label's best moved on under us */
@@ -762,6 +767,7 @@ static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, 
         (w->whole ? holds_whole(w) : cd_table_find(w->d->table, w->label)->best != stored))
         return false;
     w->serial = stored->serial;
+    w->help_adopted += w->helping;
     return true;
 }
 
@@ -900,6 +906,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     if (++w->execs >= w->attempt_cap)
         w->yielded = true;
+    w->help_execs += w->helping;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
         fail(d, &w->err);
@@ -952,7 +959,8 @@ static bool reduce_stop(void *ctx)
     if (w->stale || w->capped || w->yielded)
         return true;
     lock(w->d);
-    bool stop = should_stop(w->d);
+    bool stop = should_stop(w->d) ||
+                (w->helping && !cd_table_find(w->d->table, w->label)->busy);
     unlock(w->d);
     return stop;
 }
@@ -971,8 +979,11 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     for (;;) {
         lock(d);
         const struct cd_table_label *dl = cd_table_find(d->table, id);
-        const struct cd_table_example *e = dl->best, *donor = cd_table_donor(d->table, dl);
-        cd_table_donor_taken(d->table, id, donor);
+        const struct cd_table_example *e = dl->best, *donor = NULL;
+        if (!w->helping) {
+            donor = cd_table_donor(d->table, dl);
+            cd_table_donor_taken(d->table, id, donor);
+        }
         if (donor)
             e = donor;
         uint8_t *copy = cd_memdup(e->data, e->len);
@@ -1026,6 +1037,16 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             w->donor_tries++;
             w->donor_wins += won;
             bool go_on = !should_stop(d) && (won || !cd_table_skippable(l));
+            unlock(d);
+            if (!go_on)
+                return CD_OK;
+            continue;
+        }
+        if (w->helping) {
+            /* A helper marks nothing: the owner's reduction decides what is finished. */
+            bool go_on = w->stale && !should_stop(d) && l->busy;
+            w->helped = id;
+            w->helped_serial = l->best->serial;
             unlock(d);
             if (!go_on)
                 return CD_OK;
@@ -1216,6 +1237,37 @@ static void reduce_whole(struct worker *w, const struct cd_table_example *e)
     progress(d, false);
 }
 
+/* A coverage label another worker is reducing, for an idle worker to help with: the one with
+ * the fewest helpers, then the largest best example. Both walk the same candidates, and the
+ * seen-set lets each run only those the other has not run yet, so a long reduction at the end
+ * of a run (the last labels, a warm run's few new ones) goes as fast as the workers can run it.
+ * A label w helped with to the end is not helped again until its best example moves on. NULL
+ * when there is none. Lock held. */
+static const struct cd_table_label *choose_help(struct cd_distill *d, const struct worker *w)
+{
+    const struct cd_table_label *top = NULL;
+    unsigned top_helpers = 0;
+    for (unsigned i = 0; i < d->jobs; i++) {
+        const struct worker *o = &d->workers[i];
+        if (!o->active || o->helping || cd_labels_is_outcome(o->label))
+            continue;
+        const struct cd_table_label *l = cd_table_find(d->table, o->label);
+        if (!l->busy || !to_reduce(d, l) ||
+            (w->helped == l->id && w->helped_serial == l->best->serial))
+            continue;
+        unsigned helpers = 0;
+        for (unsigned j = 0; j < d->jobs; j++)
+            helpers += d->workers[j].active && d->workers[j].helping &&
+                       d->workers[j].label == o->label;
+        if (!top || helpers < top_helpers ||
+            (helpers == top_helpers && l->best->len > top->best->len)) {
+            top = l;
+            top_helpers = helpers;
+        }
+    }
+    return top;
+}
+
 /* The reduction loop of one worker: until every label is skippable with nothing in flight. */
 static void *reduce_worker(void *arg)
 {
@@ -1229,6 +1281,7 @@ static void *reduce_worker(void *arg)
             continue;
         }
         const struct cd_table_label *l = choose_label(d);
+        bool help = !l && d->in_flight > 0 && (l = choose_help(d, w)) != NULL;
         if (!l) {
             if (d->in_flight == 0) {
                 d->reduce_done = true;
@@ -1239,12 +1292,19 @@ static void *reduce_worker(void *arg)
             continue;
         }
         uint32_t id = l->id;
-        cd_table_claim(d->table, id);
+        if (!help)
+            cd_table_claim(d->table, id);
+        w->label = id;
+        w->active = true;
+        w->helping = help;
+        w->help_tries += help;
         d->in_flight++;
         unlock(d);
         reduce_label(w, id);
         lock(d);
-        cd_table_release(d->table, id);
+        if (!help)
+            cd_table_release(d->table, id);
+        w->active = w->helping = false;
         d->in_flight--;
         pthread_cond_broadcast(&d->cv);
         progress(d, false);
@@ -1307,7 +1367,7 @@ char *cd_distill_pass_report(const struct cd_distill *d)
             sum[p].successes += d->workers[i].red.stats[p].successes;
             sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
         }
-    size_t cap = 128 * (n + 2), used = 0;
+    size_t cap = 128 * (n + 3), used = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -1333,6 +1393,18 @@ char *cd_distill_pass_report(const struct cd_distill *d)
                              "donors   %10llu candidates %8llu started %10llu improved their label\n",
                              (unsigned long long)execs, (unsigned long long)tries,
                              (unsigned long long)wins);
+    if (used >= cap)
+        return s;
+    uint64_t help[3] = {0, 0, 0};
+    for (unsigned i = 0; i < d->jobs; i++) {
+        help[0] += d->workers[i].help_execs;
+        help[1] += d->workers[i].help_tries;
+        help[2] += d->workers[i].help_adopted;
+    }
+    used += (size_t)snprintf(s + used, cap - used,
+                             "helpers  %10llu executions %8llu started %10llu adopted\n",
+                             (unsigned long long)help[0], (unsigned long long)help[1],
+                             (unsigned long long)help[2]);
     if (used >= cap)
         return s;
     snprintf(s + used, cap - used, "labels left at the timeout cap (%d timed-out runs): %llu\n",

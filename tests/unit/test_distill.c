@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint32_t crash_id, timeout_id;
 
@@ -54,6 +55,8 @@ struct runner_ctx {
     volatile sig_atomic_t *stop;  /* set after stop_after runs, when non-NULL */
     uint64_t stop_after;
     uint64_t runs;                /* all workers; only counted with one worker */
+    unsigned delay_us;            /* every run of an input of delay_from bytes or more takes at */
+    size_t delay_from;            /* least this long */
     unsigned opened, closed;
 };
 
@@ -80,6 +83,8 @@ static enum cd_status r_run(void *state, const uint8_t *data, size_t len, bool q
 {
     struct runner_state *s = state;
     (void)err;
+    if (s->ctx->delay_us && len >= s->ctx->delay_from)
+        nanosleep(&(struct timespec){0, 1000L * s->ctx->delay_us}, NULL);
     label(data, len, labels);
     *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
     bool hang = s->ctx->hangs && contains(data, len, "HANG");
@@ -575,6 +580,34 @@ static void test_distill_short_attempts_complete(void)
     cd_test_rmdir(dir);
 }
 
+/* One input label, whose reduction takes a while: the worker that does not hold it helps, and
+ * every label still ends at its minimum, finished by its owner. */
+static void test_distill_idle_worker_helps(void)
+{
+    char text[301];
+    memset(text, 'a', sizeof text - 1);
+    text[sizeof text - 1] = 0;
+    const char *const one[] = {text};
+    char *dir = write_files(one, 1);
+    struct runner_ctx rc = {.delay_us = 200, .delay_from = 100};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 2};
+    struct cd_result res;
+    char *report = NULL;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, &report), CD_OK);
+    CU_ASSERT(res.stats.complete);
+    check_minimal(&res);
+    const char *line = report ? strstr(report, "helpers") : NULL;
+    unsigned long long execs = 0, started = 0, adopted = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT_EQUAL(sscanf(line, "helpers %llu executions %llu started %llu adopted", &execs,
+                           &started, &adopted), 3);
+    CU_ASSERT(started >= 1);
+    CU_ASSERT(execs >= 1);
+    free(report);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
 static void test_distill_empty_input_set(void)
 {
     char *dir = cd_test_mkdtemp();
@@ -686,6 +719,7 @@ int main(void)
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
         {"test_distill_warm_start", test_distill_warm_start},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
+        {"test_distill_idle_worker_helps", test_distill_idle_worker_helps},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
         {"test_distill_hang_confirmed_when_it_matters", test_distill_hang_confirmed_when_it_matters},
         {"test_distill_slow_is_no_reproducer", test_distill_slow_is_no_reproducer},
