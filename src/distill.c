@@ -33,10 +33,10 @@
  * is not finished then: a later attempt starts again from its current best, and the seen-set
  * answers the candidates already tried without running them, so it carries on where this one
  * stopped. Without it one large example would take a large share of a budget while every other
- * label waits as it was found. Two per byte can still take most of a budget: in a 300 s libyaml run one
- * label of a 223 KB example took four minutes, its seeds' bytes flat. Capping attempts at 20,000
- * and leaving a fresh label that used one up to the uniform choice was measured and not kept: at
- * 100 executions per file libyaml's seeds grew 26% (libxml2 and Lua even). */
+ * label waits as it was found. Two per byte can still take most of a budget: in a 300 s libyaml
+ * run one label of a 223 KB example took four minutes, its seeds' bytes flat. Capping attempts at
+ * 20,000 and leaving a fresh label that used one up to the uniform choice was measured and not
+ * kept: at 100 executions per file libyaml's seeds grew 26% (libxml2 and Lua even). */
 #define ATTEMPT_EXECS 500
 /* Most executions one attempt at reducing a whole example spends (see reduce_whole). */
 #define WHOLE_EXECS 100
