@@ -76,6 +76,9 @@ uint64_t cd_now_ns(void);
  * of memory. */
 void *cd_memdup(const void *p, size_t len);
 
+/* strcmp of two char * elements, for qsort and bsearch over arrays of strings. */
+int cd_cmp_strp(const void *a, const void *b);
+
 /* Copies s into buf (cap at least 16) as one printable line: bytes below 0x20 and 0x7f as "\xHH",
  * a backslash doubled, cut with "..." where it does not fit. Returns buf. For text read from
  * files (names, manifests) that a message or a listing shows. */

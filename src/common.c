@@ -90,6 +90,11 @@ uint64_t cd_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int cd_cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 void *cd_memdup(const void *p, size_t len)
 {
     void *copy = malloc(len ? len : 1);

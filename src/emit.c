@@ -98,11 +98,6 @@ void cd_emit_owned_release(struct cd_emit_owned *o)
     memset(o, 0, sizeof *o);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Reads what the manifest at path owns into *o and returns whether it was written for seed
  * directory base; *o is released (zeroed) when not. */
 static bool owned_of(const struct cd_emit_opts *opts, const char *path, const char *base,
@@ -115,7 +110,7 @@ static bool owned_of(const struct cd_emit_opts *opts, const char *path, const ch
     if (!ok)
         cd_emit_owned_release(o);
     else /* sorted, for lists_seed: a directory of 100,000 seeds is checked file by file */
-        qsort(o->seeds, o->n_seeds, sizeof *o->seeds, cmp_name);
+        qsort(o->seeds, o->n_seeds, sizeof *o->seeds, cd_cmp_strp);
     return ok;
 }
 
@@ -132,7 +127,7 @@ static bool owned_names(const struct cd_emit_opts *opts, const char *path, const
 /* Whether o (its seeds sorted by owned_of) lists a seed file of this name. */
 static bool lists_seed(const struct cd_emit_owned *o, const char *name)
 {
-    return o->n_seeds && bsearch(&name, o->seeds, o->n_seeds, sizeof *o->seeds, cmp_name);
+    return o->n_seeds && bsearch(&name, o->seeds, o->n_seeds, sizeof *o->seeds, cd_cmp_strp);
 }
 
 /* Counts the entries of the open directory d that are not regular files listed as seeds by m

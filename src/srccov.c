@@ -112,11 +112,6 @@ static int run(char *const *argv, const char *in_path, const char *profile, char
     return status;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int cmp_fn(const void *a, const void *b)
 {
     return strcmp(((const struct cd_srccov_fn *)a)->name, ((const struct cd_srccov_fn *)b)->name);
@@ -160,8 +155,8 @@ static bool parse_brda(const char *text, struct cd_srccov_branch *b, uint64_t *t
 
 static long find_file_exact(const struct cd_srccov *c, const char *path)
 {
-    char *const *hit = c->n_files ? bsearch(&path, c->files, c->n_files, sizeof *c->files, cmp_str)
-                                  : NULL;
+    char *const *hit =
+        c->n_files ? bsearch(&path, c->files, c->n_files, sizeof *c->files, cd_cmp_strp) : NULL;
     return hit ? (long)(hit - c->files) : -1;
 }
 
@@ -301,7 +296,7 @@ static bool learn_program(struct cd_srccov *c, const char *text)
     if (!order)
         return false;
     memcpy(order, c->files, c->n_files * sizeof *order);
-    qsort(c->files, c->n_files, sizeof *c->files, cmp_str);
+    qsort(c->files, c->n_files, sizeof *c->files, cd_cmp_strp);
     for (size_t i = 0; i < c->n_fns; i++)
         c->fns[i].file = (uint32_t)find_file_exact(c, order[c->fns[i].file]);
     free(order);
