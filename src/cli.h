@@ -81,6 +81,9 @@ struct cli_opts {
  * false. o->inputs is allocated (free with free()). */
 bool cli_parse(int argc, char **argv, struct cli_opts *o);
 
+/* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
+bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
+
 /* Prints --help (one 80x24 screen) from the option table. */
 void cli_print_help(FILE *f);
 

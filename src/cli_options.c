@@ -106,6 +106,13 @@ int cli_usage_error(const char *fmt, ...)
 }
 
 /* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
+bool cli_parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+    int end = 0;
+    return sscanf(s, "%u/%u%n", k, n, &end) == 2 && !s[end] && *n >= 1 && *n <= 65536 &&
+           *k >= 1 && *k <= *n;
+}
+
 static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
 {
     char *end;
@@ -222,16 +229,10 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, false, UINT64_MAX, &o->max_execs) || o->max_execs == 0)
             goto bad;
         break;
-    case OPT_SHARD: {
-        unsigned k, n;
-        int end = 0;
-        if (sscanf(val, "%u/%u%n", &k, &n, &end) != 2 || val[end] || n < 1 || n > 65536 ||
-            k < 1 || k > n)
+    case OPT_SHARD:
+        if (!cli_parse_shard(val, &o->shard, &o->shards))
             goto bad;
-        o->shard = k;
-        o->shards = n;
         break;
-    }
     case OPT_EDGES: o->edges_only = true; break;
     case OPT_IDS: o->ids = val; break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;

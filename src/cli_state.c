@@ -107,9 +107,7 @@ static size_t unsharded(const char *settings)
     for (const char *p = settings; p && (p = strstr(p, SHARD_KEY)) != NULL; p++)
         k = p;
     unsigned a, b;
-    int end = 0;
-    if (k && sscanf(k + strlen(SHARD_KEY), "%u/%u%n", &a, &b, &end) == 2 &&
-        k[strlen(SHARD_KEY) + (size_t)end] == '\0')
+    if (k && cli_parse_shard(k + strlen(SHARD_KEY), &a, &b))
         return (size_t)(k - settings);
     return settings ? strlen(settings) : 0;
 }
