@@ -62,6 +62,18 @@ q() { [ $# -eq 0 ] || printf '%q ' "$@"; }
 # With -L the shards only select, and what the merge folds are the label shards' states.
 select=() part=shard
 [ $by_label = 1 ] && select=(--no-reduce) part=part
+# gather STEP PREFIX: job script lines that collect PREFIX-1.state .. PREFIX-N.state into states,
+# or end the job STEP (exit 4) naming the first one missing.
+gather() {
+    cat <<EOF
+states=()
+for k in \$(seq 1 $shards); do
+    f=$2-\$k
+    [ -f "\$f.state" ] || { echo "$1: \$f left no state (see \$f.log)" >&2; exit 4; }
+    states+=("\$f.state")
+done
+EOF
+}
 cat >"$work/shard.sh" <<EOF
 #!/usr/bin/env bash
 # One shard of the array: task K of $shards.
@@ -72,23 +84,14 @@ cat >"$work/reduce.sh" <<EOF
 #!/usr/bin/env bash
 # With -L: task K reduces label shard K of every shard's state.
 cd $(q "$work")
-states=()
-for k in \$(seq 1 $shards); do
-    [ -f "shard-\$k.state" ] || { echo "reduce: shard \$k left no state (see shard-\$k.log)" >&2; exit 4; }
-    states+=("shard-\$k.state")
-done
+$(gather reduce shard)
 exec $(q "$bin") merge --shard "\$SLURM_ARRAY_TASK_ID/$shards" $(q "${opts[@]}") "\${states[@]}" -o "part-\$SLURM_ARRAY_TASK_ID" -- $(q "${target[@]}")
 EOF
 cat >"$work/merge.sh" <<EOF
 #!/usr/bin/env bash
 # The merge: every shard's state into one corpus.
 cd $(q "$work")
-states=()
-for k in \$(seq 1 $shards); do
-    f=$part-\$k
-    [ -f "\$f.state" ] || { echo "merge: \$f left no state (see \$f.log)" >&2; exit 4; }
-    states+=("\$f.state")
-done
+$(gather merge "$part")
 exec $(q "$bin") merge $(q "${opts[@]}") "\${states[@]}" -o $(q "$out") -- $(q "${target[@]}")
 EOF
 chmod +x "$work/shard.sh" "$work/reduce.sh" "$work/merge.sh"
