@@ -1001,7 +1001,6 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
         }
         size_t len = e->len;
         uint64_t start_serial = dl->best->serial, changes = w->changes;
-        w->label = id;
         w->serial = start_serial;
         /* A later attempt walks again, through the seen-set, every candidate this one tried:
            by default an attempt may spend two executions per byte, so that the walks over a
