@@ -44,11 +44,12 @@ struct cd_reducer {
 };
 
 /* Reduces the len bytes at data under target until no pass adopts anything, or the stop check
- * fires. Passes run in yield order, and after any pass adopts something the sequence starts again
- * from the first, so costly passes (byte lowering) run only once cheaper ones are exhausted. On
- * return *out (owned, free with free()) and *out_len hold the reduced example (equal to the input
- * when nothing was adopted), *changed whether anything was, and *stopped (when not NULL) whether
- * the stop check ended it before a fixpoint. OK, or FAILED when out of memory. */
+ * fires. Passes run in yield order (on a long example the prefix pass first), and after any pass
+ * adopts something the sequence starts again from the first, so costly passes (byte lowering) run
+ * only once cheaper ones are exhausted. On return *out (owned, free with free()) and *out_len hold
+ * the reduced example (equal to the input when nothing was adopted), *changed whether anything
+ * was, and *stopped (when not NULL) whether the stop check ended it before a fixpoint. OK, or
+ * FAILED when out of memory. */
 enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_target *target,
                               const uint8_t *data, size_t len, uint8_t **out, size_t *out_len,
                               bool *changed, bool *stopped, struct cd_error *err);

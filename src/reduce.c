@@ -1,7 +1,8 @@
 /* The reducer's driver: runs the passes of the registry (reduce_passes.c) over one example until
  * none adopts anything, ordering them by what they earned so far (bytes removed or successes per
- * execution), the registry's order on ties, and starting again from the first after any success.
- * It sees the caller only through the predicate and the stop check. */
+ * execution), the registry's order on ties, with the short-candidate pass first on a long example,
+ * and starting again from the first after any success. It sees the caller only through the
+ * predicate and the stop check. */
 #include "reduce_internal.h"
 
 #include <stdlib.h>
@@ -59,6 +60,17 @@ static bool before(const struct cd_reducer *red, unsigned a, unsigned b)
     return yield_of(&red->stats[a], la) > yield_of(&red->stats[b], lb);
 }
 
+/* Moves the passes that front puts ahead to the head of order[0..n), in their order. */
+static void to_front(unsigned order[CD_REDUCE_PASSES_MAX], unsigned n, enum cd_reduce_front front)
+{
+    for (unsigned i = 0, head = 0; i < n; i++)
+        if (cd_reduce_passes[order[i]].front == front) {
+            unsigned p = order[i];
+            memmove(&order[head + 1], &order[head], (i - head) * sizeof order[0]);
+            order[head++] = p;
+        }
+}
+
 /* Orders the passes: deletions first, then by yield, stable over the default order. */
 static void order_passes(const struct cd_reducer *red, unsigned order[CD_REDUCE_PASSES_MAX])
 {
@@ -95,13 +107,10 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
         unsigned order[CD_REDUCE_PASSES_MAX], n = cd_reduce_n_passes();
         bool round = false;
         order_passes(red, order);
-        if (target->coarse_first) /* the coarse passes to the front, in their order */
-            for (unsigned i = 0, front = 0; i < n; i++)
-                if (cd_reduce_passes[order[i]].coarse) {
-                    unsigned p = order[i];
-                    memmove(&order[front + 1], &order[front], (i - front) * sizeof order[0]);
-                    order[front++] = p;
-                }
+        if (target->coarse_first)
+            to_front(order, n, CD_FRONT_COARSE);
+        if (r.len >= CD_REDUCE_LONG)
+            to_front(order, n, CD_FRONT_LONG);
         for (unsigned i = 0; i < n && !r.stopped && !round; i++) {
             const struct cd_reduce_pass_def *pass = &cd_reduce_passes[order[i]];
             if (pass->kind == CD_PASS_LOWER &&

@@ -1075,8 +1075,9 @@ static bool first_len(void *ctx, const uint8_t *cand, size_t len)
 }
 
 /* The registry: unique names that find their rows, a function each, deleting passes before
- * lowering ones, and coarse_first putting its coarse pass (blocks: half the example at once)
- * ahead of the default first pass (prefix: its shortest head). */
+ * lowering ones, coarse_first putting its coarse pass (blocks: half the example at once) ahead of
+ * the default first pass (prefix: its shortest head), and a long example putting prefix first
+ * again, even where the blocks pass earned the most so far. */
 static void test_reduce_registry(void)
 {
     unsigned n = cd_reduce_n_passes();
@@ -1090,20 +1091,30 @@ static void test_reduce_registry(void)
         lowering |= cd_reduce_passes[i].kind == CD_PASS_LOWER;
     }
     CU_ASSERT_EQUAL(cd_reduce_pass_find("no such pass"), n);
-    CU_ASSERT(cd_reduce_passes[cd_reduce_pass_find("blocks")].coarse);
-    uint8_t in[64];
+    unsigned blocks = cd_reduce_pass_find("blocks");
+    CU_ASSERT_EQUAL(cd_reduce_passes[blocks].front, CD_FRONT_COARSE);
+    CU_ASSERT_EQUAL(cd_reduce_passes[cd_reduce_pass_find("prefix")].front, CD_FRONT_LONG);
+    static uint8_t in[CD_REDUCE_LONG];
     memset(in, 'a', sizeof in);
-    for (int coarse = 0; coarse < 2; coarse++) {
+    /* {length, coarse_first, blocks leads by yield, the first candidate's length} */
+    static const size_t cases[][4] = {
+        {64, 0, 0, CD_REDUCE_PREFIX_MIN}, {64, 1, 0, 32}, {64, 0, 1, 32},
+        {CD_REDUCE_LONG, 0, 1, CD_REDUCE_PREFIX_MIN}, {CD_REDUCE_LONG, 1, 0, CD_REDUCE_PREFIX_MIN},
+        {CD_REDUCE_LONG - 1, 0, 1, CD_REDUCE_LONG - 1 - (CD_REDUCE_LONG - 1) / 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t first = SIZE_MAX;
-        struct cd_reduce_target t = {first_len, NULL, &first, false, coarse};
+        struct cd_reduce_target t = {first_len, NULL, &first, false, cases[c][1]};
         struct cd_reducer red = {0};
+        if (cases[c][2])
+            red.stats[blocks] = (struct cd_reduce_stats){1, 1, 1000};
         uint8_t *out;
         size_t len;
         bool changed;
         struct cd_error err;
-        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, in, sizeof in, &out, &len, &changed, NULL, &err),
+        CU_ASSERT_EQUAL(cd_reducer_run(&red, &t, in, cases[c][0], &out, &len, &changed, NULL, &err),
                         CD_OK);
-        CU_ASSERT_EQUAL(first, coarse ? sizeof in / 2 : CD_REDUCE_PREFIX_MIN);
+        CU_ASSERT_EQUAL(first, cases[c][3]);
         free(out);
     }
 }
