@@ -50,7 +50,10 @@ bool cd_reduce_prefix(struct cd_reduce_run *r)
  * doubles the chunk (so long deletable regions go in few steps) and a failure halves it back to
  * the round's size before moving on. It returns after the first size that deleted anything: finer
  * sizes cost a candidate per k bytes, and the cheaper passes that run before it again may shorten
- * the example first. */
+ * the example first. Starting each call at the size of the last deletion instead (the larger
+ * sizes after it) was measured and lost: the JSON nightly bench's day-2 cold run at -j 1 took
+ * 540,532 executions against 455,483, and libyaml at 100 executions per file kept 1,186,619 B
+ * against 929,270. */
 bool cd_reduce_blocks(struct cd_reduce_run *r)
 {
     bool any = false;
