@@ -105,7 +105,6 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-/* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
 bool cli_parse_shard(const char *s, unsigned *k, unsigned *n)
 {
     int end = 0;
@@ -113,6 +112,7 @@ bool cli_parse_shard(const char *s, unsigned *k, unsigned *n)
            *k >= 1 && *k <= *n;
 }
 
+/* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
 static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
 {
     char *end;
