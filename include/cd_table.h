@@ -24,10 +24,12 @@ struct cd_table_example {
     bool finished;                /* a reduction of it changed nothing anywhere */
     bool outcome;                 /* it shows an outcome label: a reproducer, never a seed */
     bool pinned;                  /* kept while best for nothing (cd_table_pin) */
+    bool checked;                 /* run again once after it was stored (cd_table_checked) */
     struct cd_table_example *prev, *next; /* live list, in insertion order: serials ascend */
 };
 
-/* A label and its best example. Records are never removed; their index is stable. Read-only
+/* A label and its best example. Records are removed only with an unstable edge's labels
+ * (cd_table_mark_unstable); otherwise their index is stable. Read-only
  * outside the table: marks change through cd_table_finish, cd_table_claim and the like. */
 struct cd_table_label {
     uint32_t id;
@@ -105,7 +107,8 @@ void cd_table_finish(struct cd_table *t, uint32_t id, bool example);
 /* Clears the finished marks of label id (known) and of its best example. */
 void cd_table_unfinish(struct cd_table *t, uint32_t id);
 
-/* Claims label id (known) for one worker's reduction, and releases it. */
+/* Claims label id (known) for one worker's reduction, and releases it (a no-op when its record
+ * went with an unstable edge meanwhile). */
 void cd_table_claim(struct cd_table *t, uint32_t id);
 void cd_table_release(struct cd_table *t, uint32_t id);
 
@@ -128,11 +131,31 @@ void cd_table_donor_taken(struct cd_table *t, uint32_t id, const struct cd_table
  * select-only seeds stay available to the seed cover whatever reduction does. */
 void cd_table_pin(struct cd_table *t, const struct cd_table_example *e);
 
+/* Marks e (live) as run again once after it was stored, its differences marked unstable. */
+void cd_table_checked(struct cd_table *t, const struct cd_table_example *e);
+
 /* Undoes cd_table_pin: e is freed at once when it is best for no label. */
 void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e);
 
 /* While on, every offer counts each label it shows in the label's `shown`. */
 void cd_table_count_shown(struct cd_table *t, bool on);
+
+/* Marks edge (a map slot) unstable: two runs of one input showed it in different hit-count
+ * classes, or only one of them showed it. Its label records go (the records after them move down)
+ * and its labels leave every example; an example then best for nothing is freed unless pinned.
+ * Offers from then on must come through cd_table_strip_unstable. Returns the records removed,
+ * or SIZE_MAX when out of memory (the table is then unchanged). */
+size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge);
+
+/* Takes out of set (sorted) the coverage labels of unstable edges. */
+void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set);
+
+/* The unstable edges in ascending order, *n of them; valid until the next mark. */
+const uint32_t *cd_table_unstable(const struct cd_table *t, size_t *n);
+
+/* Whether every coverage label of set has a record (no run showed any of them for the first
+ * time). */
+bool cd_table_knows(const struct cd_table *t, const struct cd_labelset *set);
 
 /* Returns the record index of label id (as cd_table_label_at numbers them); id must be known. */
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id);
@@ -171,7 +194,8 @@ enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, 
 
 /* Builds into *out (owned) the table one run over every example of the n tables in would hold:
  * per label the best of all (cd_table_offer's order), finished where some input's best for it is
- * that same example and was finished, example marks (finished, pinned) kept, seen-sets united.
+ * that same example and was finished, example marks (finished, pinned) kept, seen-sets and
+ * unstable edges united (their labels left out).
  * Commutative and associative: any grouping and order of the same tables saves the same bytes.
  * The inputs are left as they are. FAILED when out of memory. */
 enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *const *in, size_t n,

@@ -46,6 +46,7 @@ void cd_table_free(struct cd_table *t)
     }
     free(t->labels);
     free(t->map);
+    free(t->unstable);
     cd_hashset_release(&t->seen);
     free(t);
 }
@@ -370,7 +371,9 @@ void cd_table_claim(struct cd_table *t, uint32_t id)
 
 void cd_table_release(struct cd_table *t, uint32_t id)
 {
-    table_lookup(t, id)->busy = false;
+    struct cd_table_label *l = table_lookup(t, id);
+    if (l)
+        l->busy = false;
 }
 
 size_t cd_table_n_labels(const struct cd_table *t)
@@ -397,6 +400,12 @@ void cd_table_pin(struct cd_table *t, const struct cd_table_example *e)
     own(e)->pinned = true;
 }
 
+void cd_table_checked(struct cd_table *t, const struct cd_table_example *e)
+{
+    (void)t;
+    own(e)->checked = true;
+}
+
 void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e)
 {
     struct cd_table_example *x = own(e);
@@ -410,6 +419,108 @@ void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e)
 void cd_table_count_shown(struct cd_table *t, bool on)
 {
     t->count_shown = on;
+}
+
+/* Index of edge among the unstable edges, or where it would go. */
+static size_t unstable_pos(const struct cd_table *t, uint32_t edge)
+{
+    size_t lo = 0, hi = t->n_unstable;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->unstable[mid] < edge)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool is_unstable(const struct cd_table *t, uint32_t id)
+{
+    if (!t->n_unstable || cd_labels_is_outcome(id))
+        return false;
+    size_t i = unstable_pos(t, cd_labels_slot(id));
+    return i < t->n_unstable && t->unstable[i] == cd_labels_slot(id);
+}
+
+bool table_add_unstable(struct cd_table *t, uint32_t edge)
+{
+    size_t i = unstable_pos(t, edge);
+    if (i < t->n_unstable && t->unstable[i] == edge)
+        return true;
+    if (t->n_unstable == t->cap_unstable) {
+        size_t cap = t->cap_unstable ? 2 * t->cap_unstable : 16;
+        uint32_t *v = realloc(t->unstable, cap * sizeof *v);
+        if (!v)
+            return false;
+        t->unstable = v;
+        t->cap_unstable = cap;
+    }
+    memmove(&t->unstable[i + 1], &t->unstable[i], (t->n_unstable - i) * sizeof *t->unstable);
+    t->unstable[i] = edge;
+    t->n_unstable++;
+    return true;
+}
+
+/* Takes the labels of unstable edges out of set, in place. */
+static void strip(const struct cd_table *t, struct cd_labelset *set)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (!is_unstable(t, set->v[i]))
+            set->v[k++] = set->v[i];
+    set->n = k;
+}
+
+size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge)
+{
+    if (!table_add_unstable(t, edge))
+        return SIZE_MAX;
+    /* Records of the edge go; the map is rebuilt in place over the records left (it has room
+       for them all). */
+    size_t k = 0, removed = 0;
+    for (size_t i = 0; i < t->n_labels; i++) {
+        struct cd_table_label *l = &t->labels[i];
+        if (!cd_labels_is_outcome(l->id) && cd_labels_slot(l->id) == edge) {
+            example_unref(t, l->best);
+            removed++;
+        } else {
+            t->labels[k++] = *l;
+        }
+    }
+    t->n_labels = k;
+    if (removed) {
+        memset(t->map, 0, t->map_cap * sizeof *t->map);
+        for (size_t i = 0; i < t->n_labels; i++) {
+            size_t s = slot_of(t->labels[i].id, t->map_cap);
+            while (t->map[s])
+                s = (s + 1) & (t->map_cap - 1);
+            t->map[s] = (uint32_t)(i + 1);
+        }
+    }
+    for (struct cd_table_example *e = t->head; e; e = e->next)
+        strip(t, &e->labels);
+    return removed;
+}
+
+void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set)
+{
+    if (t->n_unstable)
+        strip(t, set);
+}
+
+const uint32_t *cd_table_unstable(const struct cd_table *t, size_t *n)
+{
+    *n = t->n_unstable;
+    return t->unstable;
+}
+
+bool cd_table_knows(const struct cd_table *t, const struct cd_labelset *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (!cd_labels_is_outcome(set->v[i]) && !table_lookup(t, set->v[i]))
+            return false;
+    return true;
 }
 
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id)

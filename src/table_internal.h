@@ -17,6 +17,8 @@ struct cd_table {
     uint64_t serial;
     uint64_t changes;
     bool count_shown;
+    uint32_t *unstable;            /* unstable edges, ascending */
+    size_t n_unstable, cap_unstable;
 };
 
 /* Returns the record of label id, or NULL. */
@@ -35,6 +37,9 @@ struct cd_table_example *table_example_new(struct cd_table *t, const uint8_t *da
 
 /* Appends e to the live list and counts it. */
 void table_example_link(struct cd_table *t, struct cd_table_example *e);
+
+/* Adds edge to the unstable edges (no records change); false when out of memory. */
+bool table_add_unstable(struct cd_table *t, uint32_t edge);
 
 /* Frees an unlinked example. */
 void table_example_free(struct cd_table_example *e);

@@ -2,7 +2,8 @@
  * into the table one run over all their examples would hold. Per label the best is the least
  * example of all, in the order cd_table_offer keeps (a seed before a reproducer for a coverage
  * label, then shortlex), which no order of merging changes; the finished mark holds where some
- * input's best for the label is that same example and was finished there; the seen-sets unite.
+ * input's best for the label is that same example and was finished there; the seen-sets unite,
+ * and so do the unstable edges, whose labels leave every example before it is offered.
  * The result is built in a canonical order (examples by shortlex, labels as those examples first
  * show them), so merging is commutative and associative to the byte of the saved state. */
 #include "table_internal.h"
@@ -14,7 +15,7 @@
  * copies say of it together. */
 struct merge_item {
     const struct cd_table_example *e;
-    bool finished, pinned;
+    bool finished, pinned, checked;
     bool keep;                   /* best for some label of the merge, or pinned */
 };
 
@@ -27,7 +28,7 @@ static int cmp_examples(const void *a, const void *b)
 }
 
 /* Every live example of the inputs, sorted canonically; copies of one content folded into one
- * item (finished or pinned when any copy is; the least origin). *n gets the item count. */
+ * item (finished, pinned or checked when any copy is; the least origin). *n gets the item count. */
 static struct merge_item *collect(const struct cd_table *const *in, size_t n_in, size_t *n)
 {
     size_t total = 0;
@@ -54,36 +55,60 @@ static struct merge_item *collect(const struct cd_table *const *in, size_t n_in,
             last->e = all[i];
         last->finished |= all[i]->finished;
         last->pinned |= all[i]->pinned;
+        last->checked |= all[i]->checked;
     }
     free(all);
     return items;
 }
 
-/* Offers the items (those marked keep when only_kept) to t in order; pinned items that win
- * nothing are stored and pinned all the same. */
+/* Offers the items (those marked keep when only_kept) to t in order, without the labels of t's
+ * unstable edges; pinned items that win nothing are stored and pinned all the same. */
 static enum cd_status offer_items(struct cd_table *t, struct merge_item *items, size_t n,
                                   bool only_kept, struct cd_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
+    struct cd_labelset labels = {NULL, 0, 0};
+    enum cd_status st = CD_OK;
+    for (size_t i = 0; i < n && st == CD_OK; i++) {
         const struct cd_table_example *e = items[i].e, *stored = NULL;
         if (only_kept && !items[i].keep)
             continue;
-        CD_FORWARD_IF_ERROR(cd_table_offer(t, e->data, e->len, &e->labels, e->origin, NULL,
-                                           &stored, err));
-        if (!stored && items[i].pinned) {
-            struct cd_table_example *x = table_example_new(t, e->data, e->len, &e->labels,
+        labels.n = 0;
+        for (size_t k = 0; k < e->labels.n; k++)
+            if (!cd_labelset_push(&labels, e->labels.v[k])) {
+                st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+                break;
+            }
+        cd_table_strip_unstable(t, &labels);
+        if (st == CD_OK)
+            st = cd_table_offer(t, e->data, e->len, &labels, e->origin, NULL, &stored, err);
+        if (st == CD_OK && !stored && items[i].pinned) {
+            struct cd_table_example *x = table_example_new(t, e->data, e->len, &labels,
                                                            e->origin);
             if (!x)
-                return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
-            table_example_link(t, x);
+                st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+            else
+                table_example_link(t, x);
             stored = x;
         }
         if (stored) {
             struct cd_table_example *x = (struct cd_table_example *)stored;
             x->finished = items[i].finished;
             x->pinned = items[i].pinned;
+            x->checked = items[i].checked;
         }
     }
+    cd_labelset_release(&labels);
+    return st;
+}
+
+/* Gives t the unstable edges of every input. */
+static enum cd_status unite_unstable(struct cd_table *t, const struct cd_table *const *in,
+                                     size_t n_in, struct cd_error *err)
+{
+    for (size_t k = 0; k < n_in; k++)
+        for (size_t i = 0; i < in[k]->n_unstable; i++)
+            if (!table_add_unstable(t, in[k]->unstable[i]))
+                return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
     return CD_OK;
 }
 
@@ -120,11 +145,15 @@ static enum cd_status unite_seen(struct cd_table *t, const struct cd_table *cons
 }
 
 /* Finds the examples the merge keeps: offered all to a scratch table, those still stored. */
-static enum cd_status mark_kept(struct merge_item *items, size_t n, struct cd_error *err)
+static enum cd_status mark_kept(struct merge_item *items, size_t n,
+                                const struct cd_table *const *in, size_t n_in,
+                                struct cd_error *err)
 {
     struct cd_table *scratch;
     CD_FORWARD_IF_ERROR(cd_table_new(&scratch, err));
-    enum cd_status st = offer_items(scratch, items, n, false, err);
+    enum cd_status st = unite_unstable(scratch, in, n_in, err);
+    if (st == CD_OK)
+        st = offer_items(scratch, items, n, false, err);
     /* Items are distinct contents in shortlex order, and so are the stored examples. */
     size_t i = 0;
     for (const struct cd_table_example *x = scratch->head; x && st == CD_OK; x = x->next) {
@@ -148,9 +177,11 @@ enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *cons
     struct cd_table *t = NULL;
     /* Offering only what survives gives labels the first-seen order of the kept examples, the
      * same however the inputs were grouped. */
-    enum cd_status st = mark_kept(items, n, err);
+    enum cd_status st = mark_kept(items, n, in, n_in, err);
     if (st == CD_OK)
         st = cd_table_new(&t, err);
+    if (st == CD_OK)
+        st = unite_unstable(t, in, n_in, err);
     if (st == CD_OK)
         st = offer_items(t, items, n, true, err);
     free(items);

@@ -5,16 +5,18 @@
  * kept while best for no label): the seed cover of a warm run that changes nothing is then the
  * one its predecessor wrote.
  *
- * Format, version 1. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
+ * Format, version 2. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
  *
- *   magic "CDSTATE\0" (8 bytes), u32 version (1), u32 0
+ *   magic "CDSTATE\0" (8 bytes), u32 version (2), u32 0
  *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
  *   u64 changes
  *   u64 examples, then each: u64 len, len bytes, str origin, u32 labels, that many u32 label ids
- *       in ascending order, u8 flags (1: finished, 2: pinned)
+ *       in ascending order, u8 flags (1: finished, 2: pinned, 4: checked)
  *   u64 labels, then each in first-seen order: u32 id, u64 best (an example's index), u8 flags
  *       (1: finished, 2: a donor pending), u64 donor tried (its example's index + 1, or 0)
  *   u64 fingerprints forgotten, u64 fingerprints, that many u64 in ascending order
+ *   u32 unstable edges, that many u32 in ascending order (version 1 lacks this line: it loads
+ *       as a table with none)
  *   16 bytes: XXH3-128 of every byte before them (low half first)
  *
  * Loading checks the checksum before anything else, then every count against the bytes left and
@@ -27,10 +29,10 @@
 #include <string.h>
 
 #define STATE_MAGIC "CDSTATE"   /* and its NUL: 8 bytes */
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u
 #define SUM_LEN 16
 
-enum { EX_FINISHED = 1, EX_PINNED = 2 };
+enum { EX_FINISHED = 1, EX_PINNED = 2, EX_CHECKED = 4 };
 enum { LB_FINISHED = 1, LB_DONOR_PENDING = 2 };
 
 /* A growing output buffer; ok turns false at the first allocation failure. */
@@ -117,7 +119,8 @@ static void put_examples(struct out *o, const struct cd_table *t, uint64_t *seri
         put_u32(o, (uint32_t)e->labels.n);
         for (size_t i = 0; i < e->labels.n; i++)
             put_u32(o, e->labels.v[i]);
-        put_u8(o, (uint8_t)((e->finished ? EX_FINISHED : 0) | (e->pinned ? EX_PINNED : 0)));
+        put_u8(o, (uint8_t)((e->finished ? EX_FINISHED : 0) | (e->pinned ? EX_PINNED : 0) |
+                            (e->checked ? EX_CHECKED : 0)));
     }
 }
 
@@ -133,6 +136,13 @@ static void put_labels(struct out *o, const struct cd_table *t, const uint64_t *
                             (l->donor_pending ? LB_DONOR_PENDING : 0)));
         put_u64(o, tried < n ? tried + 1 : 0);
     }
+}
+
+static void put_unstable(struct out *o, const struct cd_table *t)
+{
+    put_u32(o, (uint32_t)t->n_unstable);
+    for (size_t i = 0; i < t->n_unstable; i++)
+        put_u32(o, t->unstable[i]);
 }
 
 static void put_seen(struct out *o, const struct cd_table *t)
@@ -173,6 +183,7 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     put_examples(&o, t, serials, &n);
     put_labels(&o, t, serials, n);
     put_seen(&o, t);
+    put_unstable(&o, t);
     free(serials);
     if (o.ok) {
         struct cd_hash h = cd_hash_bytes(o.p, o.n);
@@ -296,7 +307,7 @@ static bool get_examples(struct in *r, struct cd_table *t, struct cd_table_examp
             }
         }
         uint8_t flags = get_u8(r);
-        bool known = !(flags & ~(EX_FINISHED | EX_PINNED));
+        bool known = !(flags & ~(EX_FINISHED | EX_PINNED | EX_CHECKED));
         struct cd_table_example *e = r->bad || !known
                                          ? NULL
                                          : table_example_new(t, data, (size_t)len, &set, origin);
@@ -307,6 +318,7 @@ static bool get_examples(struct in *r, struct cd_table *t, struct cd_table_examp
         }
         e->finished = flags & EX_FINISHED;
         e->pinned = flags & EX_PINNED;
+        e->checked = flags & EX_CHECKED;
         table_example_link(t, e);
         (*by_index)[(*n_out)++] = e;
     }
@@ -367,6 +379,27 @@ static bool get_seen(struct in *r, struct cd_table *t, const char **why)
     return true;
 }
 
+/* Reads the unstable edges into t. Labels of them are damage: marking an edge removes them. */
+static bool get_unstable(struct in *r, struct cd_table *t, const char **why)
+{
+    uint32_t n = get_u32(r);
+    if (!fits(r, n, 4))
+        return *why = "unstable edges past the end", false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t edge = get_u32(r);
+        if (i && edge <= t->unstable[t->n_unstable - 1])
+            return *why = "unstable edges out of order", false;
+        if (edge >= CD_LABEL_EDGE_MAX)
+            return *why = "an unstable edge past the largest map", false;
+        if (!table_add_unstable(t, edge))
+            return *why = "out of memory", false;
+        for (uint32_t c = 0; c < 8; c++)
+            if (table_lookup(t, edge << 3 | c))
+                return *why = "a label of an unstable edge", false;
+    }
+    return true;
+}
+
 /* Reads the header into meta (strings owned); a message into why and false when it is not ours. */
 static bool get_header(struct in *r, struct cd_table_meta *meta, const char **why,
                        uint32_t *version)
@@ -375,7 +408,7 @@ static bool get_header(struct in *r, struct cd_table_meta *meta, const char **wh
     if (!magic || memcmp(magic, STATE_MAGIC, 8) != 0)
         return *why = "not a corpus-distill state file", false;
     *version = get_u32(r);
-    if (*version != STATE_VERSION)
+    if (*version != STATE_VERSION && *version != 1)
         return *why = "version", false;
     (void)get_u32(r);
     bool oom = false;
@@ -410,8 +443,9 @@ enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, 
         return cd_error_set(err, CD_FAILED, "not a corpus-distill state file");
     if (!get_header(&r, meta, &why, &version)) {
         if (why && strcmp(why, "version") == 0)
-            cd_error_set(err, CD_FAILED, "state format version %u; this build reads version %u",
-                         version, STATE_VERSION);
+            cd_error_set(err, CD_FAILED,
+                         "state format version %u; this build reads versions 1 to %u", version,
+                         STATE_VERSION);
         else
             cd_error_set(err, CD_FAILED, "damaged state file: %s", why);
         goto fail;
@@ -432,7 +466,8 @@ enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, 
     cd_table_seen_limit(t, seen_mem);
     t->changes = get_u64(&r);
     if (!get_examples(&r, t, &by_index, &n_ex, &why) || !get_labels(&r, t, by_index, n_ex, &why) ||
-        !get_seen(&r, t, &why) || (r.at != r.n && (why = "bytes after the seen-set")) ||
+        !get_seen(&r, t, &why) || (version > 1 && !get_unstable(&r, t, &why)) ||
+        (r.at != r.n && (why = "bytes after the last section")) ||
         (r.bad && (why = "cut short"))) {
         cd_error_set(err, CD_FAILED, "damaged state file: %s", why);
         goto fail;

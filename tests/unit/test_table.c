@@ -1,5 +1,6 @@
 /* Unit tests for the table: shortlex order, best examples per label, sharing and freeing of
- * examples, finished marks and the change counter, the seen-set. */
+ * examples, finished marks and the change counter, the seen-set, unstable edges, the state file
+ * and merges. */
 #include "cd_table.h"
 #include "harness.h"
 
@@ -31,6 +32,13 @@ static size_t wins(const struct cd_table *t, const char *s, uint32_t *ids, size_
                    uint32_t reducing)
 {
     return wins_of(t, s, ids, n, reducing).n;
+}
+
+/* Whether label id's best example is s. */
+static bool best_of_is(const struct cd_table *t, uint32_t id, const char *s)
+{
+    const struct cd_table_label *l = cd_table_find(t, id);
+    return l && l->best->len == strlen(s) && !memcmp(l->best->data, s, l->best->len);
 }
 
 static void test_table_shortlex_order(void)
@@ -260,8 +268,68 @@ static void test_table_seen_set(void)
     cd_table_free(NULL);
 }
 
+/* Marking an edge unstable takes its labels out of the table and of every example, frees what is
+ * then best for nothing (but pinned examples), keeps lookups right for the records that move, and
+ * strips the edge's labels from later runs. */
+static void test_table_unstable(void)
+{
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t ab[] = {8, 16}, a[] = {9}, xyz[] = {17, 24}, crash[] = {10, CD_LABEL_OUTCOME | 3};
+    const struct cd_table_example *pin = NULL;
+    struct cd_labelset sp = set_of((uint32_t[]){11}, 1);
+    CU_ASSERT_EQUAL(cd_table_offer(t, (const uint8_t *)"pin", 3, &sp, "p", NULL, &pin, &err),
+                    CD_OK);
+    cd_table_pin(t, pin);
+    offer(t, "ab", ab, 2, NULL);
+    offer(t, "a", a, 1, NULL);
+    offer(t, "xyz", xyz, 2, NULL);
+    offer(t, "boom", crash, 2, NULL);
+    CU_ASSERT_EQUAL(cd_table_n_labels(t), 8);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 5);
+    CU_ASSERT_TRUE(cd_table_knows(t, &(struct cd_labelset){ab, 2, 2}));
+    CU_ASSERT_FALSE(cd_table_knows(t, &(struct cd_labelset){(uint32_t[]){16, 40}, 2, 2}));
+    /* outcome labels are not coverage: a new one is no reason to run an input again */
+    CU_ASSERT_TRUE(cd_table_knows(t, &(struct cd_labelset){(uint32_t[]){CD_LABEL_OUTCOME | 9},
+                                                           1, 1}));
+    CU_ASSERT_EQUAL(cd_table_mark_unstable(t, 1), 4); /* labels 8, 9, 10 and 11 */
+    for (uint32_t id = 8; id < 16; id++)
+        CU_ASSERT_PTR_NULL(cd_table_find(t, id));
+    CU_ASSERT_EQUAL(cd_table_n_labels(t), 4);
+    CU_ASSERT(best_of_is(t, 16, "ab") && best_of_is(t, 17, "xyz") && best_of_is(t, 24, "xyz"));
+    CU_ASSERT(best_of_is(t, CD_LABEL_OUTCOME | 3, "boom"));
+    for (size_t i = 0; i < cd_table_n_labels(t); i++)
+        CU_ASSERT_EQUAL(cd_table_label_index(t, cd_table_label_at(t, i)->id), i);
+    /* "a" was best for 9 alone and went; "pin" stays pinned with no labels; "ab" shows 16 only */
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 4);
+    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next) {
+        for (size_t i = 0; i < e->labels.n; i++)
+            CU_ASSERT(cd_labels_is_outcome(e->labels.v[i]) || cd_labels_slot(e->labels.v[i]) != 1);
+        if (e->len == 3 && !memcmp(e->data, "pin", 3))
+            CU_ASSERT(e->pinned && e->labels.n == 0);
+    }
+    CU_ASSERT_EQUAL(cd_table_find(t, 16)->best->labels.n, 1);
+    CU_ASSERT_EQUAL(cd_table_find(t, CD_LABEL_OUTCOME | 3)->best->labels.n, 1);
+    CU_ASSERT_EQUAL(cd_table_mark_unstable(t, 1), 0); /* once is enough */
+    CU_ASSERT_EQUAL(cd_table_mark_unstable(t, 7), 0);
+    size_t n = 0;
+    const uint32_t *edges = cd_table_unstable(t, &n);
+    CU_ASSERT(n == 2 && edges[0] == 1 && edges[1] == 7);
+    uint32_t run[] = {9, 16, 56, 57, CD_LABEL_OUTCOME | 3};
+    struct cd_labelset rs = set_of(run, 5);
+    cd_table_strip_unstable(t, &rs);
+    CU_ASSERT(rs.n == 2 && run[0] == 16 && run[1] == (CD_LABEL_OUTCOME | 3));
+    /* the table takes offers as before */
+    size_t imp = 0;
+    CU_ASSERT_EQUAL(offer(t, "c", (uint32_t[]){16, 32}, 2, &imp), CD_OK);
+    CU_ASSERT(imp == 2 && best_of_is(t, 16, "c") && best_of_is(t, 32, "c"));
+    cd_table_free(t);
+}
+
 /* A table with shared examples, a replaced best, a finished mark, an outcome label, a pending
- * donor, a pinned example best for nothing, and a seen-set of 5,000 hashes. */
+ * donor, a pinned example best for nothing, an unstable edge, a checked example, and a seen-set of
+ * 5,000 hashes. */
 static struct cd_table *state_sample(void)
 {
     struct cd_table *t = NULL;
@@ -280,6 +348,9 @@ static struct cd_table *state_sample(void)
     cd_table_finish(t, 16, false);
     cd_table_finish(t, 8, true); /* and the example "xy", best for 8 and 24 */
     offer(t, "q", (uint32_t[]){11}, 1, NULL); /* class 4 of edge 1, shorter than class 3's */
+    offer(t, "flicker", (uint32_t[]){40, 41}, 2, NULL);
+    cd_table_checked(t, cd_table_find(t, 10)->best);
+    CU_ASSERT_EQUAL(cd_table_mark_unstable(t, 5), 2);
     for (int i = 0; i < 5000; i++)
         cd_table_seen_add(t, cd_hash_bytes(&i, sizeof i));
     return t;
@@ -310,7 +381,14 @@ static void test_table_state_round_trip(void)
         CU_ASSERT(x->best->len == y->best->len && !memcmp(x->best->data, y->best->data, x->best->len));
         CU_ASSERT_STRING_EQUAL(x->best->origin, y->best->origin);
         CU_ASSERT_EQUAL(x->best->outcome, y->best->outcome);
+        CU_ASSERT_EQUAL(x->best->checked, y->best->checked);
     }
+    CU_ASSERT_TRUE(cd_table_find(u, 10)->best->checked);
+    CU_ASSERT_FALSE(cd_table_find(u, 8)->best->checked);
+    size_t nu = 0;
+    const uint32_t *unstable = cd_table_unstable(u, &nu);
+    CU_ASSERT(nu == 1 && unstable[0] == 5);
+    CU_ASSERT_PTR_NULL(cd_table_find(u, 40));
     CU_ASSERT_TRUE(cd_table_find(u, 11)->donor_pending || cd_table_find(u, 10)->donor_pending);
     /* the pinned example, best for nothing, is kept pinned; unpinned, it goes */
     CU_ASSERT_EQUAL(cd_table_n_examples(u), cd_table_n_examples(t));
@@ -331,6 +409,46 @@ static void test_table_state_round_trip(void)
     CU_ASSERT_EQUAL(offer(u, "z", (uint32_t[]){8, 9}, 2, &imp), CD_OK);
     CU_ASSERT_EQUAL(imp, 2);
     CU_ASSERT_FALSE(cd_table_find(u, 8)->finished);
+    free(buf);
+    free(again);
+    cd_table_meta_release(&back);
+    cd_table_free(t);
+    cd_table_free(u);
+}
+
+/* Writes the checksum of a state's len bytes (its last 16) anew. */
+static void resum(uint8_t *buf, size_t len)
+{
+    struct cd_hash h = cd_hash_bytes(buf, len - 16);
+    for (int i = 0; i < 8; i++) {
+        buf[len - 16 + i] = (uint8_t)(h.lo >> (8 * i));
+        buf[len - 8 + i] = (uint8_t)(h.hi >> (8 * i));
+    }
+}
+
+/* A state of format version 1 (no unstable edges: the count before the checksum goes) loads as
+ * the same table; a run upgraded overnight keeps its state. */
+static void test_table_state_version_1(void)
+{
+    struct cd_table *t = NULL, *u = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    offer(t, "abc", (uint32_t[]){8, 16}, 2, NULL);
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    uint8_t *buf = NULL, *again = NULL;
+    size_t len = 0, alen = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+    CU_ASSERT_FATAL(buf[8] == 2 && len > 36);
+    uint8_t *v1 = malloc(len - 4);
+    CU_ASSERT_FATAL(v1 != NULL);
+    memcpy(v1, buf, len - 20);
+    v1[8] = 1;
+    resum(v1, len - 4);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, len - 4, 0, &err), CD_OK);
+    CU_ASSERT(best_of_is(u, 8, "abc") && best_of_is(u, 16, "abc"));
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 2 */
+    free(v1);
     free(buf);
     free(again);
     cd_table_meta_release(&back);
@@ -368,6 +486,14 @@ static void test_table_state_refuses_damage(void)
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, (const uint8_t *)"{\"seeds\": []}", 14, 0, &err),
                     CD_FAILED);
     CU_ASSERT_STRING_EQUAL(err.msg, "not a corpus-distill state file");
+    /* an unstable edge that still has labels is damage */
+    memcpy(copy, buf, len);
+    size_t at = len - 16 - 4; /* the last unstable edge, 5, becomes edge 2, which has labels */
+    CU_ASSERT_EQUAL_FATAL(copy[at], 5);
+    copy[at] = 2;
+    resum(copy, len);
+    CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
+    CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label of an unstable edge");
     free(copy);
     free(buf);
     cd_table_free(t);
@@ -481,6 +607,41 @@ static void test_table_merge(void)
         cd_table_free(frees[i]);
 }
 
+/* Unstable edges unite in a merge, their labels leave every example whichever shard saw them
+ * flicker, and the merge stays commutative and associative. */
+static void test_table_merge_unstable(void)
+{
+    struct cd_table *t[3];
+    struct cd_error err;
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_EQUAL_FATAL(cd_table_new(&t[k], &err), CD_OK);
+    offer(t[0], "ab", (uint32_t[]){8, 16}, 2, NULL);
+    offer(t[0], "only 9", (uint32_t[]){9}, 1, NULL);
+    offer(t[1], "b", (uint32_t[]){17}, 1, NULL);
+    cd_table_mark_unstable(t[1], 1);
+    offer(t[2], "cc", (uint32_t[]){16, 24}, 2, NULL);
+    cd_table_mark_unstable(t[2], 3);
+    const struct cd_table *abc[] = {t[0], t[1], t[2]}, *cba[] = {t[2], t[1], t[0]};
+    struct cd_table *all = merged(abc, 3), *rev = merged(cba, 3);
+    CU_ASSERT(same_state(all, rev));
+    size_t n = 0;
+    const uint32_t *edges = cd_table_unstable(all, &n);
+    CU_ASSERT(n == 2 && edges[0] == 1 && edges[1] == 3);
+    CU_ASSERT_EQUAL(cd_table_n_labels(all), 2);
+    CU_ASSERT(best_of_is(all, 16, "ab") && best_of_is(all, 17, "b"));
+    CU_ASSERT_EQUAL(cd_table_n_examples(all), 2); /* "only 9" and "cc" are best for nothing */
+    CU_ASSERT_EQUAL(cd_table_find(all, 16)->best->labels.n, 1);
+    const struct cd_table *p01[] = {t[0], t[1]}, *p12[] = {t[1], t[2]};
+    struct cd_table *m01 = merged(p01, 2), *m12 = merged(p12, 2);
+    const struct cd_table *left[] = {m01, t[2]}, *right[] = {t[0], m12};
+    struct cd_table *l = merged(left, 2), *r = merged(right, 2);
+    CU_ASSERT(same_state(l, all));
+    CU_ASSERT(same_state(r, all));
+    struct cd_table *frees[] = {all, rev, m01, m12, l, r, t[0], t[1], t[2]};
+    for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
+        cd_table_free(frees[i]);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -491,9 +652,12 @@ int main(void)
         {"test_table_seeds_before_outcomes", test_table_seeds_before_outcomes},
         {"test_table_many_labels", test_table_many_labels},
         {"test_table_seen_set", test_table_seen_set},
+        {"test_table_unstable", test_table_unstable},
         {"test_table_state_round_trip", test_table_state_round_trip},
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
+        {"test_table_state_version_1", test_table_state_version_1},
         {"test_table_merge", test_table_merge},
+        {"test_table_merge_unstable", test_table_merge_unstable},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("table", tests);
