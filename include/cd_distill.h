@@ -174,8 +174,8 @@ enum cd_status cd_distill_result(const struct cd_distill *d, struct cd_result *o
 
 /* Builds *out from table t and the counters in stats (copied): the distinct best examples sorted
  * by SHA-1 hex, each with every label it shows and those it is best for, reproducer when it shows
- * an outcome label; labels sorted by id, finished when skippable. FAILED when out of memory, with
- * *out zeroed. Free with cd_result_release. */
+ * an outcome label; labels sorted by id, finished when skippable; the unstable edges. FAILED when
+ * out of memory, with *out zeroed. Free with cd_result_release. */
 struct cd_table;
 enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
                                const struct cd_result_stats *stats, struct cd_error *err);

@@ -91,6 +91,8 @@ struct cd_manifest {
     size_t n_labels;
     struct cd_result_point *series;     /* run.course, oldest first; none in older manifests */
     size_t n_series;
+    uint32_t *unstable;                 /* run.unstable_edges; none in older manifests */
+    size_t n_unstable;
 };
 
 /* Writes the manifest of result r and run info to path atomically (temp file + rename). */

@@ -35,6 +35,7 @@ struct cd_result_stats {
     uint64_t other_shards;       /* inputs left to the other shards (--shard), not counted above */
     uint64_t execs;              /* target executions */
     uint64_t first_pass_execs;
+    uint64_t recheck_execs;      /* second runs of inputs that showed a new label (unstable edges) */
     uint64_t crashes;            /* executions that crashed */
     uint64_t timeouts;           /* executions that timed out */
     uint64_t wall_ns;
@@ -62,6 +63,8 @@ struct cd_result {
     struct cd_result_stats stats;
     struct cd_result_point *series;     /* the run's course, oldest first */
     size_t n_series;
+    uint32_t *unstable;                 /* edges whose labels flicker, ascending: left out */
+    size_t n_unstable;
 };
 
 /* Narrows r to a seed corpus that still shows every coverage label its examples showed: a weighted

@@ -90,6 +90,10 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         json_object_object_add(j, "labels_finished", json_object_new_uint64(m->labels_finished));
         json_object_object_add(j, "reproducers", json_object_new_uint64(m->n_reproducers));
         json_object_object_add(j, "complete", json_object_new_boolean(m->stats.complete));
+        json_object *u = json_object_new_array();
+        for (size_t i = 0; i < m->n_unstable; i++)
+            json_object_array_add(u, json_object_new_uint64(m->unstable[i]));
+        json_object_object_add(j, "unstable_edges", u);
         for (size_t k = 0; k < m->n_seeds; k++) {
             json_object *e = json_object_new_object();
             json_object_object_add(e, "sha1", json_object_new_string(m->seeds[k].sha1));
@@ -109,6 +113,9 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
                m->n_reproducers,
                m->stats.complete ? "complete"
                                  : m->stats.stopped_by ? m->stats.stopped_by : "incomplete");
+        if (m->n_unstable)
+            printf("%zu unstable edge%s (hit counts differ from run to run), their labels left "
+                   "out\n", m->n_unstable, m->n_unstable == 1 ? "" : "s");
         printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
         char o[1024];
         for (size_t k = 0; k < m->n_seeds; k++)
@@ -175,7 +182,11 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
         return cli_usage_error("'%s' is not a label (like 000123:4 or crash:SIGSEGV)", text);
     const struct cd_manifest_label *l = cd_manifest_find_label(m, id);
     if (!l) {
-        fprintf(stderr, "corpus-distill: label %s is not in the manifest\n", text);
+        bool unstable = false;
+        for (size_t i = 0; i < m->n_unstable && !cd_labels_is_outcome(id); i++)
+            unstable |= m->unstable[i] == cd_labels_slot(id);
+        fprintf(stderr, "corpus-distill: label %s is not in the manifest%s\n", text,
+                unstable ? ": its edge is unstable (hit counts differ from run to run)" : "");
         return CLI_EXIT_INCOMPLETE;
     }
     char t[64];

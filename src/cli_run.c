@@ -283,6 +283,11 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
+        if (s->result.n_unstable)
+            fprintf(stderr, "corpus-distill: unstable: %zu edge%s showed other hit counts when an "
+                            "input ran again; their labels are left out (manifest: "
+                            "run.unstable_edges)\n",
+                    s->result.n_unstable, s->result.n_unstable == 1 ? "" : "s");
         if (s->state.saved)
             fprintf(stderr, "corpus-distill: state: %s start, saved to '%s' (%llu run%s)\n",
                     s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
@@ -321,6 +326,8 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
+    json_object_object_add(j, "recheck_executions", json_object_new_uint64(rs->recheck_execs));
+    json_object_object_add(j, "unstable_edges", json_object_new_uint64(s->result.n_unstable));
     json_object_object_add(j, "seen_set_bytes", json_object_new_uint64(rs->seen_bytes));
     json_object_object_add(j, "seen_forgotten", json_object_new_uint64(rs->seen_forgotten));
     json_object_object_add(j, "wall_time_s", json_object_new_double(secs));

@@ -53,6 +53,7 @@ struct worker {
     unsigned index;
     void *state;                 /* runner state */
     struct cd_labelset labels;   /* labels of the last run */
+    struct cd_labelset again;    /* labels of its second run (recheck) */
     uint8_t *in_data;            /* first pass with workers: its copy of the input it runs */
     size_t in_cap;
     char *in_name;
@@ -382,12 +383,103 @@ static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len,
     return w->d->ops->run(w->state, data, len, quick, &w->labels, outcome, &w->err);
 }
 
-/* Offers w's last run to the table. Lock held. */
+/* Marks edge unstable in the table (its labels go) and counts the input labels that went.
+ * Lock held. */
+static bool mark_unstable(struct worker *w, uint32_t edge)
+{
+    struct cd_distill *d = w->d;
+    uint64_t input = 0;
+    for (uint32_t c = 0; c < 8; c++) {
+        const struct cd_table_label *l = cd_table_find(d->table, edge << 3 | c);
+        input += l && cd_table_label_index(d->table, l->id) < d->stats.labels_input;
+    }
+    if (cd_table_mark_unstable(d->table, edge) == SIZE_MAX) {
+        cd_error_oom(&w->err, CD_FAILED, "out of memory marking an unstable edge");
+        fail(d, &w->err);
+        return false;
+    }
+    d->stats.labels_input -= input;
+    return true;
+}
+
+/* Marks unstable every edge whose coverage labels differ between a and b, two runs of one input
+ * (the labels of unstable edges already out of both). Lock held; false when out of memory. */
+static bool mark_differences(struct worker *w, const struct cd_labelset *a,
+                             const struct cd_labelset *b)
+{
+    /* Both sets ascend: one walk over their union meets the labels of one edge side by side. */
+    uint32_t marked = UINT32_MAX;
+    for (size_t i = 0, k = 0; i < a->n || k < b->n;) {
+        uint32_t x = i < a->n ? a->v[i] : UINT32_MAX, y = k < b->n ? b->v[k] : UINT32_MAX;
+        uint32_t id = x < y ? x : y;
+        i += x == id;
+        k += y == id;
+        if (x == y || cd_labels_is_outcome(id) || cd_labels_slot(id) == marked)
+            continue;
+        marked = cd_labels_slot(id);
+        if (!mark_unstable(w, marked))
+            return false;
+    }
+    return true;
+}
+
+/* Runs data on w once more, its execution reserved: a recheck. Lock held, released while the
+ * target runs. Returns 1 when the run ended normally (its labels in w->labels), 0 when there is
+ * nothing to compare, -1 when the run is failing. */
+static int run_again(struct worker *w, const uint8_t *data, size_t len)
+{
+    struct cd_distill *d = w->d;
+    d->stats.recheck_execs++;
+    unlock(d);
+    enum cd_outcome outcome;
+    enum cd_status st = execute(w, data, len, true, &outcome);
+    lock(d);
+    if (st >= CD_FAILED) {
+        fail(d, &w->err);
+        return -1;
+    }
+    if (st == CD_WARN) {
+        d->stats.execs--; /* nothing ran */
+        d->stats.recheck_execs--;
+    }
+    return st == CD_OK && outcome == CD_OUTCOME_OK;
+}
+
+/* Takes the labels of unstable edges out of w's last run, data, that ended normally. When it
+ * still shows a coverage label no run showed before, runs data once more, as afl-fuzz calibrates
+ * a new find: every edge whose labels differ between the two runs (another hit-count class, or
+ * in one run only) is unstable, and its labels leave the table and the run. A target that seeds
+ * a hash table at random or keeps state from run to run shows such edges, and their labels would
+ * come and go at random: a seed kept for one, a reduction adopting or refusing at random. Lock
+ * held, released while the target runs; false when the run is failing. */
+static bool recheck(struct worker *w, const uint8_t *data, size_t len)
+{
+    struct cd_distill *d = w->d;
+    cd_table_strip_unstable(d->table, &w->labels);
+    if (cd_table_knows(d->table, &w->labels) || !reserve_exec(d))
+        return true;
+    struct cd_labelset first = w->labels;
+    w->labels = w->again;
+    int ran = run_again(w, data, len);
+    w->again = w->labels;
+    w->labels = first;
+    if (ran <= 0)
+        return ran == 0;
+    if (!mark_differences(w, &w->labels, &w->again))
+        return false;
+    cd_table_strip_unstable(d->table, &w->labels);
+    return true;
+}
+
+/* Offers w's last run to the table, rechecked first when it ended normally. Lock held; released
+ * while a recheck runs. */
 static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
                   const char *origin, const struct cd_table_example **stored)
 {
     struct cd_distill *d = w->d;
     size_t improved = 0;
+    if (outcome == CD_OUTCOME_OK && !recheck(w, data, len))
+        return false;
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
     d->stats.timeouts += cd_outcome_timed_out(outcome);
     if (cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err) !=
@@ -479,6 +571,7 @@ void cd_distill_free(struct cd_distill *d)
         d->ops->close(d->workers[i].state);
     for (unsigned i = 0; d->workers && i < d->jobs; i++) {
         cd_labelset_release(&d->workers[i].labels);
+        cd_labelset_release(&d->workers[i].again);
         cd_labelset_release(&d->workers[i].whole_labels);
         free(d->workers[i].origin);
         free(d->workers[i].in_data);
@@ -746,13 +839,22 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     return end_phase(d, err);
 }
 
+/* The best example of label id, or NULL when the label went with an unstable edge. Lock held. */
+static const struct cd_table_example *best_of(const struct cd_distill *d, uint32_t id)
+{
+    const struct cd_table_label *l = cd_table_find(d->table, id);
+    return l ? l->best : NULL;
+}
+
 /* Whether the example w reduces whole (w->serial) is still the best of some label it started
  * with: a whole reduction holds while one is left. Lock held. */
 static bool holds_whole(const struct worker *w)
 {
-    for (size_t i = 0; i < w->whole_labels.n; i++)
-        if (cd_table_find(w->d->table, w->whole_labels.v[i])->best->serial == w->serial)
+    for (size_t i = 0; i < w->whole_labels.n; i++) {
+        const struct cd_table_example *b = best_of(w->d, w->whole_labels.v[i]);
+        if (b && b->serial == w->serial)
             return true;
+    }
     return false;
 }
 
@@ -767,7 +869,7 @@ static bool offer_run(struct worker *w, enum cd_status st, const uint8_t *data, 
     if (st >= CD_FAILED)
         fail(w->d, &w->err);
     if (st != CD_OK || !offer(w, data, len, outcome, w->origin, &stored) || !stored ||
-        (w->whole ? holds_whole(w) : cd_table_find(w->d->table, w->label)->best != stored))
+        (w->whole ? holds_whole(w) : best_of(w->d, w->label) != stored))
         return false;
     w->serial = stored->serial;
     w->help_adopted += w->helping;
@@ -898,7 +1000,8 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     struct cd_hash h = cd_hash_bytes(cand, len);
     enum cd_outcome outcome;
     lock(d);
-    if (w->whole ? !holds_whole(w) : cd_table_find(d->table, w->label)->best->serial != w->serial) {
+    const struct cd_table_example *best = w->whole ? NULL : best_of(d, w->label);
+    if (w->whole ? !holds_whole(w) : !best || best->serial != w->serial) {
         w->stale = true;
         unlock(d);
         return false;
@@ -962,10 +1065,43 @@ static bool reduce_stop(void *ctx)
     if (w->stale || w->capped || w->yielded)
         return true;
     lock(w->d);
-    bool stop = should_stop(w->d) ||
-                (w->helping && !cd_table_find(w->d->table, w->label)->busy);
+    const struct cd_table_label *l = w->whole ? NULL : cd_table_find(w->d->table, w->label);
+    bool stop = should_stop(w->d) || (!w->whole && (!l || (w->helping && !l->busy)));
     unlock(w->d);
     return stop;
+}
+
+/* Runs e, a best example never run again since it was stored, once more, and marks unstable the
+ * edges whose labels differ from those stored: a recheck (see recheck) runs an input at once,
+ * and a target that seeds its hash tables from the clock (Lua) shows the same labels within one
+ * second; this run comes later, when a reduction first takes e. Lock held, released while the
+ * target runs; false when the run is failing. */
+static bool verify(struct worker *w, const struct cd_table_example *e)
+{
+    struct cd_distill *d = w->d;
+    cd_table_checked(d->table, e);
+    if (e->outcome || !reserve_exec(d))
+        return true;
+    uint8_t *copy = cd_memdup(e->data, e->len);
+    size_t len = e->len;
+    w->again.n = 0;
+    bool ok = copy != NULL;
+    for (size_t i = 0; ok && i < e->labels.n; i++)
+        ok = cd_labelset_push(&w->again, e->labels.v[i]);
+    if (!ok) {
+        free(copy);
+        cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
+        fail(d, &w->err);
+        return false;
+    }
+    int ran = run_again(w, copy, len);
+    free(copy);
+    if (ran <= 0)
+        return ran == 0;
+    /* The run shows edges marked before it, and both copies those marked while it ran. */
+    cd_table_strip_unstable(d->table, &w->labels);
+    cd_table_strip_unstable(d->table, &w->again);
+    return mark_differences(w, &w->labels, &w->again);
 }
 
 /* Reduces label id's best example until the reducer reaches a fixpoint on it, re-reading the
@@ -982,7 +1118,18 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     for (;;) {
         lock(d);
         const struct cd_table_label *dl = cd_table_find(d->table, id);
+        if (!dl) { /* it went with an unstable edge */
+            unlock(d);
+            return CD_OK;
+        }
         const struct cd_table_example *e = dl->best, *donor = NULL;
+        if (!e->checked && !w->helping) {
+            bool ok = verify(w, e);
+            unlock(d);
+            if (!ok)
+                return CD_FAILED;
+            continue; /* the label, or its best, may have gone meanwhile */
+        }
         if (!w->helping) {
             donor = cd_table_donor(d->table, dl);
             cd_table_donor_taken(d->table, id, donor);
@@ -1032,6 +1179,10 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
             return CD_FAILED;
         }
         const struct cd_table_label *l = cd_table_find(d->table, id);
+        if (!l) {
+            unlock(d);
+            return CD_OK;
+        }
         if (donor) {
             /* Next, the label's own best: the new one the donor gave, or the old one unless
                that was reduced already. */
@@ -1227,8 +1378,8 @@ static void reduce_whole(struct worker *w, const struct cd_table_example *e)
         fail(d, &w->err);
     else if (!stopped && !w->stale && holds_whole(w))
         for (size_t i = 0; i < w->whole_labels.n; i++) {
-            const struct cd_table_example *x = cd_table_find(d->table, w->whole_labels.v[i])->best;
-            if (x->serial == w->serial) {
+            const struct cd_table_example *x = best_of(d, w->whole_labels.v[i]);
+            if (x && x->serial == w->serial) {
                 mark_whole_done(d, x);
                 break;
             }
@@ -1257,7 +1408,7 @@ static const struct cd_table_label *choose_help(struct cd_distill *d, const stru
         if (!o->active || o->helping || cd_labels_is_outcome(o->label))
             continue;
         const struct cd_table_label *l = cd_table_find(d->table, o->label);
-        if (!l->busy || !to_reduce(d, l) ||
+        if (!l || !l->busy || !to_reduce(d, l) ||
             (w->helped == l->id && w->helped_serial == l->best->serial))
             continue;
         unsigned helpers = 0;

@@ -12,8 +12,9 @@
  *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes}
- *   run             {executions, first_pass_executions, crashes, timeouts, seen_forgotten,
- *                    wall_time_s,
+ *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
+ *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
+ *                    labels flicker from run to run, left out of labels and seeds),
  *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
  *                    error: null|text (what ended the run when stopped_by is "error"),
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
@@ -200,10 +201,15 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     o = json_object_new_object();
     put(o, "executions", json_object_new_uint64(s->execs));
     put(o, "first_pass_executions", json_object_new_uint64(s->first_pass_execs));
+    put(o, "recheck_executions", json_object_new_uint64(s->recheck_execs));
     put(o, "crashes", json_object_new_uint64(s->crashes));
     put(o, "timeouts", json_object_new_uint64(s->timeouts));
     put(o, "seen_forgotten", json_object_new_uint64(s->seen_forgotten));
     put(o, "wall_time_s", json_object_new_double((double)s->wall_ns / 1e9));
+    json_object *unstable = json_object_new_array();
+    for (size_t i = 0; i < r->n_unstable; i++)
+        json_object_array_add(unstable, json_object_new_uint64(r->unstable[i]));
+    put(o, "unstable_edges", unstable);
     put(o, "labels_input", json_object_new_uint64(s->labels_input));
     put(o, "labels_found", json_object_new_uint64(r->n_labels));
     put(o, "labels_finished", json_object_new_uint64(finished));
@@ -571,6 +577,32 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
 }
 
+/* run.unstable_edges into m->unstable: ascending map slots; earlier manifests have none. */
+static void read_unstable(struct reader *rd, json_object *run, struct cd_manifest *m)
+{
+    json_object *list = NULL;
+    if (rd->bad || !run || !json_object_object_get_ex(run, "unstable_edges", &list))
+        return;
+    size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+    bool ok = json_object_is_type(list, json_type_array);
+    if (n && !(m->unstable = calloc(n, sizeof *m->unstable))) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n && ok; i++) {
+        json_object *x = json_object_array_get_idx(list, i);
+        int64_t v = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
+        ok = v >= 0 && v < CD_LABEL_EDGE_MAX && (!i || (uint32_t)v > m->unstable[i - 1]);
+        if (ok)
+            m->unstable[m->n_unstable++] = (uint32_t)v;
+    }
+    if (!ok) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "wrong \"unstable_edges\" (ascending edges expected)");
+    }
+}
+
 /* run.course into m->series: points of five counts each; earlier manifests have none. */
 static void read_course(struct reader *rd, json_object *run, struct cd_manifest *m)
 {
@@ -610,6 +642,7 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
     json_object *run = get(rd, root, "run", json_type_object);
     m->stats.execs = get_measured(rd, run, "executions");
     m->stats.first_pass_execs = get_measured(rd, run, "first_pass_executions");
+    m->stats.recheck_execs = get_later_measured(rd, run, "recheck_executions");
     m->stats.crashes = get_measured(rd, run, "crashes");
     m->stats.timeouts = get_measured(rd, run, "timeouts");
     json_object *w = NULL;
@@ -636,6 +669,7 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
         m->stats.stopped_by = m->stopped_by_buf;
     }
     read_course(rd, run, m);
+    read_unstable(rd, run, m);
 }
 
 enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct cd_error *err)
@@ -788,5 +822,6 @@ void cd_manifest_release(struct cd_manifest *m)
         free(m->labels[i].function);
     free(m->labels);
     free(m->series);
+    free(m->unstable);
     memset(m, 0, sizeof *m);
 }

@@ -25,6 +25,7 @@ void cd_result_release(struct cd_result *r)
     free(r->examples);
     free(r->labels);
     free(r->series);
+    free(r->unstable);
     memset(r, 0, sizeof *r);
 }
 
@@ -111,6 +112,11 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
     for (i = 0; i < nl; i++)
         if (!cd_labelset_push(&out->examples[out->labels[i].example].best, out->labels[i].id))
             goto oom;
+    size_t nu;
+    const uint32_t *unstable = cd_table_unstable(t, &nu);
+    if (nu && !(out->unstable = cd_memdup(unstable, nu * sizeof *unstable)))
+        goto oom;
+    out->n_unstable = nu;
     out->stats = *stats;
     free(ord);
     free(rank);

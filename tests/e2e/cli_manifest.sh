@@ -81,6 +81,10 @@ for r in m["reproducers"]:
 inputs = set()
 for f in os.listdir(inmaps):
     inputs |= labels(os.path.join(inmaps, f))
+# sample_json is deterministic: inputs with new labels ran twice, and no edge differed
+if m["run"]["unstable_edges"] != [] or m["run"]["recheck_executions"] <= 0:
+    fail.append("unstable edges %s after %d second runs of a deterministic target"
+                % (m["run"]["unstable_edges"], m["run"]["recheck_executions"]))
 missing = inputs - covered
 if missing:
     fail.append("%d input labels not covered by the output, e.g. %s" % (len(missing), sorted(missing)[:5]))
