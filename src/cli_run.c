@@ -510,8 +510,10 @@ static int distill(struct run_state *s)
                                      : 0};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
+    const char *once = getenv("AFL_NO_STARTUP_CALIBRATION");
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
+        .first_pass_once = once && *once && strcmp(once, "0") != 0,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
         .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,

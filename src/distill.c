@@ -456,7 +456,8 @@ static bool recheck(struct worker *w, const uint8_t *data, size_t len)
 {
     struct cd_distill *d = w->d;
     cd_table_strip_unstable(d->table, &w->labels);
-    if (cd_table_knows(d->table, &w->labels) || !reserve_exec(d))
+    if ((d->opts.first_pass_once && strcmp(d->phase, "first pass") == 0) ||
+        cd_table_knows(d->table, &w->labels) || !reserve_exec(d))
         return true;
     struct cd_labelset first = w->labels;
     w->labels = w->again;

@@ -3,7 +3,8 @@
 # its edges differ between two runs of one input (afl-showmap run twice on one file finds them).
 # A run must find exactly those (none of the edges the input decides), leave their labels out of
 # the manifest and the seeds, still cover every other label the inputs show, keep them in its
-# state for the next run, and find none on the same target run stable.
+# state for the next run, and find none on the same target run stable; under
+# AFL_NO_STARTUP_CALIBRATION a select-only run runs each input once.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -31,6 +32,8 @@ afl-showmap -q -r -i in -o inmaps -- "$target" @@ >/dev/null 2>&1
 afl-showmap -q -r -i cold -o seedmaps -- "$target" @@ >/dev/null 2>&1
 env -u EXEC_UNSTABLE_COUNT "$bin" -q -j 1 --no-reduce --no-state in -o stable -- "$target" @@ ||
     { echo "FAIL: stable run exited $?"; exit 1; }
+AFL_NO_STARTUP_CALIBRATION=1 "$bin" -q -j 1 --no-reduce --no-state in -o once -- "$target" @@ ||
+    { echo "FAIL: run without second runs exited $?"; exit 1; }
 
 python3 - <<'PY'
 import json, os, sys
@@ -84,6 +87,11 @@ if not stable_in <= stable_out:
 s = json.load(open("stable.manifest.json"))
 if s["run"]["unstable_edges"]:
     fail.append("the stable target: unstable edges %s" % s["run"]["unstable_edges"])
+o = json.load(open("once.manifest.json"))["run"]
+if o["recheck_executions"] or o["executions"] != o["first_pass_executions"] or o["unstable_edges"]:
+    fail.append("AFL_NO_STARTUP_CALIBRATION: %d second runs, %d executions for %d inputs, unstable %s"
+                % (o["recheck_executions"], o["executions"], o["first_pass_executions"],
+                   o["unstable_edges"]))
 print("unstable edges %s; %d stable input labels, all covered" % (flicker, len(stable_in)))
 if fail:
     print("FAIL:\n  " + "\n  ".join(fail))
