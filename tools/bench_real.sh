@@ -8,7 +8,9 @@
 #   orders (ORDERS); and, with CAP > 0, a run to completion capped at CAP seconds.
 # Each row: wall time, executions, files, bytes, the input's labels the output keeps (afl-showmap
 # -r on the output, classified by the intended ranges 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+) and
-# all its labels; each run of ours adds the key points of its course (seed bytes at 1, 2, 5 and 10
+# all its labels, both without the labels of unstable edges (those whose labels differ for some
+# input between two afl-showmap runs over the inputs: json-c and Lua seed their hashes at random,
+# and such labels come and go whoever keeps the file); each run of ours adds the key points of its course (seed bytes at 1, 2, 5 and 10
 # minutes of the manifest's series).
 #
 # usage: tools/bench_real.sh [TARGET...]  (xml json lua yaml json-persist; default all but
@@ -51,16 +53,37 @@ cd "$WORK" # afl-tmin writes its temporary input into the current directory
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
 
-# labels DIR TARGET: the labels of every file in DIR (afl-showmap -r, intended classes), one per
-# line, distinct. Map index 0 is no edge.
+# classify: afl-showmap -r lines to labels (intended classes), one per line. Map index 0 is no
+# edge.
+classify() {
+    awk -F: '$1 + 0 == 0 || $2 + 0 == 0 { next }
+        { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c
+          print $1 ":" k }'
+}
+
+# labels DIR TARGET: the labels of every file in DIR, distinct, but those of the unstable edges
+# in $WORK/unstable.edges.
 labels() {
     local maps
     maps=$(mktemp -d "$WORK/maps.XXXXXX")
     afl-showmap -q -r -t 5000 -i "$1" -o "$maps" -- "$2" @@ >/dev/null 2>&1 || true
-    find "$maps" -type f -exec cat {} + | awk -F: '$1 + 0 == 0 || $2 + 0 == 0 { next }
-        { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c
-          print $1 ":" k }' | sort -u
+    find "$maps" -type f -exec cat {} + | classify | sort -u |
+        awk -F: 'NR == FNR { u[$1 + 0] = 1; next } !(($1 + 0) in u)' "$WORK/unstable.edges" -
     rm -rf "$maps"
+}
+
+# unstable DIR TARGET: the edges whose labels differ for some file of DIR between two afl-showmap
+# runs, one per line.
+unstable() {
+    local a b f
+    a=$(mktemp -d "$WORK/maps.XXXXXX") b=$(mktemp -d "$WORK/maps.XXXXXX")
+    afl-showmap -q -r -t 5000 -i "$1" -o "$a" -- "$2" @@ >/dev/null 2>&1 || true
+    afl-showmap -q -r -t 5000 -i "$1" -o "$b" -- "$2" @@ >/dev/null 2>&1 || true
+    for f in "$a"/*; do
+        [ -f "$b/${f##*/}" ] || continue
+        comm -3 <(classify <"$f" | sort) <(classify <"$b/${f##*/}" | sort) | tr -d '\t' | cut -d: -f1
+    done | sort -nu
+    rm -rf "$a" "$b"
 }
 
 row() { printf '| %s ' "$@"; printf '|\n'; }
@@ -101,8 +124,9 @@ ours() {
     execs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["executions"])' \
         "$WORK/o.manifest.json")
     note=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))
-print("select-only %d, cover bound %d, %s" % (m["output"]["select_only_bytes"],
-      m["output"]["cover_bound_bytes"], "complete" if m["run"]["complete"] else "incomplete"))' \
+print("select-only %d, cover bound %d, %d unstable edges, %s" % (m["output"]["select_only_bytes"],
+      m["output"]["cover_bound_bytes"], len(m["run"]["unstable_edges"]),
+      "complete" if m["run"]["complete"] else "incomplete"))' \
         "$WORK/o.manifest.json")
     measure "$name" "$method" "$wall" "$execs" "$WORK/o" "$note; $(course "$WORK/o.manifest.json")"
 }
@@ -127,8 +151,10 @@ for name in "$@"; do
         [ "$rc" -ge 124 ] || cp "$f" "$clean/"
     done < <(find "$in" -type f -print0)
     n_in=$(find "$in" -type f | wc -l)
+    unstable "$in" "$target" > "$WORK/unstable.edges"
     labels "$in" "$target" > "$WORK/in.labels"
-    measure "$name" input "" "" "$in" "$(( n_in - $(find "$clean" -type f | wc -l) )) crash or hang"
+    measure "$name" input "" "" "$in" "$(( n_in - $(find "$clean" -type f | wc -l) )) crash or hang; \
+$(wc -l < "$WORK/unstable.edges") unstable edges (afl-showmap twice)"
 
     start=$(now)
     afl-cmin -i "$clean" -o "$WORK/cmin" -t 5000 -- "$target" @@ >/dev/null 2>&1 || true
