@@ -3,11 +3,13 @@
  * flag is set. By default it picks a label uniformly at random and reduces its best under "the
  * candidate becomes this label's best"; in bytes order the largest best example is reduced whole
  * under "keeps every label it is best for", then the labels of the largest ones come first. The
- * seed cover (cd_cover) is recomputed every few seconds, for the
- * progress line and the run's course; the first pass's cover is pinned in the table, so that the
- * output never weighs more than the select-only one plus what new labels need. N workers share one table under one mutex; targets run
- * outside it. With one worker everything runs on the calling thread and a seed fixes the run.
- * Execution is reached only through cd_runner_ops. */
+ * seed cover (cd_cover) is recomputed every few seconds, for the progress line and the run's
+ * course; the first pass's cover is pinned in the table, so that the output never weighs more
+ * than the select-only one plus what new labels need. A run that shows a new label, and a best
+ * example when a reduction first takes it, run twice: an edge whose labels differ between the two
+ * is unstable, and its labels leave the table. N workers share one table under one mutex; targets
+ * run outside it. With one worker everything runs on the calling thread and a seed fixes the
+ * run. Execution is reached only through cd_runner_ops. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "cd_cover.h"
 #include "cd_distill.h"
