@@ -356,9 +356,14 @@ static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example
         l->donor_pending = flags & LB_DONOR_PENDING;
         l->donor_tried = tried ? by_index[tried - 1]->serial : 0;
     }
-    for (size_t i = 0; i < n_ex; i++)
+    for (size_t i = 0; i < n_ex; i++) {
         if (!by_index[i]->refs && !by_index[i]->pinned)
             return *why = "an example that is best for no label and not pinned", false;
+        /* the seed cover looks every label of an example up */
+        for (size_t k = 0; k < by_index[i]->labels.n; k++)
+            if (!table_lookup(t, by_index[i]->labels.v[k]))
+                return *why = "an example showing a label the table lacks", false;
+    }
     return true;
 }
 

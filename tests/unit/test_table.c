@@ -1,6 +1,7 @@
 /* Unit tests for the table: shortlex order, best examples per label, sharing and freeing of
  * examples, finished marks and the change counter, the seen-set, unstable edges, the state file
  * and merges. */
+#define _GNU_SOURCE /* memmem */
 #include "cd_table.h"
 #include "harness.h"
 
@@ -494,6 +495,28 @@ static void test_table_state_refuses_damage(void)
     resum(copy, len);
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
     CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label of an unstable edge");
+    /* an example showing a label no record holds: the seed cover would look it up */
+    struct cd_table *q = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&q, &err), CD_OK);
+    const struct cd_table_example *pin = NULL;
+    struct cd_labelset s8 = set_of((uint32_t[]){8}, 1);
+    CU_ASSERT_EQUAL(cd_table_offer(q, (const uint8_t *)"pin", 3, &s8, "p", NULL, &pin, &err),
+                    CD_OK);
+    cd_table_pin(q, pin);
+    offer(q, "a", (uint32_t[]){8}, 1, NULL);
+    uint8_t *qb = NULL;
+    size_t ql = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(q, &meta, &qb, &ql, &err), CD_OK);
+    /* "pin", its origin "p", one label: 8 */
+    const uint8_t at_pin[] = {'p', 'i', 'n', 1, 0, 0, 0, 'p', 1, 0, 0, 0, 8, 0, 0, 0};
+    uint8_t *hit = memmem(qb, ql, at_pin, sizeof at_pin);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hit);
+    hit[sizeof at_pin - 4] = 9;
+    resum(qb, ql);
+    CU_ASSERT_EQUAL(cd_table_load(&u, &back, qb, ql, 0, &err), CD_FAILED);
+    CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: an example showing a label the table lacks");
+    free(qb);
+    cd_table_free(q);
     free(copy);
     free(buf);
     cd_table_free(t);
