@@ -514,7 +514,8 @@ static void test_table_state_refuses_damage(void)
     hit[sizeof at_pin - 4] = 9;
     resum(qb, ql);
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, qb, ql, 0, &err), CD_FAILED);
-    CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: an example showing a label the table lacks");
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "damaged state file: an example showing a label the table lacks");
     free(qb);
     cd_table_free(q);
     free(copy);
