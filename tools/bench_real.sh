@@ -16,7 +16,8 @@
 # usage: tools/bench_real.sh [TARGET...]  (xml json lua yaml json-persist; default all but
 #        json-persist)
 # env:   CD_BUILD (default ./build), BENCH_DIR (default $CD_BUILD/bench-real), JOBS (2),
-#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("fresh uniform"),
+#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("fresh uniform"); each may be
+#        set empty to leave its runs out,
 #        TMIN_BUDGET (600), CAP (0: no completion run)
 set -euo pipefail
 
@@ -25,9 +26,9 @@ BUILD=${CD_BUILD:-$SRC/build}
 BIN=$BUILD/corpus-distill
 BENCH=${BENCH_DIR:-$BUILD/bench-real}
 JOBS=${JOBS:-2}
-TIMES=${TIMES:-60 600}
-EXECS_PER_FILE=${EXECS_PER_FILE:-10 100}
-ORDERS=${ORDERS:-fresh uniform}
+TIMES=${TIMES-60 600}
+EXECS_PER_FILE=${EXECS_PER_FILE-10 100}
+ORDERS=${ORDERS-fresh uniform}
 TMIN_BUDGET=${TMIN_BUDGET:-600}
 CAP=${CAP:-0}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
@@ -68,7 +69,8 @@ labels() {
     maps=$(mktemp -d "$WORK/maps.XXXXXX")
     afl-showmap -q -r -t 5000 -i "$1" -o "$maps" -- "$2" @@ >/dev/null 2>&1 || true
     find "$maps" -type f -exec cat {} + | classify | sort -u |
-        awk -F: 'NR == FNR { u[$1 + 0] = 1; next } !(($1 + 0) in u)' "$WORK/unstable.edges" -
+        awk -F: -v f="$WORK/unstable.edges" 'BEGIN { while ((getline e < f) > 0) u[e + 0] = 1 }
+            !(($1 + 0) in u)'
     rm -rf "$maps"
 }
 
