@@ -61,13 +61,17 @@ static void sample_result(struct cd_result *r)
     add_example(r, "slow", "in/d", (const char *[]){"000003:1", "timeout", NULL},
                 (const char *[]){"000003:1", "timeout", NULL}, true);
     r->stats = (struct cd_result_stats){.inputs = 10, .input_bytes = 1234, .duplicates = 2,
-                                        .execs = 500, .first_pass_execs = 8, .crashes = 3,
+                                        .execs = 500, .first_pass_execs = 8,
+                                        .recheck_execs = 5, .crashes = 3,
                                         .timeouts = 1, .wall_ns = 1500000000, .labels_input = 4,
                                         .select_only_bytes = 900, .cmin_bytes = 950,
                                         .complete = false, .stopped_by = "max-execs"};
     static struct cd_result_point course[] = {{0, 8, 4, 0, 900}, {3000, 500, 6, 2, 40}};
     r->series = course;
     r->n_series = 2;
+    static uint32_t unstable[] = {7, 65535};
+    r->unstable = unstable;
+    r->n_unstable = 2;
 }
 
 static struct cd_manifest_skip skips[] = {{"too large", 2}, {"unreadable", 1}};
@@ -126,6 +130,8 @@ static void test_manifest_round_trip(void)
     CU_ASSERT_STRING_EQUAL(m.stats.stopped_by, "max-execs");
     CU_ASSERT_EQUAL(m.stats.select_only_bytes, 900);
     CU_ASSERT_EQUAL(m.stats.cmin_bytes, 950);
+    CU_ASSERT_EQUAL(m.stats.recheck_execs, 5);
+    CU_ASSERT(m.n_unstable == 2 && m.unstable[0] == 7 && m.unstable[1] == 65535);
     CU_ASSERT_EQUAL_FATAL(m.n_series, 2);
     CU_ASSERT(m.series[1].ms == 3000 && m.series[1].execs == 500 && m.series[1].labels == 6 &&
               m.series[1].finished == 2 && m.series[1].seed_bytes == 40);
@@ -323,7 +329,7 @@ static void test_manifest_rejects_bad_numbers(void)
                {"executions", "2.5"},      {"executions", "-Infinity"}, {"timeout_ms", "4294967296"},
                {"jobs", "-1"},             {"wall_time_s", "NaN"}, {"wall_time_s", "-1"},
                {"size", "18446744073709551616"}, {"select_only_bytes", "-5"},
-               {"cmin_rule_bytes", "2.5"}};
+               {"cmin_rule_bytes", "2.5"}, {"recheck_executions", "-5"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *t = with_value(text, bad[i].key, bad[i].value);
         FILE *f = fopen(path, "w");
@@ -337,7 +343,19 @@ static void test_manifest_rejects_bad_numbers(void)
         cd_manifest_release(&m);
         free(t);
     }
+    /* unstable edges out of order: 7, then 5 where 65535 was */
+    char *t = strdup(text), *u = strstr(t, "\"unstable_edges\":");
+    char *big = u ? strstr(u, "65535") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memcpy(big, "    5", 5);
     FILE *f = fopen(path, "w");
+    fputs(t, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unstable_edges"));
+    cd_manifest_release(&m);
+    free(t);
+    f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
     CU_ASSERT_EQUAL(cd_manifest_read(path, &m, &err), CD_OK); /* the untouched text reads */
