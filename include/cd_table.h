@@ -64,6 +64,14 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
                               size_t *improved, const struct cd_table_example **stored,
                               struct cd_error *err);
 
+/* As cd_table_offer, unless the input shows a coverage label no run showed yet: then nothing
+ * changes and WARN is returned (*improved 0, *stored NULL), so that the caller can run it again
+ * first. One pass over the labels either way. */
+enum cd_status cd_table_offer_if_known(struct cd_table *t, const uint8_t *data, size_t len,
+                                       const struct cd_labelset *labels, const char *origin,
+                                       size_t *improved, const struct cd_table_example **stored,
+                                       struct cd_error *err);
+
 /* What cd_table_offer would make an input best for (cd_table_wins). */
 struct cd_table_wins {
     size_t n;         /* labels, leaving out outcome labels that have a best already unless it
@@ -152,10 +160,6 @@ void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set);
 
 /* The unstable edges in ascending order, *n of them; valid until the next mark. */
 const uint32_t *cd_table_unstable(const struct cd_table *t, size_t *n);
-
-/* Whether every coverage label of set has a record (no run showed any of them for the first
- * time). */
-bool cd_table_knows(const struct cd_table *t, const struct cd_labelset *set);
 
 /* Returns the record index of label id (as cd_table_label_at numbers them); id must be known. */
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id);

@@ -447,20 +447,16 @@ static int run_again(struct worker *w, const uint8_t *data, size_t len)
     return st == CD_OK && outcome == CD_OUTCOME_OK;
 }
 
-/* Takes the labels of unstable edges out of w's last run, data, that ended normally. When it
- * still shows a coverage label no run showed before, runs data once more, as afl-fuzz calibrates
- * a new find: every edge whose labels differ between the two runs (another hit-count class, or
- * in one run only) is unstable, and its labels leave the table and the run. A target that seeds
- * a hash table at random or keeps state from run to run shows such edges, and their labels would
- * come and go at random: a seed kept for one, a reduction adopting or refusing at random. Lock
- * held, released while the target runs; false when the run is failing. */
+/* Runs data, w's last run that ended normally and showed a coverage label no run showed before,
+ * once more (its execution reserved), as afl-fuzz calibrates a new find: every edge whose labels
+ * differ between the two runs (another hit-count class, or in one run only) is unstable, and its
+ * labels leave the table and the run. A target that seeds a hash table at random or keeps state
+ * from run to run shows such edges, and their labels would come and go at random: a seed kept for
+ * one, a reduction adopting or refusing at random. Lock held, released while the target runs;
+ * false when the run is failing. */
 static bool recheck(struct worker *w, const uint8_t *data, size_t len)
 {
     struct cd_distill *d = w->d;
-    cd_table_strip_unstable(d->table, &w->labels);
-    if ((d->opts.first_pass_once && strcmp(d->phase, "first pass") == 0) ||
-        cd_table_knows(d->table, &w->labels) || !reserve_exec(d))
-        return true;
     struct cd_labelset first = w->labels;
     w->labels = w->again;
     int ran = run_again(w, data, len);
@@ -474,19 +470,32 @@ static bool recheck(struct worker *w, const uint8_t *data, size_t len)
     return true;
 }
 
-/* Offers w's last run to the table, rechecked first when it ended normally. Lock held; released
- * while a recheck runs. */
+/* Offers w's last run to the table, without the labels of unstable edges; a run that ended
+ * normally and shows a new coverage label is rechecked first. Lock held; released while a
+ * recheck runs. */
 static bool offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
                   const char *origin, const struct cd_table_example **stored)
 {
     struct cd_distill *d = w->d;
     size_t improved = 0;
-    if (outcome == CD_OUTCOME_OK && !recheck(w, data, len))
-        return false;
+    bool check = outcome == CD_OUTCOME_OK;
+    if (check) {
+        cd_table_strip_unstable(d->table, &w->labels);
+        check = !d->opts.first_pass_once || strcmp(d->phase, "first pass") != 0;
+    }
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
     d->stats.timeouts += cd_outcome_timed_out(outcome);
-    if (cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err) !=
-        CD_OK) {
+    enum cd_status st =
+        check ? cd_table_offer_if_known(d->table, data, len, &w->labels, origin, &improved,
+                                        stored, &w->err)
+              : cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored,
+                               &w->err);
+    if (st == CD_WARN) { /* a new label: run it again first, budget allowing */
+        if (reserve_exec(d) && !recheck(w, data, len))
+            return false;
+        st = cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err);
+    }
+    if (st != CD_OK) {
         fail(d, &w->err);
         return false;
     }

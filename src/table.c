@@ -46,7 +46,7 @@ void cd_table_free(struct cd_table *t)
     }
     free(t->labels);
     free(t->map);
-    free(t->unstable);
+    cd_labelset_release(&t->unstable);
     cd_hashset_release(&t->seen);
     free(t);
 }
@@ -225,10 +225,11 @@ static void mark_donees(struct cd_table *t, uint32_t id)
 }
 
 /* The labels the input would become best for. Unless all, outcome labels that have a best
- * already are left out, but for reducing. */
+ * already are left out, but for reducing. *unknown (may be NULL) gets the coverage labels that
+ * have no record. */
 static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *data,
                                        size_t len, const struct cd_labelset *labels, bool all,
-                                       uint32_t reducing)
+                                       uint32_t reducing, size_t *unknown)
 {
     struct cd_table_wins w = {0, 0, false};
     bool outcome = cd_labelset_has_outcome(labels);
@@ -240,6 +241,8 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
         if (better_for(l, data, len, outcome)) {
             w.n++;
             w.fresh += !l;
+            if (unknown && !l && !cd_labels_is_outcome(labels->v[i]))
+                (*unknown)++;
             w.reducing |= labels->v[i] == reducing;
         }
     }
@@ -249,7 +252,7 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
 struct cd_table_wins cd_table_wins(const struct cd_table *t, const uint8_t *data, size_t len,
                                    const struct cd_labelset *labels, uint32_t reducing)
 {
-    return count_wins(t, data, len, labels, false, reducing);
+    return count_wins(t, data, len, labels, false, reducing, NULL);
 }
 
 /* Counts every label of an offer in its record while counting is on; all are known by then, but
@@ -265,18 +268,22 @@ static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
     }
 }
 
-enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
-                              const struct cd_labelset *labels, const char *origin,
-                              size_t *improved, const struct cd_table_example **stored,
-                              struct cd_error *err)
+/* cd_table_offer, or with hold cd_table_offer_if_known. */
+static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
+                            const struct cd_labelset *labels, const char *origin, bool hold,
+                            size_t *improved, const struct cd_table_example **stored,
+                            struct cd_error *err)
 {
-    struct cd_table_wins w = count_wins(t, data, len, labels, true, 0);
+    size_t unknown = 0;
+    struct cd_table_wins w = count_wins(t, data, len, labels, true, 0, &unknown);
     size_t fresh = w.fresh, wins = w.n;
     bool outcome = cd_labelset_has_outcome(labels);
     if (improved)
         *improved = 0;
     if (stored)
         *stored = NULL;
+    if (hold && unknown)
+        return CD_WARN;
     if (!wins) {
         count_shown(t, labels);
         return CD_OK;
@@ -311,6 +318,22 @@ enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t le
     if (stored)
         *stored = e;
     return CD_OK;
+}
+
+enum cd_status cd_table_offer(struct cd_table *t, const uint8_t *data, size_t len,
+                              const struct cd_labelset *labels, const char *origin,
+                              size_t *improved, const struct cd_table_example **stored,
+                              struct cd_error *err)
+{
+    return offer(t, data, len, labels, origin, false, improved, stored, err);
+}
+
+enum cd_status cd_table_offer_if_known(struct cd_table *t, const uint8_t *data, size_t len,
+                                       const struct cd_labelset *labels, const char *origin,
+                                       size_t *improved, const struct cd_table_example **stored,
+                                       struct cd_error *err)
+{
+    return offer(t, data, len, labels, origin, true, improved, stored, err);
 }
 
 int cd_table_seen_add(struct cd_table *t, struct cd_hash h)
@@ -421,44 +444,22 @@ void cd_table_count_shown(struct cd_table *t, bool on)
     t->count_shown = on;
 }
 
-/* Index of edge among the unstable edges, or where it would go. */
-static size_t unstable_pos(const struct cd_table *t, uint32_t edge)
-{
-    size_t lo = 0, hi = t->n_unstable;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->unstable[mid] < edge)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static bool is_unstable(const struct cd_table *t, uint32_t id)
 {
-    if (!t->n_unstable || cd_labels_is_outcome(id))
-        return false;
-    size_t i = unstable_pos(t, cd_labels_slot(id));
-    return i < t->n_unstable && t->unstable[i] == cd_labels_slot(id);
+    return t->unstable.n && !cd_labels_is_outcome(id) &&
+           cd_labelset_has(&t->unstable, cd_labels_slot(id));
 }
 
 bool table_add_unstable(struct cd_table *t, uint32_t edge)
 {
-    size_t i = unstable_pos(t, edge);
-    if (i < t->n_unstable && t->unstable[i] == edge)
+    if (cd_labelset_has(&t->unstable, edge))
         return true;
-    if (t->n_unstable == t->cap_unstable) {
-        size_t cap = t->cap_unstable ? 2 * t->cap_unstable : 16;
-        uint32_t *v = realloc(t->unstable, cap * sizeof *v);
-        if (!v)
-            return false;
-        t->unstable = v;
-        t->cap_unstable = cap;
-    }
-    memmove(&t->unstable[i + 1], &t->unstable[i], (t->n_unstable - i) * sizeof *t->unstable);
-    t->unstable[i] = edge;
-    t->n_unstable++;
+    if (!cd_labelset_push(&t->unstable, edge))
+        return false;
+    size_t i = t->unstable.n - 1; /* into place: the set stays sorted */
+    for (; i && t->unstable.v[i - 1] > edge; i--)
+        t->unstable.v[i] = t->unstable.v[i - 1];
+    t->unstable.v[i] = edge;
     return true;
 }
 
@@ -505,22 +506,14 @@ size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge)
 
 void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set)
 {
-    if (t->n_unstable)
+    if (t->unstable.n)
         strip(t, set);
 }
 
 const uint32_t *cd_table_unstable(const struct cd_table *t, size_t *n)
 {
-    *n = t->n_unstable;
-    return t->unstable;
-}
-
-bool cd_table_knows(const struct cd_table *t, const struct cd_labelset *set)
-{
-    for (size_t i = 0; i < set->n; i++)
-        if (!cd_labels_is_outcome(set->v[i]) && !table_lookup(t, set->v[i]))
-            return false;
-    return true;
+    *n = t->unstable.n;
+    return t->unstable.v;
 }
 
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id)

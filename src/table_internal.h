@@ -17,8 +17,7 @@ struct cd_table {
     uint64_t serial;
     uint64_t changes;
     bool count_shown;
-    uint32_t *unstable;            /* unstable edges, ascending */
-    size_t n_unstable, cap_unstable;
+    struct cd_labelset unstable;   /* unstable edges (map slots, not label ids), ascending */
 };
 
 /* Returns the record of label id, or NULL. */

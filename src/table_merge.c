@@ -66,23 +66,25 @@ static struct merge_item *collect(const struct cd_table *const *in, size_t n_in,
 static enum cd_status offer_items(struct cd_table *t, struct merge_item *items, size_t n,
                                   bool only_kept, struct cd_error *err)
 {
-    struct cd_labelset labels = {NULL, 0, 0};
+    struct cd_labelset copy = {NULL, 0, 0};
     enum cd_status st = CD_OK;
     for (size_t i = 0; i < n && st == CD_OK; i++) {
         const struct cd_table_example *e = items[i].e, *stored = NULL;
+        const struct cd_labelset *labels = &e->labels;
         if (only_kept && !items[i].keep)
             continue;
-        labels.n = 0;
-        for (size_t k = 0; k < e->labels.n; k++)
-            if (!cd_labelset_push(&labels, e->labels.v[k])) {
-                st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
-                break;
-            }
-        cd_table_strip_unstable(t, &labels);
+        if (t->unstable.n) { /* a copy without them */
+            copy.n = 0;
+            for (size_t k = 0; k < e->labels.n && st == CD_OK; k++)
+                if (!cd_labelset_push(&copy, e->labels.v[k]))
+                    st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+            cd_table_strip_unstable(t, &copy);
+            labels = &copy;
+        }
         if (st == CD_OK)
-            st = cd_table_offer(t, e->data, e->len, &labels, e->origin, NULL, &stored, err);
+            st = cd_table_offer(t, e->data, e->len, labels, e->origin, NULL, &stored, err);
         if (st == CD_OK && !stored && items[i].pinned) {
-            struct cd_table_example *x = table_example_new(t, e->data, e->len, &labels,
+            struct cd_table_example *x = table_example_new(t, e->data, e->len, labels,
                                                            e->origin);
             if (!x)
                 st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
@@ -97,7 +99,7 @@ static enum cd_status offer_items(struct cd_table *t, struct merge_item *items, 
             x->checked = items[i].checked;
         }
     }
-    cd_labelset_release(&labels);
+    cd_labelset_release(&copy);
     return st;
 }
 
@@ -106,8 +108,8 @@ static enum cd_status unite_unstable(struct cd_table *t, const struct cd_table *
                                      size_t n_in, struct cd_error *err)
 {
     for (size_t k = 0; k < n_in; k++)
-        for (size_t i = 0; i < in[k]->n_unstable; i++)
-            if (!table_add_unstable(t, in[k]->unstable[i]))
+        for (size_t i = 0; i < in[k]->unstable.n; i++)
+            if (!table_add_unstable(t, in[k]->unstable.v[i]))
                 return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
     return CD_OK;
 }

@@ -140,9 +140,9 @@ static void put_labels(struct out *o, const struct cd_table *t, const uint64_t *
 
 static void put_unstable(struct out *o, const struct cd_table *t)
 {
-    put_u32(o, (uint32_t)t->n_unstable);
-    for (size_t i = 0; i < t->n_unstable; i++)
-        put_u32(o, t->unstable[i]);
+    put_u32(o, (uint32_t)t->unstable.n);
+    for (size_t i = 0; i < t->unstable.n; i++)
+        put_u32(o, t->unstable.v[i]);
 }
 
 static void put_seen(struct out *o, const struct cd_table *t)
@@ -392,7 +392,7 @@ static bool get_unstable(struct in *r, struct cd_table *t, const char **why)
         return *why = "unstable edges past the end", false;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t edge = get_u32(r);
-        if (i && edge <= t->unstable[t->n_unstable - 1])
+        if (i && edge <= t->unstable.v[t->unstable.n - 1])
             return *why = "unstable edges out of order", false;
         if (edge >= CD_LABEL_EDGE_MAX)
             return *why = "an unstable edge past the largest map", false;
