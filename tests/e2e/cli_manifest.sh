@@ -9,6 +9,7 @@ bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
 [ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd) # showmap.py, for the Python part
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
@@ -22,26 +23,13 @@ rc=$?
 AFL_QUIET=1 afl-showmap -q -r -i seeds -o seedmaps -- "$target" @@ >/dev/null 2>&1
 AFL_QUIET=1 afl-showmap -q -r -i in -o inmaps -- "$target" @@ >/dev/null 2>&1
 
-python3 - seeds.manifest.json seeds seedmaps inmaps <<'PY'
+PYTHONPATH=$here python3 - seeds.manifest.json seeds seedmaps inmaps <<'PY'
 import json, os, sys
+from showmap import labels
 manifest, seeds, seedmaps, inmaps = sys.argv[1:]
 m = json.load(open(manifest))
 fail = []
 assert m["schema_version"] == 1
-
-def cls(c):
-    for k, lim in enumerate((1, 2, 3, 7, 15, 31, 127)):
-        if c <= lim:
-            return k + 1
-    return 8
-
-def labels(path):
-    out = set()
-    for line in open(path):
-        edge, count = line.split(":")
-        if int(count) and int(edge):  # index 0 is no edge: labels skip it
-            out.add("%06d:%d" % (int(edge), cls(int(count))))
-    return out
 
 files = sorted(os.listdir(seeds))
 listed = sorted(s["file"] for s in m["seeds"])

@@ -10,6 +10,7 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/exec_unstable
 [ -x "$target" ] || { echo "skipped: exec_unstable missing"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd) # showmap.py, for the Python part
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 export EXEC_UNSTABLE_COUNT=$tmp/count AFL_QUIET=1
@@ -35,32 +36,13 @@ env -u EXEC_UNSTABLE_COUNT "$bin" -q -j 1 --no-reduce --no-state in -o stable --
 AFL_NO_STARTUP_CALIBRATION=1 "$bin" -q -j 1 --no-reduce --no-state in -o once -- "$target" @@ ||
     { echo "FAIL: run without second runs exited $?"; exit 1; }
 
-python3 - <<'PY'
-import json, os, sys
+PYTHONPATH=$here python3 - <<'PY'
+import json, sys
+from showmap import edge, labels, labels_of_dir
 fail = []
 
-def cls(c):
-    for k, lim in enumerate((1, 2, 3, 7, 15, 31, 127)):
-        if c <= lim:
-            return k + 1
-    return 8
-
-def labels(path):
-    out = set()
-    for line in open(path):
-        edge, count = map(int, line.split(":"))
-        if count and edge:
-            out.add((edge, cls(count)))
-    return out
-
-def maps(d):
-    out = set()
-    for f in os.listdir(d):
-        out |= labels(os.path.join(d, f))
-    return out
-
 a, b = labels("twice1"), labels("twice2")
-flicker = sorted({e for e, _ in a ^ b})
+flicker = sorted({edge(l) for l in a ^ b})
 if len(flicker) < 4:
     fail.append("afl-showmap saw %d unstable edges, the target has more" % len(flicker))
 for name in ("cold", "two"):
@@ -74,14 +56,14 @@ for name in ("cold", "two"):
         fail.append("%s: no unstable edge found" % name)
     if name == "two" and m["run"]["recheck_executions"] <= 0:
         fail.append("%s: no input ran twice" % name)
-    left = [t for t in m["labels"] if int(t.split(":")[0]) in found]
-    left += [t for s in m["seeds"] for t in s["labels"] if int(t.split(":")[0]) in found]
+    shown = list(m["labels"]) + [t for s in m["seeds"] for t in s["labels"]]
+    left = [t for t in shown if t[0].isdigit() and edge(t) in found]
     if left:
         fail.append("%s: labels of unstable edges kept: %s" % (name, left[:5]))
     if name == "cold" and m["state"]["start"] != "warm":
         fail.append("second run started %s, not warm" % m["state"]["start"])
-stable_in = {l for l in maps("inmaps") if l[0] not in flicker}
-stable_out = {l for l in maps("seedmaps") if l[0] not in flicker}
+stable_in = {l for l in labels_of_dir("inmaps") if edge(l) not in flicker}
+stable_out = {l for l in labels_of_dir("seedmaps") if edge(l) not in flicker}
 if not stable_in <= stable_out:
     fail.append("input labels not covered by the seeds: %s" % sorted(stable_in - stable_out)[:5])
 s = json.load(open("stable.manifest.json"))
