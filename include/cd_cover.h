@@ -3,8 +3,10 @@
  * bytes per newly covered label, then examples made redundant by later picks are dropped; a lower
  * bound on any cover's bytes (the examples every cover needs, plus a dual price for the rest, as
  * MoonLight and OptiMin report one) says how far from the best the choice can be. A baseline (the
- * select-only output) bounds the result: the chosen cover never weighs more than the baseline plus
- * a greedy cover of the labels the baseline lacks. It knows labels only as dense indices. */
+ * select-only output, or the last cover) bounds the result: the chosen cover never weighs more than
+ * the baseline plus a greedy cover of the required labels the baseline lacks. Optional labels (a
+ * bonus: found during reduction, shown by no input) are covered only where worth their bytes. It
+ * knows labels only as dense indices. */
 #ifndef CD_COVER_H
 #define CD_COVER_H
 
@@ -21,17 +23,23 @@ struct cd_cover_set {
 /* What the cover came to. */
 struct cd_cover_stats {
     uint64_t bytes;          /* weight of the chosen sets */
-    uint64_t bound;          /* no cover of the same labels by these sets weighs less */
+    uint64_t required_bytes; /* of which the cover of the required items */
+    uint64_t bound;          /* no cover of the same required items by these sets weighs less */
     uint64_t baseline_bytes; /* weight of the baseline sets (0 without a baseline) */
     size_t chosen;           /* sets chosen */
-    size_t items;            /* labels covered: every label some set shows */
+    size_t items;            /* every item some set shows */
+    size_t left_out;         /* optional items some set shows that no chosen set does */
 };
 
-/* Chooses sets covering every item some set shows; chosen[i] (n_sets entries, written) tells
- * whether set i is taken. Deterministic: ties go to the lower index. With baseline sets, the
- * choice is the lighter of the greedy cover and the baseline completed greedily. FAILED only when
- * out of memory. */
+/* Chooses sets covering every required item some set shows; chosen[i] (n_sets entries, written)
+ * tells whether set i is taken. Deterministic: ties go to the lower index. With baseline sets, the
+ * required cover is the lighter of the greedy cover and the baseline completed greedily. Then,
+ * with optional (universe flags; NULL: every item is required), sets are added for optional items
+ * greedily while each adds no more bytes per new optional item than the required cover spends per
+ * required item, and, with baseline sets, while the whole stays within the baseline's weight:
+ * a cover recomputed with the last one as baseline never grows. FAILED only when out of memory. */
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
-                              bool *chosen, struct cd_cover_stats *stats, struct cd_error *err);
+                              const bool *optional, bool *chosen, struct cd_cover_stats *stats,
+                              struct cd_error *err);
 
 #endif

@@ -86,6 +86,10 @@ struct cd_distill_opts {
     uint64_t seed;            /* label choice; same seed and one worker: byte-identical output */
     bool no_reduce;           /* first pass only (an afl-cmin-like selection) */
     bool first_pass_once;     /* the first pass runs no input twice (AFL_NO_STARTUP_CALIBRATION) */
+    /* Labels found during reduction (no input showed them) are covered by the seed cover
+     * whatever they cost; by default they are a bonus, covered only where worth their bytes
+     * (cd_cover_solve), so that the cover never grows. */
+    bool keep_found;
     enum cd_distill_order order;
     uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
     uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */

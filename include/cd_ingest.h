@@ -79,6 +79,14 @@ struct cd_ingest_opts {
     const volatile sig_atomic_t *stop;
     uint64_t deadline_ns;
     uint64_t inflate_floor;      /* 0: CD_INGEST_INFLATE_FLOOR (see Time above) */
+    /* The run's own outputs (seed directory, reproducers, manifest, state, lock; NULL entries
+       allowed), and own_prefix (may be NULL), the start of the hidden names its temporary files
+       take (".seeds."): met inside a directory operand, none is read, so that an output under an
+       input never becomes an input. Operands themselves are always read (the nightly run names
+       its seed directory). Borrowed until cd_ingest_free. */
+    const char *const *own;
+    size_t n_own;
+    const char *own_prefix;
 };
 
 /* The inflation bound of a compressed archive: CD_INGEST_INFLATE_FLOOR bytes plus

@@ -45,6 +45,10 @@ uint32_t cd_labels_slot(uint32_t id);
  * does. */
 int cd_labels_format(uint32_t id, char *buf, size_t cap);
 
+/* True when some run could give label id: a coverage label of a map slot other than 0 below
+ * CD_LABEL_EDGE_MAX, or an outcome label whose text parses back to it. */
+bool cd_labels_valid(uint32_t id);
+
 /* Parses a label's text back into its id; returns false when text is not a label. */
 bool cd_labels_parse(const char *text, uint32_t *id);
 

@@ -39,6 +39,7 @@ struct cd_manifest_info {
     unsigned shard, shards;      /* --shard K/N; shards 0: not a shard */
     bool no_reduce;
     bool edges_only;             /* labels are edges only (-e) */
+    bool keep_found;             /* found labels seeded whatever they cost (--keep-found) */
     const char *order;           /* reduction order: "fresh", "uniform", "bytes"; NULL: "bytes" */
     char **operands;             /* NULL-terminated */
     struct cd_manifest_skip *skipped;
@@ -72,6 +73,9 @@ struct cd_manifest_label {
     uint32_t id;
     char best[41];               /* sha1 of its best example */
     bool reproducer;             /* the best example is a reproducer, not a seed */
+    bool left_out;               /* a found label no seed shows: its best is in the state alone */
+    bool found;                  /* found during reduction: no input showed it */
+    uint64_t size;               /* with left_out: its best example's bytes */
     bool finished;
     char *function;              /* the function it is in (afl-clang-lto edge IDs), or NULL */
 };

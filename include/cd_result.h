@@ -16,7 +16,10 @@ struct cd_result_example {
     struct cd_labelset labels;   /* every label it shows, sorted */
     struct cd_labelset best;     /* the labels it is the best example of, sorted */
     bool reproducer;             /* shows an outcome label: written apart from the seeds */
-    bool baseline;               /* one of the select-only seeds, kept for the cover */
+    bool baseline;               /* in the engine's last seed cover (at first the select-only
+                                    one): the cover never weighs more than these */
+    bool left_out;               /* best for found labels only, not worth their bytes as a seed:
+                                    neither seed nor reproducer, kept in the state only */
     char sha1[41];               /* hex SHA-1 of data: its file name */
 };
 
@@ -25,6 +28,7 @@ struct cd_result_label {
     uint32_t id;
     size_t example;              /* index into examples */
     bool finished;               /* reduction can do nothing more for it */
+    bool found;                  /* found during reduction: no input showed it (a bonus label) */
 };
 
 /* Counters of the run. */
@@ -43,6 +47,8 @@ struct cd_result_stats {
     uint64_t select_only_bytes;  /* seed bytes of the first pass's cover (the --no-reduce output) */
     uint64_t cmin_bytes;         /* bytes afl-cmin's rule picks from the first pass (0 if unknown) */
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
+    uint64_t labels_left_out;    /* found labels no seed shows, not worth their bytes */
+    uint64_t left_out_bytes;     /* the bytes of their best examples (select_seeds) */
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */
     bool complete;               /* every label finished, nothing stopped the run early */
@@ -67,14 +73,17 @@ struct cd_result {
     size_t n_unstable;
 };
 
-/* Narrows r to a seed corpus that still shows every coverage label its examples showed: a weighted
- * set cover by bytes (cd_cover_solve; never heavier than the baseline examples completed for the
- * labels they lack), its lower bound in stats.cover_bound; with all_best, every example best for
- * some label instead. The empty example is taken last, only for labels nothing else shows. Each
- * label is then held by the smallest taken example that shows it. Examples neither taken nor
+/* Narrows r to a seed corpus that still shows every coverage label its examples showed but found
+ * ones: a weighted set cover by bytes (cd_cover_solve; never heavier than the baseline examples
+ * completed for the labels they lack), found labels covered only where worth their bytes unless
+ * keep_found, its lower bound in stats.cover_bound; with all_best, every example best for some
+ * label instead. The empty example is taken last, only for labels nothing else shows. Each label
+ * is then held by the smallest taken example that shows it; a found label no taken example shows
+ * stays with its best, marked left_out (counted in stats). Other examples neither taken nor
  * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
  * memory, with r unchanged. */
-enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct cd_error *err);
+enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
+                                      struct cd_error *err);
 
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);
@@ -83,7 +92,8 @@ void cd_result_release(struct cd_result *r);
  * "crash-<sha1>" / "timeout-<sha1>" for a reproducer) into buf of at least 64 bytes. */
 const char *cd_result_file_name(const struct cd_result_example *ex, char *buf, size_t cap);
 
-/* True when example ex is a seed: not a reproducer and best for some coverage label. */
+/* True when example ex is a seed: not a reproducer, not left out, and best for some coverage
+ * label. */
 bool cd_result_is_seed(const struct cd_result_example *ex);
 
 /* True when name is 40 lower-case hex digits: the name of a seed file. */

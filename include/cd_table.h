@@ -37,6 +37,8 @@ struct cd_table_label {
     bool finished;                /* reducing its best changed nothing for it */
     bool busy;                    /* a worker is reducing it */
     bool donor_pending;           /* cd_table_donor has an untried donor for it */
+    bool found;                   /* first shown outside a first pass (by reduction), and no
+                                     first-pass input has shown it since: a bonus label */
     uint64_t donor_tried;         /* serial of the last donor taken for it, or 0 */
     uint64_t shown;               /* offers showing it while counting (cd_table_count_shown) */
 };
@@ -145,7 +147,8 @@ void cd_table_checked(struct cd_table *t, const struct cd_table_example *e);
 /* Undoes cd_table_pin: e is freed at once when it is best for no label. */
 void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e);
 
-/* While on, every offer counts each label it shows in the label's `shown`. */
+/* While on (the first pass), every offer counts each label it shows in the label's `shown` and
+ * clears its found mark; a label first shown while off is found. */
 void cd_table_count_shown(struct cd_table *t, bool on);
 
 /* Marks edge (a map slot) unstable: two runs of one input showed it in different hit-count
@@ -187,6 +190,9 @@ struct cd_table_meta {
  * with free(). Equal tables give equal bytes. FAILED when out of memory. */
 enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
                              uint8_t **buf, size_t *len, struct cd_error *err);
+
+/* Whether the len bytes at head (at least the first 8 of a file) start as a state file does. */
+bool cd_table_state_magic(const uint8_t *head, size_t len);
 
 /* Builds a table from len bytes of the state format, its seen-set bounded by seen_mem (as
  * cd_table_seen_limit); *meta gets the saved meta (settings owned: cd_table_meta_release). FAILED

@@ -46,6 +46,7 @@ struct cli_opts {
     bool no_reduce;
     bool edges_only;             /* -e: edge labels, hit counts ignored */
     bool all_best;               /* every distinct best example is a seed, no cover selection */
+    bool keep_found;             /* labels found in reduction are seeded whatever they cost */
     size_t max_input_size;
     size_t seen_mem;             /* --seen-mem: bytes; 0 for the engine's default */
     bool raw_archives;
@@ -134,6 +135,11 @@ struct cli_state {
     unsigned saved;             /* saves that succeeded */
     bool warned;                /* a failed checkpoint was reported */
 };
+
+/* Refuses (FAILED, a message naming path) to let the run replace path with its state when a file
+ * is there that corpus-distill did not write (not a regular file, or not starting as a state),
+ * unless force. */
+enum cd_status cli_state_check(const char *path, bool force, struct cd_error *err);
 
 /* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
 void cli_target_sha1(const char *target, char hex[41]);

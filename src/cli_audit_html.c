@@ -3,8 +3,11 @@
  * finished over the run, seed bytes over the run, input against output bytes, seed sizes, labels
  * per seed) and, given a source coverage record, the functions no seed reaches; one page per
  * source file with each line coloured by how many seeds reach it and links to the smallest ones;
- * one page per seed and reproducer with what it covers and a text or hex preview. DIR is created,
- * or rewritten when an earlier report is all it holds: nothing else is ever replaced. */
+ * one page per seed and reproducer with what it covers and a text or hex preview. The report is
+ * written into a new directory beside DIR, then renamed into place (swapped with an earlier
+ * report, which is then removed), so that nothing planted in DIR is followed; DIR is replaced only
+ * when an earlier report is all it holds. */
+#define _GNU_SOURCE /* renameat2 */
 #include "cd_srccov.h"
 #include "cli.h"
 
@@ -13,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define GENERATOR "<meta name=\"generator\" content=\"corpus-distill audit\">"
 /* Links to at most this many seeds per source line (the smallest). */
@@ -150,6 +155,34 @@ static bool dir_is_ours(const char *dir)
     return strstr(head, GENERATOR) != NULL;
 }
 
+/* Removes report directory dir: its pages (a link among them goes, never what it points to),
+ * then dir itself. */
+static void remove_report(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Puts the finished report tmp in place as dir: renamed when dir is not there, else swapped
+ * with it in one step and the earlier report removed. False with errno when neither works. */
+static bool swap_in(const char *tmp, const char *dir)
+{
+    if (rename(tmp, dir) == 0)
+        return true;
+    if (errno != EEXIST && errno != ENOTEMPTY)
+        return false;
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0)
+        return false;
+    remove_report(tmp);
+    return true;
+}
+
 static FILE *open_page(const char *dir, const char *name)
 {
     char path[4200];
@@ -239,14 +272,22 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
     esc(f, c->files[fi], -1);
     fputs("</h1><table class=\"src\"><tr><th>line</th><th>seeds</th><th>reached by</th>"
           "<th>source</th></tr>\n", f);
+    /* Lines are those of the file when it can be read (a record's line numbers are bounded by
+       its length), else the instrumented lines alone: the page never outgrows either. */
     FILE *src = fopen(c->files[fi], "r");
     char *text = NULL;
-    size_t cap = 0;
-    uint32_t last = c->n_lines[fi] ? c->lines[fi][c->n_lines[fi] - 1] : 0;
-    for (uint32_t line = 1;; line++) {
-        ssize_t len = src ? getline(&text, &cap, src) : -1;
-        if (len < 0 && line > last)
-            break;
+    size_t cap = 0, next = 0;
+    for (uint32_t line = 1; line != 0; line++) {
+        ssize_t len = -1;
+        if (src) {
+            len = getline(&text, &cap, src);
+            if (len < 0)
+                break;
+        } else {
+            if (next == c->n_lines[fi])
+                break;
+            line = c->lines[fi][next++];
+        }
         if (len > 0 && text[len - 1] == '\n')
             len--;
         bool instrumented = cd_srccov_has(c->lines[fi], c->n_lines[fi], line);
@@ -265,8 +306,13 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
         if (instrumented)
             fprintf(f, "%zu", hits);
         fputs("</td><td>", f);
-        for (size_t k = 0; k < hits && k < LINE_SEEDS; k++)
-            fprintf(f, "<a href=\"seed-%.40s.html\">%.8s</a> ", shown[k]->sha1, shown[k]->sha1);
+        for (size_t k = 0; k < hits && k < LINE_SEEDS; k++) {
+            fputs("<a href=\"seed-", f);
+            esc(f, shown[k]->sha1, 40);
+            fputs(".html\">", f);
+            esc(f, shown[k]->sha1, 8);
+            fputs("</a> ", f);
+        }
         fputs("</td><td>", f);
         if (len > 0)
             esc(f, text, len);
@@ -348,20 +394,27 @@ static bool seed_page(const char *dir, const struct cd_manifest_example *ex, con
 int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const char *seed_dir,
                    const char *crashes_dir, const struct cd_srccov *c)
 {
-    const char *dir = o->audit_html;
-    if (!dir_is_ours(dir)) {
+    const char *dest = o->audit_html;
+    if (!dir_is_ours(dest)) {
         fprintf(stderr, "corpus-distill: refusing to write the report into '%s': it holds files "
-                "an earlier report did not write (name a new directory)\n", dir);
+                "an earlier report did not write (name a new directory)\n", dest);
         return CLI_EXIT_OUTPUT;
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    size_t dl = strlen(dest);
+    while (dl > 1 && dest[dl - 1] == '/')
+        dl--;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s.tmp-XXXXXX", (int)dl, dest);
+    if (dl > 4000 || !mkdtemp(dir)) {
         fprintf(stderr, "corpus-distill: cannot create '%s': %s\n", dir, strerror(errno));
         return CLI_EXIT_OUTPUT;
     }
+    chmod(dir, 0755);
     FILE *f = open_page(dir, "index.html");
     if (!f) {
         fprintf(stderr, "corpus-distill: cannot write '%s/index.html': %s\n", dir,
                 strerror(errno));
+        remove_report(dir);
         return CLI_EXIT_OUTPUT;
     }
     bool ok = true;
@@ -439,11 +492,12 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     free(order);
     free(fn_hit);
     ok &= fclose(f) == 0;
-    if (!ok) {
-        fprintf(stderr, "corpus-distill: cannot write the report into '%s': %s\n", dir,
+    if (!ok || !swap_in(dir, dest)) {
+        fprintf(stderr, "corpus-distill: cannot write the report into '%s': %s\n", dest,
                 strerror(errno));
+        remove_report(dir);
         return CLI_EXIT_OUTPUT;
     }
-    fprintf(stderr, "corpus-distill: report written to '%s/index.html'\n", dir);
+    fprintf(stderr, "corpus-distill: report written to '%s/index.html'\n", dest);
     return CLI_EXIT_OK;
 }

@@ -151,29 +151,27 @@ static bool add_jobs(const struct cd_srccov *c, const char *dir,
     return true;
 }
 
-/* Where the directory dir that a manifest names is from here: as written when it is there (the
- * audit runs where the distillation did), else beside the manifest, where -o put it by default.
- * Owned; NULL when out of memory. */
+/* Where the directory dir that a manifest names is: beside the manifest, by its last name, as -o
+ * puts it by default. A manifest is a file anyone may write: the directory it names is never
+ * taken as it is (an absolute path, or a path out of the manifest's directory), so that audit
+ * reads only what sits beside the manifest. Owned; NULL when out of memory. */
 static char *locate_dir(const char *manifest, const char *dir)
 {
-    if (dir[0] == '/' || access(dir, X_OK) == 0)
-        return strdup(dir);
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
         n--;
     size_t b = n;
     while (b > 0 && dir[b - 1] != '/')
         b--;
+    if (n == b || (n - b == 1 && dir[b] == '.') || (n - b == 2 && !strncmp(dir + b, "..", 2)))
+        b = n = 0, dir = "-"; /* no name: one that is never there */
     const char *slash = strrchr(manifest, '/');
-    size_t m = slash ? (size_t)(slash - manifest) + 1 : 0, len = m + (n - b) + 1;
+    size_t m = slash ? (size_t)(slash - manifest) + 1 : 0, len = m + (n - b) + 2;
     char *p = malloc(len);
-    if (!p)
-        return NULL;
-    snprintf(p, len, "%.*s%.*s", (int)m, manifest, (int)(n - b), dir + b);
-    if (access(p, X_OK) == 0)
-        return p;
-    free(p);
-    return strdup(dir); /* not there either: the error names it as the manifest does */
+    if (p)
+        snprintf(p, len, "%.*s%.*s", (int)m, manifest, n == b ? 1 : (int)(n - b),
+                 n == b ? dir : dir + b);
+    return p;
 }
 
 /* Brings c up to date with the examples of m (the manifest at manifest) on the coverage build
@@ -213,7 +211,7 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     for (size_t i = 0; code == CLI_EXIT_OK && i < n_jobs; i++)
         if (access(jobs[i].path, R_OK) != 0) {
             fprintf(stderr, "corpus-distill: cannot read '%s': %s (audit measures the examples "
-                    "the manifest lists, where it says they are or beside it)\n", jobs[i].path,
+                    "the manifest lists, in the directories beside it)\n", jobs[i].path,
                     strerror(errno));
             code = CLI_EXIT_INPUT;
         }
@@ -350,14 +348,17 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         lines_left += nl;
         lines_all += c->n_lines[f];
         branches_left += bl;
-        if (!as_json) {
+        if (!as_json) { /* names from the record, shown as text whatever bytes they hold */
+            char q[4200];
             printf("%s: %zu function%s, %zu of %zu lines and %zu of %zu branch directions reached "
-                   "by no seed\n", c->files[f], nf, nf == 1 ? "" : "s", nl, c->n_lines[f], bl, ba);
+                   "by no seed\n", cd_shown(c->files[f], q, sizeof q), nf, nf == 1 ? "" : "s", nl,
+                   c->n_lines[f], bl, ba);
             for (size_t i = 0; i < nf; i++) {
                 json_object *o = json_object_array_get_idx(fa, i), *x, *y;
                 json_object_object_get_ex(o, "name", &x);
                 json_object_object_get_ex(o, "line", &y);
-                printf("  %s (line %d)\n", json_object_get_string(x), json_object_get_int(y));
+                printf("  %s (line %d)\n", cd_shown(json_object_get_string(x), q, sizeof q),
+                       json_object_get_int(y));
             }
         }
         json_object *o = json_object_new_object();
@@ -632,12 +633,15 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest, j
                 size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
                 printf("%s reached: %zu -> %zu; gained %zu, lost %zu\n", what[kind], n_old, n_now,
                        ng, nl);
+                char q[4200];
                 for (size_t x = 0; x < ng; x++)
                     printf("+ %s %s\n", one[kind],
-                           json_object_get_string(json_object_array_get_idx(gained, x)));
+                           cd_shown(json_object_get_string(json_object_array_get_idx(gained, x)),
+                                    q, sizeof q));
                 for (size_t x = 0; x < nl; x++)
                     printf("- %s %s\n", one[kind],
-                           json_object_get_string(json_object_array_get_idx(lost, x)));
+                           cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)), q,
+                                    sizeof q));
             }
             free(old);
             free(now);

@@ -12,7 +12,7 @@
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS, OPT_SHARD,
-    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
+    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
@@ -62,7 +62,9 @@ static const struct cli_option options[] = {
     {0, "tar", NULL, "--tar, --force",
      "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
     {0, "force", NULL, NULL, NULL, OPT_FORCE},
-    {'q', "quiet", NULL, "-q, --quiet", "print errors only", OPT_QUIET},
+    {0, "keep-found", NULL, "--keep-found, -q, --quiet",
+     "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
+    {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
     {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
      OPT_VERBOSE},
     {0, "ids", "FILE", "--ids F, --json-summary",
@@ -237,6 +239,7 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_IDS: o->ids = val; break;
     case OPT_NO_REDUCE: o->no_reduce = true; break;
     case OPT_ALL_BEST: o->all_best = true; break;
+    case OPT_KEEP_FOUND: o->keep_found = true; break;
     case OPT_MAX_SIZE:
         if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
             goto bad;

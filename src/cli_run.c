@@ -283,6 +283,12 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
+        if (rs->labels_left_out)
+            fprintf(stderr, "corpus-distill: found: %llu label%s found in reduction left out of "
+                            "the seeds, not worth their bytes (%s, kept in the state; "
+                            "--keep-found seeds them)\n",
+                    (unsigned long long)rs->labels_left_out, rs->labels_left_out == 1 ? "" : "s",
+                    cli_bytes(rs->left_out_bytes, b1, sizeof b1));
         if (s->result.n_unstable)
             fprintf(stderr, "corpus-distill: unstable: %zu edge%s showed other hit counts when an "
                             "input ran again; their labels are left out (manifest: "
@@ -325,6 +331,8 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "cover_bound_bytes", json_object_new_uint64(rs->cover_bound));
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
+    json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
+    json_object_object_add(j, "left_out_bytes", json_object_new_uint64(rs->left_out_bytes));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
     json_object_object_add(j, "recheck_executions", json_object_new_uint64(rs->recheck_execs));
     json_object_object_add(j, "unstable_edges", json_object_new_uint64(s->result.n_unstable));
@@ -378,7 +386,8 @@ static int write_output(struct run_state *s)
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only, .order = cd_distill_order_name(o->order),
+        .edges_only = o->edges_only, .keep_found = o->keep_found,
+        .order = cd_distill_order_name(o->order),
         .seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT,
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
@@ -500,8 +509,18 @@ static int distill(struct run_state *s)
     struct cd_error err;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    /* A merge's operands are states, read by start_from_state: nothing to ingest. */
+    /* A merge's operands are states, read by start_from_state: nothing to ingest. The run's own
+       outputs are never its inputs, wherever -o sits. */
+    const char *own[] = {s->out, s->crashes, s->manifest, s->state.path, s->lock.path};
+    char prefix[300];
+    size_t end = strlen(s->out), b;
+    while (end > 1 && s->out[end - 1] == '/')
+        end--;
+    for (b = end; b > 0 && s->out[b - 1] != '/';)
+        b--;
+    snprintf(prefix, sizeof prefix, ".%.*s.", (int)(end - b), s->out + b);
     struct cd_ingest_opts io = {
+        .own = own, .n_own = sizeof own / sizeof *own, .own_prefix = prefix,
         .operands = o->inputs, .n_operands = o->merge ? 0 : o->n_inputs,
         .max_input_size = o->max_input_size,
         .archives_as_raw = o->raw_archives, .skip_empty = true, .stop = &stop_flag,
@@ -514,6 +533,7 @@ static int distill(struct run_state *s)
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .first_pass_once = once && *once && strcmp(once, "0") != 0,
+        .keep_found = o->keep_found,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
         .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,
@@ -558,7 +578,7 @@ static int distill(struct run_state *s)
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->have_result = true;
-    if (cd_result_select_seeds(&s->result, o->all_best, &err) != CD_OK)
+    if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     if (s->late_code) {
         s->result.stats.stopped_by = "error";
@@ -647,6 +667,10 @@ int cli_run(const struct cli_opts *o)
     if (cd_emit_check(&eo, &s.unlisted, &err) != CD_OK) {
         code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s%s", err.msg,
                         err.kind == CD_ERR_FOREIGN ? " (--force moves it aside)" : "");
+        goto out;
+    }
+    if (cli_state_check(s.state.path, o->force, &err) != CD_OK) {
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
         goto out;
     }
     install_signals(o->verbosity < 0);

@@ -147,7 +147,8 @@ static void first_difference(const char *was, const char *now, char *buf, size_t
     snprintf(buf, cap, "settings differ");
 }
 
-/* Reads the file at path whole into *buf (owned); -1 with errno, or -2 when too large. */
+/* Reads the state file at path whole into *buf (owned), its first 8 bytes first: -1 with errno,
+ * -2 when too large, -3 when it does not start as a state (nothing more is read then). */
 static int read_whole(const char *path, uint8_t **buf, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -163,6 +164,12 @@ static int read_whole(const char *path, uint8_t **buf, size_t *len)
     if (sb.st_size > STATE_MAX_BYTES) {
         close(fd);
         return -2;
+    }
+    uint8_t head[8];
+    ssize_t h = pread(fd, head, sizeof head, 0);
+    if (h < 0 || !cd_table_state_magic(head, (size_t)h)) {
+        close(fd);
+        return h < 0 ? -1 : -3;
     }
     size_t cap = (size_t)sb.st_size + 1, n = 0;
     uint8_t *p = malloc(cap);
@@ -196,6 +203,29 @@ static int read_whole(const char *path, uint8_t **buf, size_t *len)
     return 0;
 }
 
+enum cd_status cli_state_check(const char *path, bool force, struct cd_error *err)
+{
+    struct stat sb;
+    if (!path || lstat(path, &sb) != 0)
+        return CD_OK; /* none yet (what cannot be looked at, the save reports) */
+    if (force)
+        return CD_OK;
+    if (!S_ISREG(sb.st_mode))
+        return cd_error_set(err, CD_FAILED, "refusing to replace '%s' with the state: not a "
+                            "regular file (--force replaces it)", path);
+    uint8_t head[8];
+    ssize_t h = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd >= 0) {
+        h = pread(fd, head, sizeof head, 0);
+        close(fd);
+    }
+    if (h >= 0 && !cd_table_state_magic(head, (size_t)h))
+        return cd_error_set(err, CD_FAILED, "refusing to replace '%s' with the state: not "
+                            "written by corpus-distill (--force replaces it)", path);
+    return CD_OK;
+}
+
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
                     const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
                     struct cd_table **warm, struct cd_table **old)
@@ -221,6 +251,9 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     if (r == -2)
         snprintf(st->note, sizeof st->note, "state '%s' is larger than 4 GiB; starting cold",
                  st->path);
+    else if (r == -3)
+        snprintf(st->note, sizeof st->note, "'%.300s': not a corpus-distill state file; starting "
+                 "cold", st->path);
     else if (r < 0)
         snprintf(st->note, sizeof st->note, "cannot read the state '%s': %s; starting cold",
                  st->path, strerror(errno));
@@ -257,19 +290,24 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     return 0;
 }
 
-/* Loads the state file at path into *t and *meta; FAILED with a message naming it. */
+/* Loads the state file at path into *t and *meta, the hash of its bytes into *sum; FAILED with a
+ * message naming it. */
 static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_table **t,
-                                 struct cd_table_meta *meta, struct cd_error *err)
+                                 struct cd_table_meta *meta, struct cd_hash *sum,
+                                 struct cd_error *err)
 {
     uint8_t *buf = NULL;
     size_t len = 0;
     int r = read_whole(path, &buf, &len);
     if (r == -2)
         return cd_error_set(err, CD_FAILED, "state '%s' is larger than 4 GiB", path);
+    if (r == -3)
+        return cd_error_set(err, CD_FAILED, "'%s': not a corpus-distill state file", path);
     if (r < 0)
         return cd_error_sys(err, CD_FAILED, "cannot read the state '%s': %s", path,
                             strerror(errno));
     struct cd_error e;
+    *sum = cd_hash_bytes(buf, len);
     enum cd_status st = cd_table_load(t, meta, buf, len, seen_mem, &e);
     free(buf);
     if (st != CD_OK)
@@ -287,14 +325,21 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     st->settings = settings_line(o, eo, map_size);
     struct cd_table **t = calloc(o->n_inputs, sizeof *t);
     struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
-    if (!st->settings || !t || !meta) {
+    struct cd_hash *sums = calloc(o->n_inputs, sizeof *sums);
+    if (!st->settings || !t || !meta || !sums) {
         free(t);
         free(meta);
+        free(sums);
         return cd_error_oom(err, CD_FAILED, "out of memory");
     }
     enum cd_status rc = CD_OK;
     for (size_t i = 0; i < o->n_inputs && rc == CD_OK; i++) {
-        rc = load_state(o->inputs[i], seen_mem, &t[i], &meta[i], err);
+        rc = load_state(o->inputs[i], seen_mem, &t[i], &meta[i], &sums[i], err);
+        /* The same state twice would count its runs and executions twice. */
+        for (size_t k = 0; k < i && rc == CD_OK; k++)
+            if (sums[k].lo == sums[i].lo && sums[k].hi == sums[i].hi)
+                rc = cd_error_set(err, CD_FAILED, "'%s' holds the same state as '%s': name each "
+                                  "shard's state once", o->inputs[i], o->inputs[k]);
         if (rc == CD_OK && i > 0 && (strcmp(meta[i].target_sha1, meta[0].target_sha1) != 0 ||
                                      !same_unsharded(meta[i].settings, meta[0].settings)))
             rc = cd_error_set(err, CD_FAILED, "'%s' and '%s' were made by different %s: only "
@@ -332,6 +377,7 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     }
     free(t);
     free(meta);
+    free(sums);
     return rc == CD_OK ? CD_OK : cd_error_mark(err, rc, CD_ERR_INPUT);
 }
 

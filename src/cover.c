@@ -16,6 +16,8 @@ struct entry {
 struct solver {
     const struct cd_cover_set *sets;
     size_t n_sets, universe;
+    const bool *optional; /* per item, or NULL: none */
+    bool bonus;           /* the phase: gains count optional items, else required ones */
     uint32_t *count;   /* per item: chosen sets showing it */
     struct entry *heap;
     size_t n_heap;
@@ -55,11 +57,19 @@ static void sift_down(struct solver *s, size_t i)
     }
 }
 
+static bool is_optional(const struct solver *s, uint32_t item)
+{
+    return s->optional && s->optional[item];
+}
+
+/* Items of set no chosen set shows yet, of the phase's kind. */
 static uint64_t gain_of(const struct solver *s, size_t set)
 {
     uint64_t g = 0;
-    for (size_t k = 0; k < s->sets[set].n; k++)
-        g += s->count[s->sets[set].items[k]] == 0;
+    for (size_t k = 0; k < s->sets[set].n; k++) {
+        uint32_t u = s->sets[set].items[k];
+        g += s->count[u] == 0 && is_optional(s, u) == s->bonus;
+    }
     return g;
 }
 
@@ -70,9 +80,16 @@ static void take(struct solver *s, bool *chosen, size_t set)
         s->count[s->sets[set].items[k]]++;
 }
 
-/* Completes the chosen sets (their items counted) to a cover, lazily: a popped set whose gain
- * shrank since it was pushed goes back with its new gain unless it still beats the next one. */
-static void greedy(struct solver *s, bool *chosen)
+/* What the bonus phase may take: a set whose weight per new item is at most price_bytes /
+ * price_items, while the chosen weight (bytes) stays within cap. */
+struct budget {
+    uint64_t price_bytes, price_items, bytes, cap;
+};
+
+/* Completes the chosen sets (their items counted) to a cover of the phase's items, lazily: a
+ * popped set whose gain shrank since it was pushed goes back with its new gain unless it still
+ * beats the next one. With a budget (the bonus phase), only sets within it are taken. */
+static void greedy(struct solver *s, bool *chosen, struct budget *b)
 {
     s->n_heap = 0;
     for (size_t i = 0; i < s->n_sets; i++) {
@@ -94,12 +111,21 @@ static void greedy(struct solver *s, bool *chosen)
             sift_up(s, s->n_heap++);
             continue;
         }
+        if (b) {
+            uint64_t w = s->sets[top.set].weight;
+            /* The best ratio left is over the price: so is every other. */
+            if ((unsigned __int128)w * b->price_items > (unsigned __int128)b->price_bytes * top.gain)
+                return;
+            if (w > b->cap - b->bytes)
+                continue;
+            b->bytes += w;
+        }
         take(s, chosen, top.set);
     }
 }
 
-/* Drops chosen sets, heaviest first, whose every item another chosen set shows too. Returns the
- * weight of what stays. order is scratch for n_sets indices. */
+/* Drops chosen sets, heaviest first, whose every required item another chosen set shows too.
+ * Returns the weight of what stays. order is scratch for n_sets indices. */
 static uint64_t prune(struct solver *s, bool *chosen, size_t *order)
 {
     size_t n = 0;
@@ -120,7 +146,7 @@ static uint64_t prune(struct solver *s, bool *chosen, size_t *order)
         const struct cd_cover_set *set = &s->sets[order[i]];
         bool needed = false;
         for (size_t k = 0; k < set->n && !needed; k++)
-            needed = s->count[set->items[k]] < 2;
+            needed = s->count[set->items[k]] < 2 && !is_optional(s, set->items[k]);
         if (needed) {
             bytes += set->weight;
             continue;
@@ -132,7 +158,8 @@ static uint64_t prune(struct solver *s, bool *chosen, size_t *order)
     return bytes;
 }
 
-/* Greedy cover from the chosen sets given (their items not yet counted), then pruned. */
+/* Greedy cover of the required items from the chosen sets given (their items not yet counted),
+ * then pruned. */
 static uint64_t cover_from(struct solver *s, bool *chosen, size_t *order)
 {
     memset(s->count, 0, s->universe * sizeof *s->count);
@@ -141,20 +168,22 @@ static uint64_t cover_from(struct solver *s, bool *chosen, size_t *order)
             chosen[i] = false;
             take(s, chosen, i);
         }
-    greedy(s, chosen);
+    greedy(s, chosen, NULL);
     return prune(s, chosen, order);
 }
 
-/* The lower bound: sets alone in showing some item are in every cover; each item they leave is
- * priced at the least share of a set's weight per remaining item it shows (a feasible dual of the
- * cover's linear relaxation), and the prices summed. shows is scratch for universe counts. */
+/* The lower bound of a cover of the required items: sets alone in showing some item are in every
+ * cover; each item they leave is priced at the least share of a set's weight per remaining item it
+ * shows (a feasible dual of the cover's linear relaxation), and the prices summed. shows is
+ * scratch for universe counts. */
 static uint64_t lower_bound(const struct solver *s, uint32_t *shows, bool *essential,
                             double *price)
 {
     memset(shows, 0, s->universe * sizeof *shows);
     for (size_t i = 0; i < s->n_sets; i++)
         for (size_t k = 0; k < s->sets[i].n; k++)
-            shows[s->sets[i].items[k]]++;
+            if (!is_optional(s, s->sets[i].items[k]))
+                shows[s->sets[i].items[k]]++;
     uint64_t bound = 0;
     for (size_t i = 0; i < s->n_sets; i++) {
         essential[i] = false;
@@ -196,11 +225,37 @@ static uint64_t lower_bound(const struct solver *s, uint32_t *shows, bool *essen
     return bound + (uint64_t)(sum + 1e-6);
 }
 
+/* Adds, to the required cover chosen, the sets worth their bytes for optional items (see
+ * cd_cover_solve); returns the chosen weight. */
+static uint64_t add_bonus(struct solver *s, bool *chosen, uint64_t bytes, uint64_t cap)
+{
+    memset(s->count, 0, s->universe * sizeof *s->count);
+    uint64_t required = 0;
+    for (size_t i = 0; i < s->n_sets; i++)
+        for (size_t k = 0; k < s->sets[i].n; k++)
+            if (!is_optional(s, s->sets[i].items[k]) && !s->count[s->sets[i].items[k]]++)
+                required++;
+    memset(s->count, 0, s->universe * sizeof *s->count);
+    for (size_t i = 0; i < s->n_sets; i++)
+        if (chosen[i]) {
+            chosen[i] = false;
+            take(s, chosen, i);
+        }
+    if (!required)
+        return bytes;
+    struct budget b = {bytes, required, bytes, cap > bytes ? cap : bytes};
+    s->bonus = true;
+    greedy(s, chosen, &b);
+    s->bonus = false;
+    return b.bytes;
+}
+
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
-                              bool *chosen, struct cd_cover_stats *stats, struct cd_error *err)
+                              const bool *optional, bool *chosen, struct cd_cover_stats *stats,
+                              struct cd_error *err)
 {
     enum cd_status st = CD_OK;
-    struct solver s = {.sets = sets, .n_sets = n_sets, .universe = universe};
+    struct solver s = {.sets = sets, .n_sets = n_sets, .universe = universe, .optional = optional};
     size_t cap = n_sets ? n_sets : 1, ucap = universe ? universe : 1;
     bool *alt = calloc(cap, sizeof *alt), *essential = calloc(cap, sizeof *essential);
     size_t *order = calloc(cap, sizeof *order);
@@ -229,15 +284,22 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
             stats->bytes = b;
         }
     }
+    stats->required_bytes = stats->bytes;
+    if (optional)
+        stats->bytes = add_bonus(&s, chosen, stats->bytes,
+                                 any_baseline ? stats->baseline_bytes : UINT64_MAX);
     for (size_t i = 0; i < n_sets; i++)
         stats->chosen += chosen[i];
-    stats->bound = lower_bound(&s, s.count, essential, price);
+    /* Items: every one some set shows, and the optional ones the chosen sets leave out. */
     memset(s.count, 0, ucap * sizeof *s.count);
     for (size_t i = 0; i < n_sets; i++)
         for (size_t k = 0; k < sets[i].n; k++)
-            s.count[sets[i].items[k]] = 1;
-    for (size_t u = 0; u < universe; u++)
-        stats->items += s.count[u];
+            s.count[sets[i].items[k]] = chosen[i] ? 2 : s.count[sets[i].items[k]] | 1;
+    for (size_t u = 0; u < universe; u++) {
+        stats->items += s.count[u] != 0;
+        stats->left_out += s.count[u] == 1;
+    }
+    stats->bound = lower_bound(&s, s.count, essential, price);
 out:
     free(alt);
     free(essential);

@@ -128,6 +128,7 @@ struct cd_distill {
     /* the seed cover, as last computed, and the run's course */
     uint64_t next_cover_ns;
     uint64_t seed_bytes, seeds;
+    uint64_t left_out;           /* found labels the cover leaves out (not worth their bytes) */
     struct cd_result_point *series;
     size_t n_series;
     uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
@@ -236,11 +237,12 @@ static uint64_t count_skippable(const struct cd_table *t)
 }
 
 /* The seed cover of the table as it is now (what the output would be, cd_result_select_seeds):
- * its bytes and seeds in d; with pin, its examples are pinned as the select-only baseline. Returns
- * false when out of memory. Lock held. */
-static bool table_cover(struct cd_distill *d, bool pin)
+ * its bytes and seeds in d, and its examples pinned as the baseline of the next one, so that the
+ * cover never grows (labels found during reduction are optional unless keep_found). Returns false
+ * when out of memory. Lock held. */
+static bool table_cover(struct cd_distill *d)
 {
-    size_t n = 0, total = 0, k = 0;
+    size_t n = 0, total = 0, k = 0, nl = cd_table_n_labels(d->table);
     for (const struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next)
         if (!e->outcome && e->len) {
             n++;
@@ -250,10 +252,13 @@ static bool table_cover(struct cd_distill *d, bool pin)
     const struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
     uint32_t *items = calloc(total ? total : 1, sizeof *items), *next = items;
     bool *chosen = calloc(n ? n : 1, sizeof *chosen), ok = false;
+    bool *optional = d->opts.keep_found ? NULL : calloc(nl ? nl : 1, sizeof *optional);
     struct cd_cover_stats cs;
     struct cd_error err;
-    if (!sets || !ex || !items || !chosen)
+    if (!sets || !ex || !items || !chosen || (!optional && !d->opts.keep_found))
         goto out;
+    for (size_t i = 0; optional && i < nl; i++)
+        optional[i] = cd_table_label_at(d->table, i)->found;
     for (const struct cd_table_example *e = cd_table_examples(d->table); e; e = e->next) {
         if (e->outcome || !e->len)
             continue;
@@ -263,13 +268,14 @@ static bool table_cover(struct cd_distill *d, bool pin)
         sets[k++] = (struct cd_cover_set){e->len, next, e->labels.n, e->pinned};
         next += e->labels.n;
     }
-    if (cd_cover_solve(sets, n, cd_table_n_labels(d->table), chosen, &cs, &err) != CD_OK)
+    if (cd_cover_solve(sets, n, nl, optional, chosen, &cs, &err) != CD_OK)
         goto out;
     d->seed_bytes = cs.bytes;
     d->seeds = cs.chosen;
-    /* The baseline becomes this cover: examples an earlier run pinned (a warm start) that it
-       leaves out are let go. */
-    for (k = 0; pin && k < n; k++) {
+    d->left_out = cs.left_out;
+    /* The baseline becomes this cover: examples an earlier cover pinned that it leaves out are
+       let go. */
+    for (k = 0; k < n; k++) {
         if (chosen[k])
             cd_table_pin(d->table, ex[k]);
         else if (ex[k]->pinned)
@@ -281,6 +287,7 @@ out:
     free(ex);
     free(items);
     free(chosen);
+    free(optional);
     return ok;
 }
 
@@ -310,7 +317,7 @@ static void update_cover(struct cd_distill *d, bool force)
     uint64_t now = cd_now_ns();
     if (!force && now < d->next_cover_ns)
         return;
-    if (!table_cover(d, false))
+    if (!table_cover(d))
         return; /* out of memory: the figures stay as they were */
     uint64_t cost = cd_now_ns() - now, gap = 50 * cost;
     if (gap < COVER_NS)
@@ -321,11 +328,14 @@ static void update_cover(struct cd_distill *d, bool force)
     record_point(d, now, count_skippable(d->table));
 }
 
-/* Hands the table to the checkpoint callback when one is due. Lock held. */
+/* Hands the table to the checkpoint callback when one is due, its cover brought up to date first
+ * (the state's pinned examples are the output a resumed run starts from). Lock held. */
 static void checkpoint(struct cd_distill *d, uint64_t now)
 {
     if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns)
         return;
+    if (d->stats.select_only_bytes)
+        update_cover(d, true);
     d->opts.checkpoint(d->opts.checkpoint_ctx, d->table, d->stats.execs);
     d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
 }
@@ -841,7 +851,7 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
     d->stats.labels_input = cd_table_n_labels(d->table);
     cd_table_count_shown(d->table, false);
     /* The select-only output: pinned, so that the cover can always fall back on it. */
-    if (!table_cover(d, true)) {
+    if (!table_cover(d)) {
         struct cd_error e;
         cd_error_oom(&e, CD_FAILED, "out of memory choosing the select-only seeds");
         fail(d, &e);

@@ -154,6 +154,20 @@ static void count_unlisted(DIR *d, const struct cd_emit_owned *m, size_t *unlist
     }
 }
 
+/* Whether the manifest path is free for this run: nothing there, or a manifest read_owned reads
+ * (ours, whatever seeds it names). */
+static bool manifest_free(const struct cd_emit_opts *opts)
+{
+    struct stat sb;
+    if (!opts->manifest_path || lstat(opts->manifest_path, &sb) != 0)
+        return true;
+    struct cd_emit_owned o;
+    if (!S_ISREG(sb.st_mode) || !opts->read_owned || !opts->read_owned(opts->manifest_path, &o))
+        return false;
+    cd_emit_owned_release(&o);
+    return true;
+}
+
 enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
                              struct cd_error *err)
 {
@@ -164,6 +178,10 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     bool ours = false;
     if (unlisted)
         *unlisted = 0;
+    if (!opts->force && !manifest_free(opts))
+        return cd_error_set(err, CD_FAILED, "refusing to replace '%s' with the manifest: not "
+                            "written by corpus-distill (--force replaces it)",
+                            opts->manifest_path);
     if (!cd_file_split(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;

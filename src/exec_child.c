@@ -410,6 +410,8 @@ enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err)
     if (pid > 0)
         servers[n_servers++] = pid;
     pthread_mutex_unlock(&servers_mu);
+    if (pid > 0)
+        exec_guard_watch(pid);
     if (pid < 0) {
         cd_error_sys(err, CD_FAILED, "cannot fork: %s", strerror(errno));
         goto out;
@@ -548,6 +550,11 @@ void exec_child_stop(struct cd_exec *ex)
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
+    exec_guard_forget(group);
+    pthread_mutex_lock(&servers_mu);
+    if (!n_servers) /* under the lock: a new fork server would be listed first */
+        exec_guard_end();
+    pthread_mutex_unlock(&servers_mu);
     ex->fsrv_pid = 0;
     ex->child_pid = 0;
 }

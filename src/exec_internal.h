@@ -71,6 +71,13 @@ void exec_child_reap_orphans(struct cd_exec *ex);
 bool exec_child_is_targets(pid_t pid, pid_t fs);
 void exec_child_release(struct cd_exec *ex);
 
+/* exec_guard.c: a process that kills the listed fork servers and their process groups once this
+ * one is gone, however it ended (SIGKILL included). Each call is thread-safe. */
+void exec_guard_watch(pid_t fsrv);
+void exec_guard_forget(pid_t fsrv);
+/* Ends and reaps the guard once no fork server is left (a later one starts a new guard). */
+void exec_guard_end(void);
+
 /* exec_outcome.c */
 void exec_tail_reset(struct cd_exec *ex);
 /* Reads what the target wrote to stderr; returns false once the pipe is at EOF. */

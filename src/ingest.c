@@ -48,6 +48,16 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
         return cd_error_oom(err, CD_FAILED, "out of memory");
     ing->opts = *opts;
     ing->limit = limit;
+    ing->own = calloc(opts->n_own + 1, sizeof *ing->own);
+    if (!ing->own) {
+        free(ing);
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    }
+    for (size_t i = 0; i < opts->n_own; i++) {
+        struct stat sb;
+        if (opts->own[i] && lstat(opts->own[i], &sb) == 0)
+            ing->own[ing->n_own++] = (struct ing_own){sb.st_dev, sb.st_ino};
+    }
     /* Allocate a first buffer now, so an empty input still has non-NULL data. */
     if (ing_buf_reserve(ing, ING_BUF_MIN < limit + 1 ? ING_BUF_MIN : limit + 1) != 0) {
         free(ing);
@@ -55,6 +65,20 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
     }
     *out = ing;
     return CD_OK;
+}
+
+bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, const char *path)
+{
+    const char *pre = ing->opts.own_prefix;
+    if (pre && *pre && strncmp(name, pre, strlen(pre)) == 0)
+        return true;
+    for (size_t i = 0; i < ing->n_own; i++) {
+        struct stat sb;
+        if (ing->own[i].ino == ino && lstat(path, &sb) == 0 && sb.st_dev == ing->own[i].dev &&
+            sb.st_ino == ino)
+            return true;
+    }
+    return false;
 }
 
 /* Opens operand i and offers it to the sources in turn: OK when one has claimed it (ing->src set),
@@ -151,5 +175,6 @@ void cd_ingest_free(struct cd_ingest *ing)
     stop_source(ing);
     free(ing->buf);
     free(ing->name);
+    free(ing->own);
     free(ing);
 }

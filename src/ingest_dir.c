@@ -23,6 +23,7 @@
 struct dir_ent {
     const char *name;
     unsigned char type; /* DT_* from readdir, DT_UNKNOWN when the file system does not say */
+    ino_t ino;          /* d_ino from readdir */
 };
 
 /* What a directory is to afl-fuzz. */
@@ -172,6 +173,7 @@ static int level_push(struct ing_dir *d, bool follow, enum afl_kind parent)
         memcpy(lv.pool + pool_len, nm, nlen);
         offs[lv.n] = pool_len;
         lv.ents[lv.n].type = de->d_type;
+        lv.ents[lv.n].ino = de->d_ino;
         lv.n++;
         pool_len += nlen;
     }
@@ -295,6 +297,8 @@ static enum cd_status dir_next(struct cd_ingest *ing, void *state, struct cd_inp
         if (path_set(d, top->plen, ent->name) != 0)
             return cd_error_oom(err, CD_FAILED, "out of memory");
         CD_FORWARD_IF_ERROR(ing_name_set(ing, d->path, NULL, NULL, err));
+        if (ing_is_own(ing, ent->name, ent->ino, d->path))
+            continue; /* the run's own output, under an input */
         int e = 0;
         int type = entry_type(d, ent->type, &e);
         if (e) {

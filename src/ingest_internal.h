@@ -31,7 +31,13 @@ struct cd_ingest {
     size_t name_cap;
 
     struct cd_ingest_stats stats;
+    struct ing_own { dev_t dev; ino_t ino; } *own; /* opts.own that existed at the start */
+    size_t n_own;
 };
+
+/* Whether the entry name (inode ino, at path) of a directory operand is one of the run's own
+ * outputs (cd_ingest_opts.own, own_prefix). */
+bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, const char *path);
 
 /* An operand as the walk found it, offered to each source in turn. */
 struct ing_operand {

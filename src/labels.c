@@ -234,6 +234,16 @@ int cd_labels_format(uint32_t id, char *buf, size_t cap)
     return snprintf(buf, cap, "outcome:%08x", id);
 }
 
+bool cd_labels_valid(uint32_t id)
+{
+    if (!cd_labels_is_outcome(id))
+        return id >> 3 != 0 && id >> 3 < CD_LABEL_EDGE_MAX;
+    char text[64];
+    uint32_t back;
+    cd_labels_format(id, text, sizeof text);
+    return cd_labels_parse(text, &back) && back == id;
+}
+
 /* Parses the decimal number that fills [s, end) and is at most limit. */
 static bool parse_uint(const char *s, const char *end, uint32_t limit, uint32_t *out)
 {

@@ -7,11 +7,13 @@
  *   tool            {name, version}
  *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
  *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
- *                    order: "fresh"|"uniform"|"bytes", seen_mem, shard: "K/N"|null}
+ *                    order: "fresh"|"uniform"|"bytes", seen_mem, shard: "K/N"|null,
+ *                    keep_found}
  *   input           {operands: [..], inputs, bytes, duplicates, other_shards,
  *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
- *                    cmin_rule_bytes, cover_bound_bytes}
+ *                    cmin_rule_bytes, cover_bound_bytes, labels_left_out, left_out_bytes (found
+ *                    labels no seed shows, not worth their bytes, and their best examples' bytes)}
  *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
  *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
  *                    labels flicker from run to run, left out of labels and seeds),
@@ -20,7 +22,9 @@
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
  *                    "settings changed"|"unreadable", note: null|text, runs}
- *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers", finished,
+ *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers"|"state", finished,
+ *                    found (no input showed it), size (only with "state": a found label left
+ *                    out of the seeds, its best example kept in the state alone),
  *                    function (only when afl-clang-lto's edge IDs were given)}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
@@ -153,6 +157,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
     put(o, "edges_only", json_object_new_boolean(info->edges_only));
     put(o, "order", jstr(info->order ? info->order : "bytes"));
+    put(o, "keep_found", json_object_new_boolean(info->keep_found));
     put(o, "seen_mem", json_object_new_uint64(info->seen_mem));
     if (info->shards > 1) {
         char shard[32];
@@ -195,6 +200,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "select_only_bytes", json_object_new_uint64(r->stats.select_only_bytes));
     put(o, "cmin_rule_bytes", json_object_new_uint64(r->stats.cmin_bytes));
     put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
+    put(o, "labels_left_out", json_object_new_uint64(r->stats.labels_left_out));
+    put(o, "left_out_bytes", json_object_new_uint64(r->stats.left_out_bytes));
     put(root, "output", o);
 
     const struct cd_result_stats *s = &r->stats;
@@ -243,8 +250,12 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
         cd_labels_format(l->id, text, sizeof text);
         json_object *e = json_object_new_object();
         put(e, "best", json_object_new_string(ex->sha1));
-        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers" : "seeds"));
+        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers"
+                                            : ex->left_out ? "state" : "seeds"));
         put(e, "finished", json_object_new_boolean(l->finished));
+        put(e, "found", json_object_new_boolean(l->found));
+        if (ex->left_out)
+            put(e, "size", json_object_new_uint64(ex->len));
         const char *fn = cd_edge_ids_function(info->edge_ids, l->id);
         if (fn)
             put(e, "function", jstr(fn));
@@ -390,7 +401,7 @@ static void get_labels(struct reader *rd, json_object *o, const char *key, struc
     for (size_t i = 0; i < n && !rd->bad; i++) {
         const char *t = json_object_get_string(json_object_array_get_idx(a, i));
         uint32_t id;
-        if (!t || !cd_labels_parse(t, &id)) {
+        if (!t || !cd_labels_parse(t, &id) || !cd_labels_valid(id)) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad label '%s'",
                      cd_shown(t ? t : "", rd->q, sizeof rd->q));
@@ -444,9 +455,15 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         *count = i + 1;
         copy_sha1(rd, e, "sha1", x->sha1);
         x->file = get_str(rd, e, "file");
-        if (x->file && (!*x->file || strchr(x->file, '/') || strcmp(x->file, ".") == 0 ||
-                        strcmp(x->file, "..") == 0)) {
-            rd->bad = true; /* a name in the seed directory, nothing else */
+        /* The writer names a seed by its SHA-1, a reproducer "crash-SHA1" or "timeout-SHA1":
+           anything else could name another file beside them. */
+        bool seeds = strcmp(key, "seeds") == 0;
+        const char *f = x->file ? x->file : "", *h = seeds ? f
+                                                    : !strncmp(f, "crash-", 6)   ? f + 6
+                                                    : !strncmp(f, "timeout-", 8) ? f + 8
+                                                                                 : "";
+        if (x->file && !rd->bad && strcmp(h, x->sha1) != 0) {
+            rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad \"file\" '%s'",
                      cd_shown(x->file, rd->q, sizeof rd->q));
         }
@@ -489,7 +506,7 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
             break;
         struct cd_manifest_label *l = &m->labels[i++];
         m->n_labels = i;
-        if (!cd_labels_parse(key, &l->id)) {
+        if (!cd_labels_parse(key, &l->id) || !cd_labels_valid(l->id)) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad label '%s'",
                      cd_shown(key, rd->q, sizeof rd->q));
@@ -497,7 +514,21 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         }
         copy_sha1(rd, val, "best", l->best);
         json_object *in = get(rd, val, "in", json_type_string);
-        l->reproducer = in && strcmp(json_object_get_string(in), "reproducers") == 0;
+        const char *where = in ? json_object_get_string(in) : "";
+        l->reproducer = strcmp(where, "reproducers") == 0;
+        l->left_out = strcmp(where, "state") == 0;
+        if (!l->reproducer && !l->left_out && in && strcmp(where, "seeds") != 0) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "label '%s': 'in' is not seeds, reproducers or state",
+                     cd_shown(key, rd->q, sizeof rd->q));
+            break;
+        }
+        json_object *fd = NULL; /* optional: older manifests lack it */
+        l->found = json_object_object_get_ex(val, "found", &fd) && json_object_get_boolean(fd);
+        json_object *sz = NULL;
+        if (l->left_out && json_object_object_get_ex(val, "size", &sz) &&
+            json_object_is_type(sz, json_type_int) && json_object_get_int64(sz) >= 0)
+            l->size = (uint64_t)json_object_get_int64(sz);
         json_object *fin = get(rd, val, "finished", json_type_boolean);
         l->finished = fin && json_object_get_boolean(fin);
         json_object *fn = NULL; /* optional: only with edge IDs */
@@ -575,6 +606,11 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     info->crashes_dir = get_str(rd, out, "crashes_dir");
     m->stats.select_only_bytes = get_later_measured(rd, out, "select_only_bytes");
     m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
+    m->stats.labels_left_out = get_later_measured(rd, out, "labels_left_out");
+    m->stats.left_out_bytes = get_later_measured(rd, out, "left_out_bytes");
+    json_object *kf = NULL; /* optional: manifests from before --keep-found lack it */
+    info->keep_found = s && json_object_object_get_ex(s, "keep_found", &kf) &&
+                       json_object_get_boolean(kf);
 }
 
 /* run.unstable_edges into m->unstable: ascending map slots; earlier manifests have none. */

@@ -105,7 +105,7 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
         const struct cd_table_label *l = cd_table_label_at(t, i);
         out->labels[i] = (struct cd_result_label){
             .id = l->id, .example = rank[position(serials, n, l->best->serial)],
-            .finished = cd_table_skippable(l)};
+            .finished = cd_table_skippable(l), .found = l->found};
     }
     out->n_labels = nl;
     qsort(out->labels, nl, sizeof *out->labels, by_id);
@@ -224,9 +224,10 @@ static void take_chosen(struct cover *c, const bool *chosen)
 }
 
 /* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
- * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve),
- * whose bound goes into r's stats. */
-static enum cd_status choose(struct cover *c, bool all_best, bool *chosen, struct cd_error *err)
+ * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve,
+ * found labels optional unless keep_found), whose bound goes into r's stats. */
+static enum cd_status choose(struct cover *c, bool all_best, bool keep_found, bool *chosen,
+                             struct cd_error *err)
 {
     struct cd_result *r = (struct cd_result *)c->r;
     if (all_best) {
@@ -239,11 +240,15 @@ static enum cd_status choose(struct cover *c, bool all_best, bool *chosen, struc
         total += r->examples[c->order[k]].labels.n;
     struct cd_cover_set *sets = calloc(c->n_order ? c->n_order : 1, sizeof *sets);
     uint32_t *items = calloc(total ? total : 1, sizeof *items), *next = items;
-    if (!sets || !items) {
+    bool *optional = keep_found ? NULL : calloc(r->n_labels ? r->n_labels : 1, sizeof *optional);
+    if (!sets || !items || (!keep_found && !optional)) {
         free(sets);
         free(items);
+        free(optional);
         return cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
     }
+    for (size_t li = 0; optional && li < r->n_labels; li++)
+        optional[li] = r->labels[li].found;
     for (size_t k = 0; k < c->n_order; k++) {
         const struct cd_result_example *e = &r->examples[c->order[k]];
         sets[k] = (struct cd_cover_set){.weight = e->len, .items = next, .baseline = e->baseline};
@@ -255,15 +260,17 @@ static enum cd_status choose(struct cover *c, bool all_best, bool *chosen, struc
         next += sets[k].n;
     }
     struct cd_cover_stats cs;
-    enum cd_status st = cd_cover_solve(sets, c->n_order, r->n_labels, chosen, &cs, err);
+    enum cd_status st = cd_cover_solve(sets, c->n_order, r->n_labels, optional, chosen, &cs, err);
     if (st == CD_OK)
         r->stats.cover_bound = cs.bound;
     free(sets);
     free(items);
+    free(optional);
     return st;
 }
 
-enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct cd_error *err)
+enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
+                                      struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     size_t n = r->n_examples, nl = r->n_labels;
@@ -288,7 +295,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct
     for (size_t k = 0; k < c.n_order; k++)
         c.order[k] = sizes[k].index;
     free(sizes);
-    st = choose(&c, all_best, chosen, err);
+    st = choose(&c, all_best, keep_found, chosen, err);
     if (st != CD_OK)
         goto out;
     take_chosen(&c, chosen);
@@ -298,13 +305,24 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, struct
             st = cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
             goto out;
         }
+    /* A found label no taken example shows stays with its best, which is kept, left out. */
+    r->stats.labels_left_out = r->stats.left_out_bytes = 0;
+    for (size_t li = 0; li < nl; li++) {
+        struct cd_result_example *e = &r->examples[c.holder[li]];
+        if (c.taken[c.holder[li]] || e->reproducer)
+            continue;
+        r->stats.labels_left_out++;
+        if (!e->left_out)
+            r->stats.left_out_bytes += e->len;
+        e->left_out = true;
+    }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         struct cd_result_example *e = &r->examples[i];
         cd_labelset_release(&e->best);
         e->best = best[i];
         best[i] = (struct cd_labelset){0};
-        if (!c.taken[i] && !e->reproducer) {
+        if (!c.taken[i] && !e->reproducer && !e->left_out) {
             free(e->data);
             free(e->origin);
             cd_labelset_release(&e->labels);
@@ -341,7 +359,7 @@ bool cd_result_is_seed_name(const char *name)
 
 bool cd_result_is_seed(const struct cd_result_example *ex)
 {
-    if (ex->reproducer)
+    if (ex->reproducer || ex->left_out)
         return false;
     for (size_t i = 0; i < ex->best.n; i++)
         if (!cd_labels_is_outcome(ex->best.v[i]))

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -607,9 +608,14 @@ static bool load_lines(json_object *a, size_t n_files, uint32_t ***lines, size_t
         size_t k = json_object_array_length(v);
         if (!((*lines)[f] = malloc((k + 1) * sizeof ***lines)))
             return false;
-        for (size_t i = 0; i < k; i++)
-            (*lines)[f][i] = (uint32_t)json_object_get_int64(json_object_array_get_idx(v, i));
-        (*n)[f] = k;
+        (*n)[f] = 0;
+        for (size_t i = 0; i < k; i++) {
+            int64_t x = json_object_get_int64(json_object_array_get_idx(v, i));
+            /* Ascending line numbers, as written: lookups search them. */
+            if (x < 1 || x > INT32_MAX || (i && (uint32_t)x <= (*lines)[f][i - 1]))
+                return false;
+            (*lines)[f][(*n)[f]++] = (uint32_t)x;
+        }
     }
     return true;
 }
@@ -665,7 +671,10 @@ static bool load_json(struct cd_srccov *c, json_object *j)
         !json_object_object_get_ex(j, "seeds", &seeds) ||
         !json_object_is_type(files, json_type_array) || !json_object_is_type(fns, json_type_array))
         return false;
-    snprintf(c->binary_sha1, sizeof c->binary_sha1, "%s", json_object_get_string(v));
+    const char *bin = json_object_get_string(v);
+    if (strlen(bin) >= sizeof c->binary_sha1 || strspn(bin, "0123456789abcdef") != strlen(bin))
+        return false;
+    snprintf(c->binary_sha1, sizeof c->binary_sha1, "%s", bin);
     size_t nf = json_object_array_length(files), nfn = json_object_array_length(fns);
     if (!(c->files = calloc(nf + 1, sizeof *c->files)) ||
         !(c->fns = calloc(nfn + 1, sizeof *c->fns)))
@@ -688,6 +697,9 @@ static bool load_json(struct cd_srccov *c, json_object *j)
     if (json_object_object_get_ex(j, "branches", &v) && !load_branches(c, v))
         return false;
     json_object_object_foreach(seeds, sha1, o) {
+        /* a seed's key is its SHA-1 (its file name, and a link in the report) */
+        if (strlen(sha1) != 40 || strspn(sha1, "0123456789abcdef") != 40)
+            return false;
         struct cd_srccov_seed *s = add_seed(c, sha1, 0);
         json_object *x;
         if (!s)

@@ -5,8 +5,12 @@
 #include "table_internal.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
@@ -17,8 +21,26 @@ int cd_table_shortlex(const uint8_t *a, size_t alen, const uint8_t *b, size_t bl
     return memcmp(a, b, alen);
 }
 
+/* The label map's hash is keyed afresh in every process: label ids come from files (states,
+ * shards) anyone may write, and ids chosen to collide under a fixed hash would make every lookup
+ * walk them all. The key changes slots only, never the table's content or order. */
+static uint64_t map_key[2];
+static pthread_once_t map_key_once = PTHREAD_ONCE_INIT;
+
+static void map_key_init(void)
+{
+    if (getrandom(map_key, sizeof map_key, GRND_NONBLOCK) != (ssize_t)sizeof map_key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        map_key[0] = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+        map_key[1] = (uint64_t)ts.tv_sec * 0xBF58476D1CE4E5B9ull ^ (uintptr_t)&ts;
+    }
+    map_key[1] |= 1; /* an odd multiplier */
+}
+
 enum cd_status cd_table_new(struct cd_table **out, struct cd_error *err)
 {
+    pthread_once(&map_key_once, map_key_init);
     struct cd_table *t = calloc(1, sizeof *t);
     if (!t)
         return cd_error_oom(err, CD_FAILED, "out of memory creating the label table");
@@ -51,11 +73,11 @@ void cd_table_free(struct cd_table *t)
     free(t);
 }
 
+/* map_key is set by then: every table comes from cd_table_new. */
 static size_t slot_of(uint32_t id, size_t cap)
 {
-    uint32_t h = id * 0x9E3779B1u;
-    h ^= h >> 15;
-    return (size_t)h & (cap - 1);
+    uint64_t h = ((uint64_t)id ^ map_key[0]) * map_key[1];
+    return (size_t)(h >> 32) & (cap - 1);
 }
 
 struct cd_table_label *table_lookup(const struct cd_table *t, uint32_t id)
@@ -118,7 +140,7 @@ struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id)
     while (t->map[s])
         s = (s + 1) & (t->map_cap - 1);
     struct cd_table_label *l = &t->labels[t->n_labels];
-    *l = (struct cd_table_label){.id = id};
+    *l = (struct cd_table_label){.id = id, .found = !t->count_shown};
     t->map[s] = (uint32_t)++t->n_labels;
     return l;
 }
@@ -263,8 +285,10 @@ static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
         return;
     for (size_t i = 0; i < labels->n; i++) {
         struct cd_table_label *l = table_lookup(t, labels->v[i]);
-        if (l)
+        if (l) {
             l->shown++;
+            l->found = false;
+        }
     }
 }
 

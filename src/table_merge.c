@@ -126,6 +126,18 @@ static bool finished_somewhere(const struct cd_table *const *in, size_t n_in, ui
     return false;
 }
 
+/* Whether label id is found (a bonus label) in every input that has it: one input's first pass
+ * showing it makes it an input label of the whole. */
+static bool found_everywhere(const struct cd_table *const *in, size_t n_in, uint32_t id)
+{
+    for (size_t k = 0; k < n_in; k++) {
+        const struct cd_table_label *l = table_lookup(in[k], id);
+        if (l && !l->found)
+            return false;
+    }
+    return true;
+}
+
 /* Unites the inputs' seen-sets into t's. */
 static enum cd_status unite_seen(struct cd_table *t, const struct cd_table *const *in,
                                  size_t n_in, struct cd_error *err)
@@ -190,6 +202,7 @@ enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *cons
     for (size_t i = 0; st == CD_OK && i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
         l->finished = finished_somewhere(in, n_in, l->id, l->best->data, l->best->len);
+        l->found = found_everywhere(in, n_in, l->id);
     }
     if (st == CD_OK)
         st = unite_seen(t, in, n_in, err);

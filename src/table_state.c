@@ -5,15 +5,17 @@
  * kept while best for no label): the seed cover of a warm run that changes nothing is then the
  * one its predecessor wrote.
  *
- * Format, version 2. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
+ * Format, version 3. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
  *
- *   magic "CDSTATE\0" (8 bytes), u32 version (2), u32 0
+ *   magic "CDSTATE\0" (8 bytes), u32 version (3), u32 0
  *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
  *   u64 changes
  *   u64 examples, then each: u64 len, len bytes, str origin, u32 labels, that many u32 label ids
  *       in ascending order, u8 flags (1: finished, 2: pinned, 4: checked)
  *   u64 labels, then each in first-seen order: u32 id, u64 best (an example's index), u8 flags
- *       (1: finished, 2: a donor pending), u64 donor tried (its example's index + 1, or 0)
+ *       (1: finished, 2: a donor pending, 4 from version 3: found, no first-pass input showed
+ *       it; older versions load every label as an input's), u64 donor tried (its example's
+ *       index + 1, or 0)
  *   u64 fingerprints forgotten, u64 fingerprints, that many u64 in ascending order
  *   u32 unstable edges, that many u32 in ascending order (version 1 lacks this line: it loads
  *       as a table with none)
@@ -29,11 +31,11 @@
 #include <string.h>
 
 #define STATE_MAGIC "CDSTATE"   /* and its NUL: 8 bytes */
-#define STATE_VERSION 2u
+#define STATE_VERSION 3u
 #define SUM_LEN 16
 
 enum { EX_FINISHED = 1, EX_PINNED = 2, EX_CHECKED = 4 };
-enum { LB_FINISHED = 1, LB_DONOR_PENDING = 2 };
+enum { LB_FINISHED = 1, LB_DONOR_PENDING = 2, LB_FOUND = 4 };
 
 /* A growing output buffer; ok turns false at the first allocation failure. */
 struct out {
@@ -133,7 +135,8 @@ static void put_labels(struct out *o, const struct cd_table *t, const uint64_t *
         put_u32(o, l->id);
         put_u64(o, index_of(serials, n, l->best->serial));
         put_u8(o, (uint8_t)((l->finished ? LB_FINISHED : 0) |
-                            (l->donor_pending ? LB_DONOR_PENDING : 0)));
+                            (l->donor_pending ? LB_DONOR_PENDING : 0) |
+                            (l->found ? LB_FOUND : 0)));
         put_u64(o, tried < n ? tried + 1 : 0);
     }
 }
@@ -300,6 +303,11 @@ static bool get_examples(struct in *r, struct cd_table *t, struct cd_table_examp
                 *why = "an example's labels out of order";
                 goto out;
             }
+            if (!cd_labels_valid(id)) {
+                free(origin);
+                *why = "a label no run gives";
+                goto out;
+            }
             if (!cd_labelset_push(&set, id)) {
                 free(origin);
                 *why = "out of memory";
@@ -330,13 +338,14 @@ out:
 
 /* Reads the label records into t; by_index names the examples. */
 static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example **by_index,
-                       size_t n_ex, const char **why)
+                       size_t n_ex, uint32_t version, const char **why)
 {
     uint64_t n = get_u64(r);
     if (!fits(r, n, 4 + 8 + 1 + 8) || n >= UINT32_MAX)
         return *why = "label count past the end", false;
     if (!table_reserve_labels(t, (size_t)n))
         return *why = "out of memory", false;
+    uint8_t known = LB_FINISHED | LB_DONOR_PENDING | (version >= 3 ? LB_FOUND : 0);
     for (uint64_t i = 0; i < n; i++) {
         uint32_t id = get_u32(r);
         uint64_t best = get_u64(r);
@@ -346,7 +355,7 @@ static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example
             return *why = "a label past the end", false;
         if (table_lookup(t, id))
             return *why = "a label listed twice", false;
-        if (best >= n_ex || tried > n_ex || flags & ~(LB_FINISHED | LB_DONOR_PENDING) ||
+        if (best >= n_ex || tried > n_ex || flags & ~known ||
             !cd_labelset_has(&by_index[best]->labels, id))
             return *why = "a label whose best example does not show it", false;
         struct cd_table_label *l = table_label_add(t, id);
@@ -354,6 +363,7 @@ static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example
         l->best->refs++;
         l->finished = flags & LB_FINISHED;
         l->donor_pending = flags & LB_DONOR_PENDING;
+        l->found = flags & LB_FOUND;
         l->donor_tried = tried ? by_index[tried - 1]->serial : 0;
     }
     for (size_t i = 0; i < n_ex; i++) {
@@ -405,6 +415,11 @@ static bool get_unstable(struct in *r, struct cd_table *t, const char **why)
     return true;
 }
 
+bool cd_table_state_magic(const uint8_t *head, size_t len)
+{
+    return len >= 8 && memcmp(head, STATE_MAGIC, 8) == 0;
+}
+
 /* Reads the header into meta (strings owned); a message into why and false when it is not ours. */
 static bool get_header(struct in *r, struct cd_table_meta *meta, const char **why,
                        uint32_t *version)
@@ -413,13 +428,14 @@ static bool get_header(struct in *r, struct cd_table_meta *meta, const char **wh
     if (!magic || memcmp(magic, STATE_MAGIC, 8) != 0)
         return *why = "not a corpus-distill state file", false;
     *version = get_u32(r);
-    if (*version != STATE_VERSION && *version != 1)
+    if (*version < 1 || *version > STATE_VERSION)
         return *why = "version", false;
     (void)get_u32(r);
     bool oom = false;
     char *sha = get_str(r, &oom);
     meta->settings = get_str(r, &oom);
-    if (sha && strlen(sha) < sizeof meta->target_sha1)
+    /* 40 hex digits, or "" when unknown: nothing else reaches a message */
+    if (sha && (sha[0] == '\0' || (strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40)))
         strcpy(meta->target_sha1, sha);
     else if (sha)
         r->bad = true;
@@ -470,7 +486,7 @@ enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, 
         goto fail;
     cd_table_seen_limit(t, seen_mem);
     t->changes = get_u64(&r);
-    if (!get_examples(&r, t, &by_index, &n_ex, &why) || !get_labels(&r, t, by_index, n_ex, &why) ||
+    if (!get_examples(&r, t, &by_index, &n_ex, &why) || !get_labels(&r, t, by_index, n_ex, version, &why) ||
         !get_seen(&r, t, &why) || (version > 1 && !get_unstable(&r, t, &why)) ||
         (r.at != r.n && (why = "bytes after the last section")) ||
         (r.bad && (why = "cut short"))) {

@@ -2,7 +2,9 @@
 # The manifest is valid JSON and tells the truth, checked against afl-showmap, the oracle: every
 # seed's coverage labels are exactly what afl-showmap -r sees on it (raw counts classified by the
 # intended ranges 1,2,3,4-7,8-15,16-31,32-127,128+, since Debian 4.04c's own classes are wrong),
-# every label's best seed covers it, and every label the inputs show is covered by the output.
+# every label's best seed covers it, every label the inputs show is covered by the output, a found
+# label left out of the seeds ("in": "state") is shown by no seed, and the seed bytes never grew
+# along the run's course.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
@@ -56,7 +58,13 @@ for s in m["seeds"]:
         fail.append("seed %s is best for labels it does not cover" % s["sha1"])
 by_sha = {s["sha1"]: s for s in m["seeds"]}
 rep_sha = {r["sha1"]: r for r in m["reproducers"]}
+left_out = {}
 for text, l in m["labels"].items():
+    if l["in"] == "state":
+        left_out[text] = l
+        if not l["found"] or l["size"] <= 0 or l["best"] in by_sha:
+            fail.append("label %s left out: found %s, size %s" % (text, l["found"], l["size"]))
+        continue
     holder = (by_sha if l["in"] == "seeds" else rep_sha).get(l["best"])
     if holder is None:
         fail.append("label %s: best %s is not among the %s" % (text, l["best"], l["in"]))
@@ -73,11 +81,21 @@ for f in os.listdir(inmaps):
 if m["run"]["unstable_edges"] != [] or m["run"]["recheck_executions"] <= 0:
     fail.append("unstable edges %s after %d second runs of a deterministic target"
                 % (m["run"]["unstable_edges"], m["run"]["recheck_executions"]))
+if m["output"]["labels_left_out"] != len(left_out):
+    fail.append("output.labels_left_out is %d, labels say %d" % (m["output"]["labels_left_out"], len(left_out)))
+if set(left_out) & covered:
+    fail.append("labels left out yet shown by a seed: %s" % sorted(set(left_out) & covered)[:5])
+course = [p[4] for p in m["run"]["course"]]
+if any(b > a for a, b in zip(course, course[1:])) or (course and m["output"]["seed_bytes"] > course[-1]):
+    fail.append("seed bytes grew along the run: %s, then %d" % (course, m["output"]["seed_bytes"]))
+if course and course[0] > m["output"]["select_only_bytes"]:
+    fail.append("the course starts above the select-only bytes")
 missing = inputs - covered
 if missing:
     fail.append("%d input labels not covered by the output, e.g. %s" % (len(missing), sorted(missing)[:5]))
 for f in fail[:20]:
     print("FAIL:", f)
-print("seeds %d, labels %d, input labels %d, covered %d" % (len(files), len(m["labels"]), len(inputs), len(covered)))
+print("seeds %d, labels %d, input labels %d, covered %d, left out %d"
+      % (len(files), len(m["labels"]), len(inputs), len(covered), len(left_out)))
 sys.exit(1 if fail else 0)
 PY

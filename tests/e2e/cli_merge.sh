@@ -66,6 +66,10 @@ m = json.load(open("pw/seeds.manifest.json"))
 assert m["state"]["start"] == "merged" and [s["settings"]["shard"] for s in shards] == ["1/2", "2/2"]
 missing = set().union(*(s["labels"] for s in shards)) - set(m["labels"])
 assert not missing, sorted(missing)[:5]
+# "2/:" is two slots: the shards ran at once, the second starting before the first ended
+jobs = [l.split("\t") for l in open("pw/shards/joblog").read().splitlines()[1:]]
+(s1, r1), (s2, r2) = sorted((float(j[2]), float(j[3])) for j in jobs)
+assert len(jobs) == 2 and s2 < s1 + r1, jobs
 PY
 else
     echo "GNU parallel missing: tools/scale/parallel-ssh.sh not run"

@@ -2,7 +2,9 @@
 # Four workers on two-core machines: a -j 4 run on the HTTP sample reaches completion, and neither
 # it nor a -j 4 run on the JSON sample stopped by SIGINT leaves a target process or a shared-memory
 # segment behind (segments are found by the creator pid, processes by a variable in their
-# environment that only this test sets). -j 64 with inherited descriptors sees what -j 1 sees.
+# environment that only this test sets), nor does SIGKILL of a run on a persistent-mode target
+# (whose children stop themselves between runs) or on a hanging one: the targets die with the
+# tool. -j 64 with inherited descriptors sees what -j 1 sees.
 set -u
 [ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
 command -v ipcs >/dev/null || { echo "skipped: ipcs not installed"; exit 77; }
@@ -54,6 +56,25 @@ rc=$?
 [ -n "$(ls json-seeds 2>/dev/null)" ] || err "no seeds written after SIGINT"
 leftovers $pid "-j 4 run stopped by SIGINT"
 
+# SIGKILL: nothing in the tool runs, yet its targets must not outlive it: a persistent target's
+# stopped child, and a child that hangs (the timeout is the tool's to enforce).
+if [ -x "$targets/exec_persist" ]; then
+  mkdir kin
+  for i in $(seq 1 300); do printf 'count:%d' "$i" > "kin/c$i"; printf 'ab%dcd' "$i" > "kin/s$i"; done
+  printf 'hang' > kin/zz-hang
+  for t in exec_persist exec_basic; do
+    "$bin" -q -j 2 -t 200000 kin -o "kill-$t" -- "$targets/$t" &
+    pid=$!
+    for _ in $(seq 1 100); do [ -n "$(marked)" ] && break; sleep 0.1; done
+    [ -n "$(marked)" ] || err "SIGKILL on $t: no target process found: the check is blind"
+    sleep 1
+    kill -KILL $pid
+    wait $pid 2>/dev/null
+    for _ in $(seq 1 50); do [ -z "$(marked)" ] && break; sleep 0.1; done
+    leftovers $pid "SIGKILL of a run on $t"
+  done
+fi
+
 # -j 64 with a stdin target, 50 inherited descriptors and stdin closed: hundreds of descriptors in
 # the tool, so that its pipes and input files take the numbers the target's stdin and fork-server
 # channels (0, 198, 199) need. The labels must be those of -j 1.
@@ -73,6 +94,6 @@ labels_of() {
   err "-j 64 with inherited descriptors does not see the labels -j 1 sees"
 leftovers $$ "-j 64 run"
 
-[ $fail = 0 ] && echo "ok: -j 4 completes on the HTTP sample; nothing left after it or after" \
-  "SIGINT; -j 64 with inherited descriptors sees the labels of -j 1"
+[ $fail = 0 ] && echo "ok: -j 4 completes on the HTTP sample; nothing left after it, after" \
+  "SIGINT or after SIGKILL; -j 64 with inherited descriptors sees the labels of -j 1"
 exit $fail

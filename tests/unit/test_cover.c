@@ -31,7 +31,7 @@ static void test_cover_weights_beat_size(void)
     bool chosen[3];
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 4, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 4, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(!chosen[0] && chosen[1] && chosen[2]);
     CU_ASSERT_EQUAL(st.bytes, 30);
     CU_ASSERT_EQUAL(st.chosen, 2);
@@ -50,11 +50,43 @@ static void test_cover_baseline_caps(void)
     bool chosen[3];
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 6, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 6, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(covers_all(s, 3, 6, chosen));
     CU_ASSERT_EQUAL(st.baseline_bytes, 60);
     CU_ASSERT(st.bytes <= 60);
     CU_ASSERT(st.bound <= st.bytes);
+}
+
+/* Optional items are covered only where a set adds no more bytes per new optional item than the
+ * required cover spends per required item, and, with a baseline, within its weight. */
+static void test_cover_optional_worth_bytes(void)
+{
+    /* Required 0..3 cost 40 bytes: 10 a label. Optional 4 comes cheap (5 bytes), 5 dear (200),
+       6 with two others at 18 (9 a label). */
+    uint32_t a[] = {0, 1}, b[] = {2, 3}, c[] = {4}, d[] = {5}, e[] = {6, 7};
+    struct cd_cover_set s[] = {{20, a, 2, false}, {20, b, 2, false}, {5, c, 1, false},
+                               {200, d, 1, false}, {18, e, 2, false}};
+    bool optional[8] = {false, false, false, false, true, true, true, true}, chosen[5];
+    struct cd_cover_stats st;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT(chosen[0] && chosen[1] && chosen[2] && !chosen[3] && chosen[4]);
+    CU_ASSERT_EQUAL(st.required_bytes, 40);
+    CU_ASSERT_EQUAL(st.bytes, 63);
+    CU_ASSERT_EQUAL(st.left_out, 1);
+    CU_ASSERT_EQUAL(st.items, 8);
+    /* Every item required: the dear one too. */
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, NULL, chosen, &st, &err), CD_OK);
+    CU_ASSERT(chosen[3] && st.left_out == 0 && st.bytes == 263);
+    /* A baseline of 50 bytes (the last cover) leaves room for the cheapest only. */
+    s[0].baseline = s[1].baseline = true;
+    s[0].weight = 25; /* the last cover weighed 50; this one's required part 45 */
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL(st.baseline_bytes, 45);
+    CU_ASSERT_EQUAL(st.bytes, 45);
+    s[2].baseline = true; /* now 50 */
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT(st.bytes == 50 && chosen[2] && !chosen[4]);
 }
 
 /* Random instances: a cover, a bound at most the brute-force optimum, and never above the baseline
@@ -91,7 +123,7 @@ static void test_cover_random_against_brute_force(void)
         bool chosen[N];
         struct cd_cover_stats st;
         struct cd_error err;
-        CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, N, U, chosen, &st, &err), CD_OK);
+        CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, N, U, NULL, chosen, &st, &err), CD_OK);
         CU_ASSERT(covers_all(s, N, U, chosen));
         CU_ASSERT(st.bytes <= base);
         uint64_t best = UINT64_MAX;
@@ -114,7 +146,7 @@ static void test_cover_empty(void)
 {
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_cover_solve(NULL, 0, 0, NULL, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_cover_solve(NULL, 0, 0, NULL, NULL, &st, &err), CD_OK);
     CU_ASSERT_EQUAL(st.bytes, 0);
     CU_ASSERT_EQUAL(st.bound, 0);
 }
@@ -124,6 +156,7 @@ int main(void)
     CU_TestInfo tests[] = {
         {"test_cover_weights_beat_size", test_cover_weights_beat_size},
         {"test_cover_baseline_caps", test_cover_baseline_caps},
+        {"test_cover_optional_worth_bytes", test_cover_optional_worth_bytes},
         {"test_cover_random_against_brute_force", test_cover_random_against_brute_force},
         {"test_cover_empty", test_cover_empty},
         CU_TEST_INFO_NULL,

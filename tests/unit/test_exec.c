@@ -77,8 +77,10 @@ static int count_children_on(const char *cpus)
         buf[len] = '\0';
         char *rp = strrchr(buf, ')');
         char state;
-        int ppid;
-        if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != (int)getpid())
+        int ppid, pgrp;
+        /* Targets start sessions of their own; the guard (exec_guard.c) stays in ours. */
+        if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 ||
+            ppid != (int)getpid() || pgrp == (int)getpgrp())
             continue;
         n++;
         if (cpus) {

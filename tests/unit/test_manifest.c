@@ -32,7 +32,7 @@ static void add_example(struct cd_result *r, const char *data, const char *origi
             continue;
         cd_labelset_push(&ex->best, id);
         r->labels = realloc(r->labels, (r->n_labels + 1) * sizeof *r->labels);
-        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, i % 2 == 0};
+        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, i % 2 == 0, false};
     }
 }
 
@@ -388,14 +388,19 @@ static void test_manifest_rejects_bad_names(void)
     for (char *c = upper; *c; c++)
         if (*c >= 'a' && *c <= 'f')
             *c = (char)(*c - 'a' + 'A');
+    /* seeds 0 and 1 under one sha1 (each file named by its sha1, as the writer names them) */
+    char *twice = with_string(text, "sha1", 2, r.examples[0].sha1);
     char *bad[] = {
         with_string(text, "file", 0, "../escape"),
         with_string(text, "file", 0, ".."),
         with_string(text, "sha1", 1, upper),
-        with_string(text, "sha1", 2, r.examples[0].sha1), /* seeds 0 and 1: one sha1 twice */
+        with_string(twice, "file", 1, r.examples[0].sha1),
         with_string(text, "sha1", 1, "0123456789abcdef0123456789abcdef0123\\n567"),
+        with_string(text, "file", 0, "passwd"), /* a name that is not its sha1 */
     };
-    const char *want[] = {"bad \"file\"", "bad \"file\"", "bad \"sha1\"", "listed twice", "\\x0a"};
+    free(twice);
+    const char *want[] = {"bad \"file\"", "bad \"file\"", "bad \"sha1\"", "listed twice", "\\x0a",
+                          "bad \"file\""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         FILE *f = fopen(path, "w");
         fputs(bad[i], f);

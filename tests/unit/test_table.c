@@ -350,7 +350,9 @@ static struct cd_table *state_sample(void)
     struct cd_table *t = NULL;
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
-    uint32_t a[] = {8, 9, 16}, b[] = {8, 24}, c[] = {10}, crash[] = {17, CD_LABEL_OUTCOME | 3};
+    /* crash:SIGSEGV: a state holds only labels some run gives */
+    uint32_t a[] = {8, 9, 16}, b[] = {8, 24}, c[] = {10},
+             crash[] = {17, CD_LABEL_OUTCOME | 2u << 24 | 11u};
     const struct cd_table_example *pinned = NULL;
     struct cd_labelset sa = set_of(a, 3);
     CU_ASSERT_EQUAL(cd_table_offer(t, (const uint8_t *)"abcdef", 6, &sa, "in/one", NULL, &pinned,
@@ -441,19 +443,20 @@ static void resum(uint8_t *buf, size_t len)
     }
 }
 
-/* A state of format version 1 (no unstable edges: the count before the checksum goes) loads as
- * the same table; a run upgraded overnight keeps its state. */
+/* A state of format version 1 (no unstable edges: the count before the checksum goes, and no
+ * found marks) loads as the same table; a run upgraded overnight keeps its state. */
 static void test_table_state_version_1(void)
 {
     struct cd_table *t = NULL, *u = NULL;
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    cd_table_count_shown(t, true); /* a first pass: input labels, as older versions have them */
     offer(t, "abc", (uint32_t[]){8, 16}, 2, NULL);
     struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, alen = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
-    CU_ASSERT_FATAL(buf[8] == 2 && len > 36);
+    CU_ASSERT_FATAL(buf[8] == 3 && len > 36);
     uint8_t *v1 = malloc(len - 4);
     CU_ASSERT_FATAL(v1 != NULL);
     memcpy(v1, buf, len - 20);
@@ -462,7 +465,7 @@ static void test_table_state_version_1(void)
     CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, len - 4, 0, &err), CD_OK);
     CU_ASSERT(best_of_is(u, 8, "abc") && best_of_is(u, 16, "abc"));
     CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
-    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 2 */
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 3 */
     free(v1);
     free(buf);
     free(again);
@@ -509,6 +512,20 @@ static void test_table_state_refuses_damage(void)
     resum(copy, len);
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
     CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label of an unstable edge");
+    /* labels no run gives: map slot 0, an outcome of no known kind, a timeout with a payload */
+    uint32_t fakes[] = {0, CD_LABEL_OUTCOME | 0x0f000001u, CD_LABEL_OUTCOME | 1u << 24 | 5u};
+    for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++) {
+        struct cd_table *f = NULL;
+        uint8_t *fbuf = NULL;
+        size_t flen = 0;
+        CU_ASSERT_EQUAL_FATAL(cd_table_new(&f, &err), CD_OK);
+        offer(f, "fake", &fakes[i], 1, NULL);
+        CU_ASSERT_EQUAL_FATAL(cd_table_save(f, &meta, &fbuf, &flen, &err), CD_OK);
+        CU_ASSERT_EQUAL(cd_table_load(&u, &back, fbuf, flen, 0, &err), CD_FAILED);
+        CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label no run gives");
+        free(fbuf);
+        cd_table_free(f);
+    }
     /* an example showing a label no record holds: the seed cover would look it up */
     struct cd_table *q = NULL;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&q, &err), CD_OK);
@@ -619,6 +636,52 @@ static bool best_is(const struct cd_table *t, uint32_t id, const char *s, bool f
            l->finished == finished;
 }
 
+/* Labels a first pass shows are the inputs'; those first shown outside one are found, until a
+ * later first pass shows them. Saving keeps the mark, and a merge makes a label found only where
+ * every table that has it found it. */
+static void test_table_found_marks(void)
+{
+    struct cd_table *t = NULL, *u = NULL, *v = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&v, &err), CD_OK);
+    cd_table_count_shown(t, true);
+    offer(t, "input", (uint32_t[]){8, 16}, 2, NULL);
+    cd_table_count_shown(t, false);
+    offer(t, "cut", (uint32_t[]){8, 24, 32}, 3, NULL);
+    CU_ASSERT(!cd_table_find(t, 8)->found && !cd_table_find(t, 16)->found);
+    CU_ASSERT(cd_table_find(t, 24)->found && cd_table_find(t, 32)->found);
+    cd_table_count_shown(t, true); /* tonight's inputs show 32 */
+    offer(t, "other input", (uint32_t[]){32}, 1, NULL);
+    cd_table_count_shown(t, false);
+    CU_ASSERT(cd_table_find(t, 24)->found && !cd_table_find(t, 32)->found);
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+    CU_ASSERT(cd_table_find(u, 24)->found && !cd_table_find(u, 32)->found &&
+              !cd_table_find(u, 8)->found);
+    /* another shard's first pass showed 24 */
+    cd_table_count_shown(v, true);
+    offer(v, "24's input", (uint32_t[]){24}, 1, NULL);
+    const struct cd_table *in[] = {u, v};
+    struct cd_table *m = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m, in, 2, &err), CD_OK);
+    CU_ASSERT(!cd_table_find(m, 24)->found && !cd_table_find(m, 8)->found);
+    const struct cd_table *alone[] = {u};
+    struct cd_table *m1 = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m1, alone, 1, &err), CD_OK);
+    CU_ASSERT(cd_table_find(m1, 24)->found && !cd_table_find(m1, 32)->found);
+    free(buf);
+    cd_table_meta_release(&back);
+    cd_table_free(t);
+    cd_table_free(u);
+    cd_table_free(v);
+    cd_table_free(m);
+    cd_table_free(m1);
+}
+
 /* Merging keeps each label's best of all shards and only the finished marks of those bests, and
  * any order and grouping of the shards gives the same bytes. */
 static void test_table_merge(void)
@@ -697,6 +760,7 @@ int main(void)
         {"test_table_state_round_trip", test_table_state_round_trip},
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         {"test_table_state_version_1", test_table_state_version_1},
+        {"test_table_found_marks", test_table_found_marks},
         {"test_table_merge", test_table_merge},
         {"test_table_merge_unstable", test_table_merge_unstable},
         CU_TEST_INFO_NULL,

@@ -9,7 +9,7 @@
 #   4 shards there at once, ":" is this machine); one shard per slot of every host.
 #   Options after the first "--" go to every shard and to the merge alike (-t, -m, -e, -j,
 #   --max-time, --seed): the settings that change labels must be the same for merging.
-# The merged seeds go to WORK/seeds. A shard stopped by --max-time (exit 1) leaves a valid state;
+# The merged seeds go to WORK/seeds; WORK/shards/joblog is parallel's record of the shards. A shard stopped by --max-time (exit 1) leaves a valid state;
 # one that left no state makes the script fail, naming it.
 set -euo pipefail
 [ $# -ge 5 ] || { sed -n 7p "$0" >&2; exit 2; }
@@ -20,11 +20,16 @@ opts=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 [ $# -gt 1 ] || { echo "parallel-ssh.sh: missing '-- TARGET [ARGS...]'" >&2; exit 2; }
 shift
-shards=$(awk -F/ 'NF == 2 { n += $1; next } NF { n += 1 } END { print n }' "$hosts")
 mkdir -p "$work/shards"
+# Every login with its slot count ("1/" where none is given), so that --jobs 100% runs exactly
+# that many shards at once on each: parallel would otherwise count a host's CPUs, and --jobs 1
+# would run one shard per host at a time.
+awk -F/ 'NF == 1 && $1 != "" { print "1/" $0; next } NF { print }' "$hosts" >"$work/sshlogins"
+shards=$(awk -F/ 'NF == 2 { n += $1; next } NF { n += 1 } END { print n }' "$work/sshlogins")
 q() { [ $# -eq 0 ] || printf '%q ' "$@"; }
 # --shard K/N on each slot; parallel's {} is K.
-seq 1 "$shards" | parallel --sshloginfile "$hosts" --jobs 1 --line-buffer \
+seq 1 "$shards" | parallel --sshloginfile "$work/sshlogins" --jobs 100% --line-buffer \
+    --joblog "$work/shards/joblog" \
     "corpus-distill --shard {}/$shards $(q "${opts[@]}") $(q "$input") \
      -o $(printf '%q' "$work")/shards/shard-{} -- $(q "$@")" || true
 states=()

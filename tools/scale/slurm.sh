@@ -96,18 +96,20 @@ exec $(q "$bin") merge $(q "${opts[@]}") "\${states[@]}" -o $(q "$out") -- $(q "
 EOF
 chmod +x "$work/shard.sh" "$work/reduce.sh" "$work/merge.sh"
 
+# Slurm expands every % of an --output path: the work directory's own are doubled.
+logs=${work//%/%%}
 array=$(sbatch --parsable "${sbatch_args[@]}" --array="1-$shards" --job-name=cd-shard \
-        --output="$work/shard-%a.log" "$work/shard.sh")
+        --output="$logs/shard-%a.log" "$work/shard.sh")
 array=${array%%;*}
 echo "shards: job $array ($shards tasks, logs in $work)"
 if [ $by_label = 1 ]; then
     array=$(sbatch --parsable "${sbatch_args[@]}" --array="1-$shards" --job-name=cd-reduce \
-            --dependency="afterany:$array" --output="$work/part-%a.log" "$work/reduce.sh")
+            --dependency="afterany:$array" --output="$logs/part-%a.log" "$work/reduce.sh")
     array=${array%%;*}
     echo "label shards: job $array ($shards tasks), after the shards"
 fi
 merge_args=("${sbatch_args[@]}" --dependency="afterany:$array" --job-name=cd-merge
-            --output="$work/merge.log")
+            --output="$logs/merge.log")
 [ $wait = 1 ] && merge_args+=(--wait)
 echo "merge: after them, output $out"
 set +e
