@@ -512,6 +512,14 @@ static void test_table_state_refuses_damage(void)
     resum(copy, len);
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
     CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label of an unstable edge");
+    /* a target SHA-1 that is no hex (a terminal escape in it) */
+    struct cd_table_meta evil = {"\x1b]0;pwned\x07", "x", 1, 1, 1, false};
+    uint8_t *ebuf = NULL;
+    size_t elen = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &evil, &ebuf, &elen, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_table_load(&u, &back, ebuf, elen, 0, &err), CD_FAILED);
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\x1b'));
+    free(ebuf);
     /* labels no run gives: map slot 0, an outcome of no known kind, a timeout with a payload */
     uint32_t fakes[] = {0, CD_LABEL_OUTCOME | 0x0f000001u, CD_LABEL_OUTCOME | 1u << 24 | 5u};
     for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++) {
