@@ -158,6 +158,10 @@ void cd_table_count_shown(struct cd_table *t, bool on);
  * or SIZE_MAX when out of memory (the table is then unchanged). */
 size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge);
 
+/* cd_table_mark_unstable for the n edges at once (in any order, repeats allowed), at the cost of
+ * one. */
+size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, size_t n);
+
 /* Takes out of set (sorted) the coverage labels of unstable edges. */
 void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set);
 

@@ -395,17 +395,18 @@ static enum cd_status execute(struct worker *w, const uint8_t *data, size_t len,
     return w->d->ops->run(w->state, data, len, quick, &w->labels, outcome, &w->err);
 }
 
-/* Marks edge unstable in the table (its labels go) and counts the input labels that went.
+/* Marks the n edges unstable in the table (their labels go) and counts the input labels that went.
  * Lock held. */
-static bool mark_unstable(struct worker *w, uint32_t edge)
+static bool mark_unstable(struct worker *w, const uint32_t *edges, size_t n)
 {
     struct cd_distill *d = w->d;
     uint64_t input = 0;
-    for (uint32_t c = 0; c < 8; c++) {
-        const struct cd_table_label *l = cd_table_find(d->table, edge << 3 | c);
-        input += l && cd_table_label_index(d->table, l->id) < d->stats.labels_input;
-    }
-    if (cd_table_mark_unstable(d->table, edge) == SIZE_MAX) {
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t c = 0; c < 8; c++) {
+            const struct cd_table_label *l = cd_table_find(d->table, edges[i] << 3 | c);
+            input += l && cd_table_label_index(d->table, l->id) < d->stats.labels_input;
+        }
+    if (cd_table_mark_unstable_set(d->table, edges, n) == SIZE_MAX) {
         cd_error_oom(&w->err, CD_FAILED, "out of memory marking an unstable edge");
         fail(d, &w->err);
         return false;
@@ -415,13 +416,16 @@ static bool mark_unstable(struct worker *w, uint32_t edge)
 }
 
 /* Marks unstable every edge whose coverage labels differ between a and b, two runs of one input
- * (the labels of unstable edges already out of both). Lock held; false when out of memory. */
+ * (the labels of unstable edges already out of both), all at once. Lock held; false when out of
+ * memory. */
 static bool mark_differences(struct worker *w, const struct cd_labelset *a,
                              const struct cd_labelset *b)
 {
     /* Both sets ascend: one walk over their union meets the labels of one edge side by side. */
+    struct cd_labelset edges = {0};
     uint32_t marked = UINT32_MAX;
-    for (size_t i = 0, k = 0; i < a->n || k < b->n;) {
+    bool ok = true;
+    for (size_t i = 0, k = 0; ok && (i < a->n || k < b->n);) {
         uint32_t x = i < a->n ? a->v[i] : UINT32_MAX, y = k < b->n ? b->v[k] : UINT32_MAX;
         uint32_t id = x < y ? x : y;
         i += x == id;
@@ -429,10 +433,15 @@ static bool mark_differences(struct worker *w, const struct cd_labelset *a,
         if (x == y || cd_labels_is_outcome(id) || cd_labels_slot(id) == marked)
             continue;
         marked = cd_labels_slot(id);
-        if (!mark_unstable(w, marked))
-            return false;
+        ok = cd_labelset_push(&edges, marked);
     }
-    return true;
+    if (!ok) {
+        cd_error_oom(&w->err, CD_FAILED, "out of memory marking an unstable edge");
+        fail(w->d, &w->err);
+    }
+    ok = ok && (!edges.n || mark_unstable(w, edges.v, edges.n));
+    cd_labelset_release(&edges);
+    return ok;
 }
 
 /* Runs data on w once more, its execution reserved: a recheck. Lock held, released while the

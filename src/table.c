@@ -497,16 +497,35 @@ static void strip(const struct cd_table *t, struct cd_labelset *set)
     set->n = k;
 }
 
-size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge)
+static int cmp_edge(const void *a, const void *b)
 {
-    if (!table_add_unstable(t, edge))
-        return SIZE_MAX;
-    /* Records of the edge go; the map is rebuilt in place over the records left (it has room
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, size_t n)
+{
+    /* The new edges join the sorted list at once, then one pass over the records and one over
+       the examples: marking a run's hundreds of differing edges costs what one does. */
+    struct cd_labelset *u = &t->unstable;
+    size_t had = u->n;
+    for (size_t i = 0; i < n; i++)
+        if (!cd_labelset_push(u, edges[i])) {
+            u->n = had;
+            return SIZE_MAX;
+        }
+    qsort(u->v, u->n, sizeof *u->v, cmp_edge);
+    size_t w = 0;
+    for (size_t i = 0; i < u->n; i++)
+        if (!w || u->v[i] != u->v[w - 1])
+            u->v[w++] = u->v[i];
+    u->n = w;
+    /* Records of the edges go; the map is rebuilt in place over the records left (it has room
        for them all). */
     size_t k = 0, removed = 0;
     for (size_t i = 0; i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
-        if (!cd_labels_is_outcome(l->id) && cd_labels_slot(l->id) == edge) {
+        if (is_unstable(t, l->id)) {
             example_unref(t, l->best);
             removed++;
         } else {
@@ -526,6 +545,11 @@ size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge)
     for (struct cd_table_example *e = t->head; e; e = e->next)
         strip(t, &e->labels);
     return removed;
+}
+
+size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge)
+{
+    return cd_table_mark_unstable_set(t, &edge, 1);
 }
 
 void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set)

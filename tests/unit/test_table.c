@@ -690,6 +690,20 @@ static void test_table_found_marks(void)
     cd_table_free(m1);
 }
 
+/* Marking edges unstable together leaves the table marking them one by one leaves. */
+static void test_table_unstable_set(void)
+{
+    struct cd_table *a = state_sample(), *b = state_sample();
+    uint32_t edges[] = {3, 1, 3, 9};
+    size_t one = 0;
+    for (size_t i = 0; i < 4; i++)
+        one += cd_table_mark_unstable(a, edges[i]);
+    CU_ASSERT_EQUAL(cd_table_mark_unstable_set(b, edges, 4), one);
+    CU_ASSERT(same_state(a, b));
+    cd_table_free(a);
+    cd_table_free(b);
+}
+
 /* Merging keeps each label's best of all shards and only the finished marks of those bests, and
  * any order and grouping of the shards gives the same bytes. */
 static void test_table_merge(void)
@@ -769,6 +783,7 @@ int main(void)
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         {"test_table_state_version_1", test_table_state_version_1},
         {"test_table_found_marks", test_table_found_marks},
+        {"test_table_unstable_set", test_table_unstable_set},
         {"test_table_merge", test_table_merge},
         {"test_table_merge_unstable", test_table_merge_unstable},
         CU_TEST_INFO_NULL,
