@@ -13,8 +13,12 @@
 # and such labels come and go whoever keeps the file); each run of ours adds the key points of its course (seed bytes at 1, 2, 5 and 10
 # minutes of the manifest's series).
 #
-# usage: tools/bench_real.sh [TARGET...]  (xml json lua yaml json-persist; default all but
-#        json-persist)
+# The afl-cmin row gives the corpus's shape (bytes per file, the ten largest files' share); each of
+# our rows its executions per second, its bytes against afl-cmin's, the found labels left out of
+# the seeds, and whether its seed bytes ever grew along the run.
+#
+# usage: tools/bench_real.sh [TARGET...]  (xml json lua yaml png cjson, each also as
+#        NAME-persist, the libAFLDriver build; default xml json lua yaml png cjson)
 # env:   CD_BUILD (default ./build), BENCH_DIR (default $CD_BUILD/bench-real), JOBS (2),
 #        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("fresh uniform"); each may be
 #        set empty to leave its runs out,
@@ -45,7 +49,7 @@ if [ "$(id -u)" -eq 0 ]; then
     fi
 fi
 "$SRC/tools/real_targets/prepare.sh" "$BENCH" >/dev/null
-[ $# -gt 0 ] || set -- xml json lua yaml
+[ $# -gt 0 ] || set -- xml json lua yaml png cjson
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -126,10 +130,16 @@ ours() {
     execs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["executions"])' \
         "$WORK/o.manifest.json")
     note=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))
-print("select-only %d, cover bound %d, %d unstable edges, %s" % (m["output"]["select_only_bytes"],
-      m["output"]["cover_bound_bytes"], len(m["run"]["unstable_edges"]),
-      "complete" if m["run"]["complete"] else "incomplete"))' \
-        "$WORK/o.manifest.json")
+o, r = m["output"], m["run"]
+c = [p[4] for p in r["course"]]
+grew = any(b > a for a, b in zip(c, c[1:])) or (c and o["seed_bytes"] > c[-1])
+print("%.0f execs/s; %.2fx afl-cmin; select-only %d, cover bound %d; %d found labels left out "
+      "(%d B); seed bytes %s; %d unstable edges, %s" % (r["executions"] / max(r["wall_time_s"], 1e-9),
+      o["seed_bytes"] / max(int(sys.argv[2]), 1), o["select_only_bytes"], o["cover_bound_bytes"],
+      o.get("labels_left_out", 0), o.get("left_out_bytes", 0),
+      "grew along the run" if grew else "never grew", len(r["unstable_edges"]),
+      "complete" if r["complete"] else "incomplete"))' \
+        "$WORK/o.manifest.json" "$cmin_bytes")
     measure "$name" "$method" "$wall" "$execs" "$WORK/o" "$note; $(course "$WORK/o.manifest.json")"
 }
 
@@ -160,7 +170,12 @@ $(wc -l < "$WORK/unstable.edges") unstable edges (afl-showmap twice)"
 
     start=$(now)
     afl-cmin -i "$clean" -o "$WORK/cmin" -t 5000 -- "$target" @@ >/dev/null 2>&1 || true
-    measure "$name" afl-cmin "$(since "$start")" "" "$WORK/cmin" ""
+    cmin_bytes=$(find "$WORK/cmin" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    # The corpus's shape: bytes per afl-cmin file, and the share of its ten largest files.
+    shape=$(find "$WORK/cmin" -type f -printf '%s\n' | sort -rn | awk '{ s += $1; n++ }
+        NR <= 10 { top += $1 } END { if (n) printf "%.1f KB a file, ten largest %.0f%% of the bytes",
+        s / n / 1000, 100 * top / s }')
+    measure "$name" afl-cmin "$(since "$start")" "" "$WORK/cmin" "$shape"
     start=$(now)
     tmin_end=$(( $(date +%s) + TMIN_BUDGET ))
     mkdir -p "$WORK/tmin"

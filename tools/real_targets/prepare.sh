@@ -3,7 +3,7 @@
 # DIR (default build/bench-real): each library from its Debian bookworm source package (apt-get
 # source through a private deb-src list, so the machine's apt configuration is untouched; Debian's
 # patches applied by dpkg-source) compiled with afl-clang-fast, linked with our harness for a
-# fork-server @@ target (and, for json-c, a persistent libFuzzer-style one through libAFLDriver);
+# fork-server @@ target and a persistent libFuzzer-style one through libAFLDriver (NAME-persist);
 # each input set the files of that format in Debian binary packages (apt-get download), at most
 # 1 MiB each, the first COUNT (default 2000) in path order, as DIR/inputs/NAME.tar.zst. Steps
 # already done are skipped, so it is safe to run again.
@@ -48,7 +48,9 @@ source_tree() {
     if [ ! -f "$d/.unpacked" ]; then
         rm -rf "$d"
         mkdir -p "$d"
-        (cd "$d" && apt_src --download-only "$pkg") ||
+        # The security suite's newest source may be gone from the mirror: then the release's.
+        (cd "$d" && { apt_src --download-only "$pkg" ||
+            apt_src --download-only "$pkg/$(. /etc/os-release && echo "$VERSION_CODENAME")"; }) ||
             { echo "prepare: apt-get source $pkg failed" >&2; exit 2; }
         (cd "$d" && dpkg-source --no-check -x ./*.dsc tree >/dev/null)
         touch "$d/.unpacked"
@@ -137,9 +139,40 @@ if [ ! -x "$DIR/bin/yaml" ]; then
     harness yaml "$t/src/.libs/libyaml.a" -- -I"$t/include"
 fi
 
+# Two libraries for corpora where a few large files carry most of the bytes: libpng over game
+# sprites and backgrounds, cJSON over large JSON data files.
+t=$(source_tree libpng1.6)
+if [ ! -x "$DIR/bin/png" ]; then
+    (cd "$t" && autoreconf -fi && CC=$CC ./configure --disable-shared && make -j"$JOBS" libpng16.la) \
+        >"$DIR/log" 2>&1
+    harness png "$t/.libs/libpng16.a" -lz -- -I"$t"
+fi
+
+t=$(source_tree cjson)
+if [ ! -x "$DIR/bin/cjson" ]; then
+    $CC -O2 -g -c "$t/cJSON.c" -o "$t/cJSON.o" >"$DIR/log" 2>&1
+    harness cjson "$t/cJSON.o" -- -I"$t"
+fi
+
+# The persistent builds: libAFLDriver's loop over shared-memory test cases, the same harness.
+persist() {
+    local name=$1
+    shift
+    [ -x "$DIR/bin/$name-persist" ] && return
+    $CC -O2 -g -fsanitize=fuzzer "$@" -o "$DIR/bin/$name-persist" -lm
+}
+persist xml -I"$(source_tree libxml2)/include" "$HERE/xml.c" "$(source_tree libxml2)/.libs/libxml2.a"
+persist yaml -I"$(source_tree libyaml)/include" "$HERE/yaml.c" "$(source_tree libyaml)/src/.libs/libyaml.a"
+persist lua -I"$(source_tree lua5.4)/src" -I"$(source_tree lua5.4)/afl" "$HERE/lua.c" \
+    "$(source_tree lua5.4)/afl/liblua.a"
+persist png -I"$(source_tree libpng1.6)" "$HERE/png.c" "$(source_tree libpng1.6)/.libs/libpng16.a" -lz
+persist cjson -I"$(source_tree cjson)" "$HERE/cjson.c" "$(source_tree cjson)/cJSON.o"
+
 # Real inputs of each format, made by others.
 inputs xml '*.xml *.xsl *.page' docbook-xsl gnome-user-docs
 inputs json '*.json' python3-botocore node-caniuse-db
 inputs lua '*.lua *.nse' nmap-common prosody awesome
 inputs yaml '*.yml *.yaml' ansible
+inputs png '*.png' frozen-bubble-data pingus-data supertux-data
+inputs cjson '*.json' python3-botocore
 echo "$DIR"
