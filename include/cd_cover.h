@@ -12,6 +12,11 @@
 
 #include "cd_common.h"
 
+/* Optional items' sets take at most 1/CD_COVER_OPTIONAL_SHARE of the required cover's weight on
+ * top of it: without a share, a corpus of large files (a high price per required item) would
+ * spend on cut copies showing optional items all that reduction saves. */
+#define CD_COVER_OPTIONAL_SHARE 10
+
 /* One example: its weight (bytes, at least 1) and the dense indices of the labels it shows. */
 struct cd_cover_set {
     uint64_t weight;
@@ -36,8 +41,9 @@ struct cd_cover_stats {
  * required cover is the lighter of the greedy cover and the baseline completed greedily. Then,
  * with optional (universe flags; NULL: every item is required), sets are added for optional items
  * greedily while each adds no more bytes per new optional item than the required cover spends per
- * required item, and, with baseline sets, while the whole stays within the baseline's weight:
- * a cover recomputed with the last one as baseline never grows. FAILED only when out of memory. */
+ * required item, while together they weigh at most a tenth of the required cover
+ * (CD_COVER_OPTIONAL_SHARE), and, with baseline sets, while the whole stays within the baseline's
+ * weight: a cover recomputed with the last one as baseline never grows. FAILED only when out of memory. */
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
                               const bool *optional, bool *chosen, struct cd_cover_stats *stats,
                               struct cd_error *err);

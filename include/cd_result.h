@@ -49,6 +49,10 @@ struct cd_result_stats {
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
     uint64_t labels_left_out;    /* found labels no seed shows, not worth their bytes */
     uint64_t left_out_bytes;     /* the bytes of their best examples (select_seeds) */
+    /* Seeds kept only for size-bound labels (hit-count classes of 16 or more: a long input is
+       what shows them) and those labels: the bytes that only shorter inputs with as many hits
+       could take out, a floor of deletion-based reduction (select_seeds). */
+    uint64_t size_bound_labels, size_bound_bytes;
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */
     bool complete;               /* every label finished, nothing stopped the run early */

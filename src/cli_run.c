@@ -283,6 +283,12 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
+        if (rs->size_bound_bytes)
+            fprintf(stderr, "corpus-distill: size-bound: %s in seeds kept only for %llu label%s "
+                            "of 16 or more hits, which a shorter input shows only with as many\n",
+                    cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
+                    (unsigned long long)rs->size_bound_labels,
+                    rs->size_bound_labels == 1 ? "" : "s");
         if (rs->labels_left_out)
             fprintf(stderr, "corpus-distill: found: %llu label%s found in reduction left out of "
                             "the seeds, not worth their bytes (%s, kept in the state; "
@@ -333,6 +339,8 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
     json_object_object_add(j, "left_out_bytes", json_object_new_uint64(rs->left_out_bytes));
+    json_object_object_add(j, "size_bound_labels", json_object_new_uint64(rs->size_bound_labels));
+    json_object_object_add(j, "size_bound_bytes", json_object_new_uint64(rs->size_bound_bytes));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
     json_object_object_add(j, "recheck_executions", json_object_new_uint64(rs->recheck_execs));
     json_object_object_add(j, "unstable_edges", json_object_new_uint64(s->result.n_unstable));

@@ -243,6 +243,10 @@ static uint64_t add_bonus(struct solver *s, bool *chosen, uint64_t bytes, uint64
         }
     if (!required)
         return bytes;
+    /* Found items take at most a tenth of the required cover's bytes on top of it. */
+    uint64_t room = bytes / CD_COVER_OPTIONAL_SHARE;
+    if (cap > bytes + room)
+        cap = bytes + room;
     struct budget b = {bytes, required, bytes, cap > bytes ? cap : bytes};
     s->bonus = true;
     greedy(s, chosen, &b);

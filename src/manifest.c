@@ -13,7 +13,9 @@
  *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes, labels_left_out, left_out_bytes (found
- *                    labels no seed shows, not worth their bytes, and their best examples' bytes)}
+ *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
+ *                    size_bound_labels, size_bound_bytes (seeds kept only for labels of 16 or
+ *                    more hits, and those labels)}
  *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
  *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
  *                    labels flicker from run to run, left out of labels and seeds),
@@ -202,6 +204,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
     put(o, "labels_left_out", json_object_new_uint64(r->stats.labels_left_out));
     put(o, "left_out_bytes", json_object_new_uint64(r->stats.left_out_bytes));
+    put(o, "size_bound_labels", json_object_new_uint64(r->stats.size_bound_labels));
+    put(o, "size_bound_bytes", json_object_new_uint64(r->stats.size_bound_bytes));
     put(root, "output", o);
 
     const struct cd_result_stats *s = &r->stats;
@@ -608,6 +612,8 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
     m->stats.labels_left_out = get_later_measured(rd, out, "labels_left_out");
     m->stats.left_out_bytes = get_later_measured(rd, out, "left_out_bytes");
+    m->stats.size_bound_labels = get_later_measured(rd, out, "size_bound_labels");
+    m->stats.size_bound_bytes = get_later_measured(rd, out, "size_bound_bytes");
     json_object *kf = NULL; /* optional: manifests from before --keep-found lack it */
     info->keep_found = s && json_object_object_get_ex(s, "keep_found", &kf) &&
                        json_object_get_boolean(kf);

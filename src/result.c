@@ -269,6 +269,28 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found, bo
     return st;
 }
 
+/* Whether coverage label id is of a hit-count class of 16 or more. */
+static bool size_bound(uint32_t id)
+{
+    return !cd_labels_is_outcome(id) && (id & 7u) >= 5;
+}
+
+/* Counts the seeds whose every held label is size-bound, and those labels, into r's stats. */
+static void count_size_bound(struct cd_result *r)
+{
+    r->stats.size_bound_labels = r->stats.size_bound_bytes = 0;
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *e = &r->examples[i];
+        bool all = cd_result_is_seed(e);
+        for (size_t k = 0; all && k < e->best.n; k++)
+            all = size_bound(e->best.v[k]);
+        if (all) {
+            r->stats.size_bound_labels += e->best.n;
+            r->stats.size_bound_bytes += e->len;
+        }
+    }
+}
+
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
                                       struct cd_error *err)
 {
@@ -335,6 +357,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     r->n_examples = kept;
     for (size_t li = 0; li < nl; li++)
         r->labels[li].example = renum[c.holder[li]];
+    count_size_bound(r);
 out:
     for (size_t i = 0; best && i < n; i++)
         cd_labelset_release(&best[i]);

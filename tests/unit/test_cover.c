@@ -58,35 +58,41 @@ static void test_cover_baseline_caps(void)
 }
 
 /* Optional items are covered only where a set adds no more bytes per new optional item than the
- * required cover spends per required item, and, with a baseline, within its weight. */
+ * required cover spends per required item, within a tenth of the required cover, and, with a
+ * baseline, within its weight. */
 static void test_cover_optional_worth_bytes(void)
 {
-    /* Required 0..3 cost 40 bytes: 10 a label. Optional 4 comes cheap (5 bytes), 5 dear (200),
-       6 with two others at 18 (9 a label). */
+    /* Required 0..3 cost 400 bytes: 100 a label, 40 of room. Optional 4 comes cheap (5 bytes),
+       5 dear (200), 6 and 7 together at 18 (9 a label). */
     uint32_t a[] = {0, 1}, b[] = {2, 3}, c[] = {4}, d[] = {5}, e[] = {6, 7};
-    struct cd_cover_set s[] = {{20, a, 2, false}, {20, b, 2, false}, {5, c, 1, false},
+    struct cd_cover_set s[] = {{200, a, 2, false}, {200, b, 2, false}, {5, c, 1, false},
                                {200, d, 1, false}, {18, e, 2, false}};
     bool optional[8] = {false, false, false, false, true, true, true, true}, chosen[5];
     struct cd_cover_stats st;
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
     CU_ASSERT(chosen[0] && chosen[1] && chosen[2] && !chosen[3] && chosen[4]);
-    CU_ASSERT_EQUAL(st.required_bytes, 40);
-    CU_ASSERT_EQUAL(st.bytes, 63);
+    CU_ASSERT_EQUAL(st.required_bytes, 400);
+    CU_ASSERT_EQUAL(st.bytes, 423);
     CU_ASSERT_EQUAL(st.left_out, 1);
     CU_ASSERT_EQUAL(st.items, 8);
     /* Every item required: the dear one too. */
     CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, NULL, chosen, &st, &err), CD_OK);
-    CU_ASSERT(chosen[3] && st.left_out == 0 && st.bytes == 263);
-    /* A baseline of 50 bytes (the last cover) leaves room for the cheapest only. */
+    CU_ASSERT(chosen[3] && st.left_out == 0 && st.bytes == 623);
+    /* A tenth of the required cover is the room: with 6 and 7 dearer, they no longer fit. */
+    s[4].weight = 38;
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT(st.bytes == 405 && chosen[2] && !chosen[4]);
+    s[4].weight = 18;
+    /* A baseline (the last cover) of 450 bytes leaves room for nothing, of 455 for the cheapest. */
     s[0].baseline = s[1].baseline = true;
-    s[0].weight = 25; /* the last cover weighed 50; this one's required part 45 */
+    s[0].weight = 250;
     CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
-    CU_ASSERT_EQUAL(st.baseline_bytes, 45);
-    CU_ASSERT_EQUAL(st.bytes, 45);
-    s[2].baseline = true; /* now 50 */
+    CU_ASSERT_EQUAL(st.baseline_bytes, 450);
+    CU_ASSERT_EQUAL(st.bytes, 450);
+    s[2].baseline = true;
     CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
-    CU_ASSERT(st.bytes == 50 && chosen[2] && !chosen[4]);
+    CU_ASSERT(st.bytes == 455 && chosen[2] && !chosen[4]);
 }
 
 /* Random instances: a cover, a bound at most the brute-force optimum, and never above the baseline
