@@ -34,7 +34,7 @@ static const struct cli_option options[] = {
     {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
      OPT_JOBS},
     {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
-    {0, "seed", "N", "--seed N, --order O", "random seed 0; order: fresh (default), uniform, bytes",
+    {0, "seed", "N", "--seed N, --order O", "random seed (0); order: cover, fresh, uniform, bytes",
      OPT_SEED},
     {0, "order", "O", NULL, NULL, OPT_ORDER},
     {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
@@ -220,6 +220,8 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
             o->order = CD_ORDER_UNIFORM;
         else if (strcmp(val, "fresh") == 0)
             o->order = CD_ORDER_FRESH;
+        else if (strcmp(val, "cover") == 0)
+            o->order = CD_ORDER_COVER;
         else
             goto bad;
         break;

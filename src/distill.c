@@ -1,15 +1,16 @@
 /* The distillation loop: the first pass runs every distinct input once, then multi-objective
  * reduction reduces best examples, until every label is skippable, a budget runs out or the stop
- * flag is set. By default it picks a label uniformly at random and reduces its best under "the
- * candidate becomes this label's best"; in bytes order the largest best example is reduced whole
- * under "keeps every label it is best for", then the labels of the largest ones come first. The
- * seed cover (cd_cover) is recomputed every few seconds, for the progress line and the run's
- * course; the first pass's cover is pinned in the table, so that the output never weighs more
- * than the select-only one plus what new labels need. A run that shows a new label, and a best
- * example when a reduction first takes it, run twice: an edge whose labels differ between the two
- * is unstable, and its labels leave the table. N workers share one table under one mutex; targets
- * run outside it. With one worker everything runs on the calling thread and a seed fixes the
- * run. Execution is reached only through cd_runner_ops. */
+ * flag is set. By default it picks a label at random, weighed by the bytes of the seed holding it,
+ * and reduces its best under "the candidate becomes this label's best"; in bytes order the
+ * largest best example is reduced whole under "keeps every label it is best for", then the labels
+ * of the largest ones come first. The seed cover (cd_cover) is recomputed every few seconds, for
+ * the progress line and the run's course, and pinned in the table as the next one's ceiling, so
+ * that the output never weighs more than the select-only one nor grows as the run goes on (labels
+ * found in reduction are optional). A run that shows a new label, and a best example when a
+ * reduction first takes it, run twice: an edge whose labels differ between the two is unstable,
+ * and its labels leave the table. N workers share one table under one mutex; targets run outside
+ * it. With one worker everything runs on the calling thread and a seed fixes the run. Execution
+ * is reached only through cd_runner_ops. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "cd_cover.h"
 #include "cd_distill.h"
@@ -1290,6 +1291,25 @@ static const struct cd_table_label *choose_label(struct cd_distill *d)
             if (!l->busy && to_reduce(d, l) && !cd_labels_is_outcome(l->id))
                 return l;
         }
+    if (d->opts.order == CD_ORDER_COVER && kind == 0) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct cd_table_label *l = cd_table_label_at(d->table, i);
+            if (!l->busy && to_reduce(d, l) && !cd_labels_is_outcome(l->id))
+                total += l->best->pinned ? l->best->len + 1 : 1;
+        }
+        uint64_t at = rng_below(d->rng, total);
+        for (size_t i = 0; i < n; i++) {
+            const struct cd_table_label *l = cd_table_label_at(d->table, i);
+            if (l->busy || !to_reduce(d, l) || cd_labels_is_outcome(l->id))
+                continue;
+            uint64_t w = l->best->pinned ? l->best->len + 1 : 1;
+            if (at < w)
+                return l;
+            at -= w;
+        }
+        return NULL;
+    }
     uint64_t pick = rng_below(d->rng, counts[kind]);
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
@@ -1502,7 +1522,10 @@ static void *reduce_worker(void *arg)
 
 const char *cd_distill_order_name(enum cd_distill_order order)
 {
-    return order == CD_ORDER_BYTES ? "bytes" : order == CD_ORDER_UNIFORM ? "uniform" : "fresh";
+    return order == CD_ORDER_BYTES     ? "bytes"
+           : order == CD_ORDER_UNIFORM ? "uniform"
+           : order == CD_ORDER_COVER   ? "cover"
+                                       : "fresh";
 }
 
 enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err)

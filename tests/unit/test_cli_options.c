@@ -67,7 +67,7 @@ static void test_cli_distill_options(void)
     /* defaults */
     CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "out", "--", "./t", "@@"));
     CU_ASSERT(o.timeout_ms == 0 && o.jobs == 0 && o.max_time_s == 0 && !o.no_reduce);
-    CU_ASSERT_EQUAL(o.order, CD_ORDER_FRESH);
+    CU_ASSERT_EQUAL(o.order, CD_ORDER_COVER); /* the default */
     CU_ASSERT_EQUAL(o.max_input_size, 1u << 20);
     CU_ASSERT_EQUAL(o.checkpoint_s, 300);
     CU_ASSERT_EQUAL(o.verbosity, 0);

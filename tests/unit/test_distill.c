@@ -320,7 +320,8 @@ static void test_distill_complete_and_minimal(void)
 static void test_distill_every_order_completes(void)
 {
     char *dir = write_inputs();
-    const enum cd_distill_order orders[] = {CD_ORDER_FRESH, CD_ORDER_UNIFORM, CD_ORDER_BYTES};
+    const enum cd_distill_order orders[] = {CD_ORDER_COVER, CD_ORDER_FRESH, CD_ORDER_UNIFORM,
+                                            CD_ORDER_BYTES};
     for (size_t i = 0; i < sizeof orders / sizeof *orders; i++) {
         struct runner_ctx rc = {0};
         struct cd_distill_opts opts = {.seed = 7, .jobs = 1, .order = orders[i]};
@@ -333,6 +334,7 @@ static void test_distill_every_order_completes(void)
         check_minimal(&res);
         cd_result_release(&res);
     }
+    CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_COVER), "cover");
     CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_FRESH), "fresh");
     CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_UNIFORM), "uniform");
     CU_ASSERT_STRING_EQUAL(cd_distill_order_name(CD_ORDER_BYTES), "bytes");
