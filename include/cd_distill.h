@@ -46,7 +46,8 @@ struct cd_distill_progress {
 };
 
 /* Most points of the run's course (cd_result.series) the engine keeps: one each time it computes
- * the seed cover, a few seconds apart, every other one dropped when full. */
+ * the seed cover (every 4,000 executions, or two per label when that is more), every other one
+ * dropped when full. */
 #define CD_DISTILL_SERIES_MAX 512
 
 /* Default of cd_distill_opts.seen_mem: 256 MiB, some 17 to 32 million candidates remembered. */

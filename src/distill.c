@@ -3,10 +3,10 @@
  * flag is set. By default it picks a label at random, weighed by the bytes of the seed holding it,
  * and reduces its best under "the candidate becomes this label's best"; in bytes order the
  * largest best example is reduced whole under "keeps every label it is best for", then the labels
- * of the largest ones come first. The seed cover (cd_cover) is recomputed every few seconds, for
- * the progress line and the run's course, and pinned in the table as the next one's ceiling, so
- * that the output never weighs more than the select-only one nor grows as the run goes on (labels
- * found in reduction are optional). A run that shows a new label, and a best example when a
+ * of the largest ones come first. The seed cover (cd_cover) is recomputed every few thousand
+ * executions, for the progress line and the run's course, and pinned in the table as the next
+ * one's ceiling, so that the output never weighs more than the select-only one nor grows as the
+ * run goes on (labels found in reduction are optional). A run that shows a new label, and a best example when a
  * reduction first takes it, run twice: an edge whose labels differ between the two is unstable,
  * and its labels leave the table. N workers share one table under one mutex; targets run outside
  * it. With one worker everything runs on the calling thread and a seed fixes the run. Execution
@@ -47,9 +47,11 @@
  * when the reduction ends, and a hang that does not confirm is rare. */
 #define PROV_KEEP 4
 #define PROGRESS_NS 250000000ull
-/* The seed cover is recomputed at most this often, and at least fifty times its own cost apart,
- * with the lock held: a few milliseconds on tens of thousands of labels. */
-#define COVER_NS 3000000000ull
+/* The seed cover is recomputed (with the lock held: milliseconds on tens of thousands of labels)
+ * every COVER_EXECS executions, or two per label when that is more: by executions, not time,
+ * since each cover is the next one's ceiling and one worker with one seed must write the same
+ * output however fast the machine is. The run's course keeps a point of each. */
+#define COVER_EXECS 4000u
 
 struct worker {
     struct cd_distill *d;
@@ -127,12 +129,11 @@ struct cd_distill {
     struct cd_ingest *ing;
     bool ing_done;               /* the stream ended (ing_mu held) */
     /* the seed cover, as last computed, and the run's course */
-    uint64_t next_cover_ns;
+    uint64_t next_cover_execs;
     uint64_t seed_bytes, seeds;
     uint64_t left_out;           /* found labels the cover leaves out (not worth their bytes) */
     struct cd_result_point *series;
     size_t n_series;
-    uint64_t series_gap_ns;      /* least time between two points; doubled when thinned */
     uint64_t next_checkpoint_ns;
     struct cd_hashset whole_done; /* bytes order: serials of examples reduced whole to a fixpoint */
 };
@@ -304,7 +305,6 @@ static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
         for (size_t i = 0; i < CD_DISTILL_SERIES_MAX / 2; i++)
             d->series[i] = d->series[2 * i + 1];
         d->n_series = CD_DISTILL_SERIES_MAX / 2;
-        d->series_gap_ns = d->series_gap_ns ? 2 * d->series_gap_ns : COVER_NS;
     }
     d->series[d->n_series++] = (struct cd_result_point){
         .ms = (now - d->start_ns) / 1000000, .execs = d->stats.execs,
@@ -315,28 +315,21 @@ static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
 /* Recomputes the seed cover when it is due (or forced) and records the run's course. Lock held. */
 static void update_cover(struct cd_distill *d, bool force)
 {
-    uint64_t now = cd_now_ns();
-    if (!force && now < d->next_cover_ns)
+    if (!force && d->stats.execs < d->next_cover_execs)
         return;
     if (!table_cover(d))
         return; /* out of memory: the figures stay as they were */
-    uint64_t cost = cd_now_ns() - now, gap = 50 * cost;
-    if (gap < COVER_NS)
-        gap = COVER_NS;
-    if (gap < d->series_gap_ns)
-        gap = d->series_gap_ns;
-    d->next_cover_ns = now + gap;
-    record_point(d, now, count_skippable(d->table));
+    uint64_t gap = 2 * (uint64_t)cd_table_n_labels(d->table);
+    d->next_cover_execs = d->stats.execs + (gap > COVER_EXECS ? gap : COVER_EXECS);
+    record_point(d, cd_now_ns(), count_skippable(d->table));
 }
 
-/* Hands the table to the checkpoint callback when one is due, its cover brought up to date first
- * (the state's pinned examples are the output a resumed run starts from). Lock held. */
+/* Hands the table to the checkpoint callback when one is due (its pinned examples, the last
+ * cover, are the output a resumed run starts from). Lock held. */
 static void checkpoint(struct cd_distill *d, uint64_t now)
 {
     if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns)
         return;
-    if (d->stats.select_only_bytes)
-        update_cover(d, true);
     d->opts.checkpoint(d->opts.checkpoint_ctx, d->table, d->stats.execs);
     d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
 }

@@ -726,9 +726,11 @@ enum cd_status cd_srccov_load(struct cd_srccov *c, const char *path, struct cd_e
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return CD_OK;
     json_object *j = json_object_from_file(path);
-    if (!j)
-        return cd_error_set(err, CD_FAILED, "cannot read '%s': %s", path,
-                            json_util_get_last_err() ? json_util_get_last_err() : "not JSON");
+    if (!j) { /* json-c's message ends in a newline: one line of it */
+        const char *why = json_util_get_last_err() ? json_util_get_last_err() : "not JSON";
+        return cd_error_set(err, CD_FAILED, "cannot read '%s': %.*s", path,
+                            (int)strcspn(why, "\n"), why);
+    }
     bool ok = load_json(c, j);
     json_object_put(j);
     if (!ok) {

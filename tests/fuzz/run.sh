@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one of our own parsers with libFuzzer, as zstd and libarchive fuzz theirs.
-#   tests/fuzz/run.sh NAME [SECONDS]    NAME: manifest, state (the readers) or ingest (archive
+#   tests/fuzz/run.sh NAME [SECONDS]    NAME: manifest, state, srccov (the readers) or ingest (archive
 #                                       ingest); SECONDS: 30 by default
 # Builds tests/fuzz/fuzz_NAME.c with the engine's sources using clang -fsanitize=fuzzer,address,
 # undefined, then runs it for SECONDS on a scratch copy of tests/fuzz/corpus/NAME (the seeds in
@@ -8,7 +8,7 @@
 # the reproducer in the scratch directory it names. The sanitizer test tier (CD_SANITIZE=ON) runs
 # each for 30 s; for a longer hunt run it by hand, e.g. tests/fuzz/run.sh ingest 3600.
 set -euo pipefail
-name=${1:?usage: tests/fuzz/run.sh manifest|state|ingest [SECONDS]}
+name=${1:?usage: tests/fuzz/run.sh manifest|state|srccov|ingest [SECONDS]}
 secs=${2:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 harness=$src/tests/fuzz/fuzz_$name.c
