@@ -116,6 +116,8 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
             if (pass->kind == CD_PASS_LOWER &&
                 (target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))
                 continue;
+            if (pass->text && r.len && memchr(r.cur, 0, r.len))
+                continue; /* binary: no text structure to find */
             r.stats = &red->stats[order[i]];
             round = pass->fn(&r);
         }

@@ -96,6 +96,11 @@ struct cd_reduce_pass_def {
     cd_reduce_pass_fn_t fn;
     enum cd_reduce_kind kind;
     enum cd_reduce_front front;
+    /* It parses a text structure (tags, brackets): skipped on an example holding a NUL byte,
+       which no text format has. On binary data stray '<' and brackets are everywhere, each scan
+       runs to the end, and one pass over a 300 KB image took minutes before its first candidate,
+       deaf to the stop flag. */
+    bool text;
 };
 
 /* The registry: every pass, in default (cheapest first) order; cd_reduce_n_passes() rows. */

@@ -7,22 +7,22 @@
 #include <string.h>
 
 const struct cd_reduce_pass_def cd_reduce_passes[] = {
-    {"prefix", cd_reduce_prefix, CD_PASS_DELETE, CD_FRONT_LONG},
-    {"lines", cd_reduce_lines, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"elements", cd_reduce_elements, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"kinds", cd_reduce_kinds, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"brackets", cd_reduce_brackets, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"items", cd_reduce_items, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"hoist", cd_reduce_hoist, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"spaces", cd_reduce_spaces, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"words", cd_reduce_words, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"chunks", cd_reduce_chunks, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"checked", cd_reduce_checked, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"lengths", cd_reduce_lengths, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"digits", cd_reduce_digits, CD_PASS_DELETE, CD_FRONT_NONE},
-    {"blocks", cd_reduce_blocks, CD_PASS_DELETE, CD_FRONT_COARSE},
-    {"bytes", cd_reduce_bytes, CD_PASS_LOWER, CD_FRONT_NONE},
-    {"pairs", cd_reduce_pairs, CD_PASS_LOWER, CD_FRONT_NONE},
+    {"prefix", cd_reduce_prefix, CD_PASS_DELETE, CD_FRONT_LONG, false},
+    {"lines", cd_reduce_lines, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"elements", cd_reduce_elements, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"kinds", cd_reduce_kinds, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"brackets", cd_reduce_brackets, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"items", cd_reduce_items, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"hoist", cd_reduce_hoist, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"spaces", cd_reduce_spaces, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"words", cd_reduce_words, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"chunks", cd_reduce_chunks, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"checked", cd_reduce_checked, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"lengths", cd_reduce_lengths, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"digits", cd_reduce_digits, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"blocks", cd_reduce_blocks, CD_PASS_DELETE, CD_FRONT_COARSE, false},
+    {"bytes", cd_reduce_bytes, CD_PASS_LOWER, CD_FRONT_NONE, false},
+    {"pairs", cd_reduce_pairs, CD_PASS_LOWER, CD_FRONT_NONE, false},
 };
 
 #define N_PASSES (sizeof cd_reduce_passes / sizeof cd_reduce_passes[0])

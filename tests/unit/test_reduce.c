@@ -871,6 +871,42 @@ static void test_reduce_pairs_lower_together(void)
     free(s);
 }
 
+static bool never(void *ctx, const uint8_t *cand, size_t len)
+{
+    (void)ctx;
+    (void)cand;
+    (void)len;
+    return false;
+}
+
+/* The passes that parse text structure (tags, brackets) try nothing on an example holding a NUL
+ * byte: on binary data their scans are quadratic. The same markup without the NUL is tried. */
+static void test_reduce_text_passes_skip_binary(void)
+{
+    uint8_t doc[4096];
+    size_t n = 0;
+    while (n + 32 < sizeof doc)
+        n += (size_t)snprintf((char *)doc + n, sizeof doc - n, "<a x=\"1\"><b>[%zu]</b></a>", n);
+    for (int binary = 0; binary < 2; binary++) {
+        doc[n / 2] = binary ? 0 : 'z';
+        struct cd_reducer red = {0};
+        struct cd_reduce_target t = {never, NULL, NULL, true, false};
+        uint8_t *out = NULL;
+        size_t out_len;
+        bool changed, stopped;
+        struct cd_error err;
+        CU_ASSERT_EQUAL_FATAL(cd_reducer_run(&red, &t, doc, n, &out, &out_len, &changed, &stopped,
+                                             &err), CD_OK);
+        uint64_t text = 0;
+        for (const char *const *p = (const char *const[]){"elements", "kinds", "brackets", NULL};
+             *p; p++)
+            text += red.stats[cd_reduce_pass_find(*p)].execs;
+        CU_ASSERT(binary ? text == 0 : text > 0);
+        CU_ASSERT(!changed && out_len == n);
+        free(out);
+    }
+}
+
 static void find_head_and_text(const uint8_t *type, const uint8_t *data, size_t len,
                                bool found[2])
 {
@@ -1123,6 +1159,7 @@ int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_reduce_to_xy", test_reduce_to_xy},
+        {"test_reduce_text_passes_skip_binary", test_reduce_text_passes_skip_binary},
         {"test_reduce_lowers_bytes", test_reduce_lowers_bytes},
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_prefix_keeps_shortest_head", test_reduce_prefix_keeps_shortest_head},
