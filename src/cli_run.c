@@ -284,8 +284,8 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
         if (rs->size_bound_bytes)
-            fprintf(stderr, "corpus-distill: size-bound: %s in seeds kept only for %llu label%s "
-                            "of 16 or more hits, which a shorter input shows only with as many\n",
+            fprintf(stderr, "corpus-distill: size-bound: %s of seeds kept only for %llu label%s "
+                            "of 16 or more hits, which only long inputs show\n",
                     cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
                     (unsigned long long)rs->size_bound_labels,
                     rs->size_bound_labels == 1 ? "" : "s");
