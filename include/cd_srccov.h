@@ -53,6 +53,10 @@ struct cd_srccov {
     size_t n_branches;
     struct cd_srccov_seed *seeds;
     size_t n_seeds;
+    /* files is what an export of the coverage build listed in this process (learned from one,
+       or checked against one by cd_srccov_check_files), not only what a record says: only then
+       may a report read the files at those paths. Never saved. */
+    bool files_checked;
 };
 
 /* Runs the coverage build argv (its "@@" replaced by seed_path; no "@@": the seed on stdin) on
@@ -66,6 +70,13 @@ enum cd_status cd_srccov_measure_seed(struct cd_srccov *c, char *const *argv,
                                       const char *seed_path, unsigned timeout_ms,
                                       const char *work, struct cd_srccov_seed *s,
                                       struct cd_error *err);
+
+/* Runs the coverage build argv on the empty file at empty_path and sets c->files_checked when
+ * its export lists exactly c's files (a run that leaves no profile checks nothing). FAILED as
+ * cd_srccov_measure_seed fails. */
+enum cd_status cd_srccov_check_files(struct cd_srccov *c, char *const *argv,
+                                     const char *empty_path, unsigned timeout_ms,
+                                     const char *work, struct cd_error *err);
 
 /* Moves *s into c (zeroing it); FAILED when out of memory (s is kept). */
 enum cd_status cd_srccov_add(struct cd_srccov *c, struct cd_srccov_seed *s, struct cd_error *err);

@@ -274,7 +274,7 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
           "<th>source</th></tr>\n", f);
     /* Lines are those of the file when it can be read (a record's line numbers are bounded by
        its length), else the instrumented lines alone: the page never outgrows either. */
-    FILE *src = fopen(c->files[fi], "r");
+    FILE *src = c->files_checked ? fopen(c->files[fi], "r") : NULL;
     char *text = NULL;
     size_t cap = 0, next = 0;
     for (uint32_t line = 1; line != 0; line++) {
@@ -322,7 +322,11 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
     if (src)
         fclose(src);
     else
-        fputs("</table><p>The source file could not be read here: lines only.</p><table>", f);
+        fputs(c->files_checked
+                  ? "</table><p>The source file could not be read here: lines only.</p><table>"
+                  : "</table><p>Lines only: the source text is shown when the report is written "
+                    "with <code>--coverage BIN</code>, whose build lists this file.</p><table>",
+              f);
     fputs("</table></body></html>\n", f);
     return fclose(f) == 0;
 }

@@ -6,10 +6,12 @@
  * question, what each seed reaches; --html writes the report (cli_audit_html.c). Text by default,
  * JSON with --json. Exit 1 when no seed reaches the place asked for, 4 when there is no record
  * and no --coverage. */
+#include "cd_file.h"
 #include "cd_srccov.h"
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -231,13 +233,24 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         if (timeout_ms < 1000)
             timeout_ms = 1000;
         struct cd_error err;
-        if (measure_jobs(c, argv, timeout_ms, jobs, n_jobs, n_workers, work, &err) != CD_OK) {
+        /* The files a record names are read for the report only where this build lists them:
+           a record is a file anyone may write. */
+        char *empty = cd_file_join(work, "empty");
+        int fd = empty ? open(empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (measure_jobs(c, argv, timeout_ms, jobs, n_jobs, n_workers, work, &err) != CD_OK ||
+            (fd >= 0 && !c->files_checked &&
+             cd_srccov_check_files(c, argv, empty, timeout_ms, work, &err) != CD_OK)) {
             fprintf(stderr, "corpus-distill: %s\n", err.msg);
             code = cli_exit_for(&err, CLI_EXIT_TARGET);
         } else {
             fprintf(stderr, "corpus-distill: source coverage: %zu example%s measured now, %zu in "
                     "all, on '%s'\n", n_jobs, n_jobs == 1 ? "" : "s", c->n_seeds, bin);
         }
+        if (empty)
+            unlink(empty);
+        free(empty);
         rmdir(work);
     }
     for (size_t i = 0; jobs && i < n_jobs; i++) {

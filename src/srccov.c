@@ -490,11 +490,36 @@ enum cd_status cd_srccov_measure_seed(struct cd_srccov *c, char *const *argv,
     CD_FORWARD_IF_ERROR(export_seed(argv, seed_path, timeout_ms, work, &text, err));
     if (!text)
         return CD_OK;
-    bool ok = (c->n_files || learn_program(c, text)) && read_export(c, s, text);
+    bool learn = !c->n_files;
+    bool ok = (!learn || learn_program(c, text)) && read_export(c, s, text);
     free(text);
     if (!ok)
         return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
+    c->files_checked |= learn;
     s->measured = true;
+    return CD_OK;
+}
+
+enum cd_status cd_srccov_check_files(struct cd_srccov *c, char *const *argv,
+                                     const char *empty_path, unsigned timeout_ms,
+                                     const char *work, struct cd_error *err)
+{
+    char *text;
+    CD_FORWARD_IF_ERROR(export_seed(argv, empty_path, timeout_ms, work, &text, err));
+    if (!text)
+        return CD_OK;
+    struct cd_srccov fresh = {0};
+    bool ok = learn_program(&fresh, text);
+    free(text);
+    if (!ok) {
+        cd_srccov_release(&fresh);
+        return cd_error_oom(err, CD_FAILED, "out of memory measuring source coverage");
+    }
+    bool same = fresh.n_files == c->n_files; /* both sorted by path */
+    for (size_t i = 0; same && i < c->n_files; i++)
+        same = strcmp(fresh.files[i], c->files[i]) == 0;
+    c->files_checked |= same;
+    cd_srccov_release(&fresh);
     return CD_OK;
 }
 

@@ -78,6 +78,37 @@ PY
 done
 cp good.source.json seeds.source.json
 
+# 7. A record naming a file that is no source of the coverage build: never read into the report,
+# with or without the build given.
+python3 - good.source.json seeds.source.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["files"].append("/etc/passwd")
+j["lines"].append([1])
+for s in j["seeds"].values():
+    if "lines" in s:
+        s["lines"].append([])
+json.dump(j, open(sys.argv[2], "w"))
+PY
+for with_cov in no yes; do
+  rm -rf r9
+  if [ $with_cov = yes ]; then
+    "$bin" audit seeds.manifest.json --coverage "$cov" --html r9 >/dev/null 2>err.txt
+  else
+    "$bin" audit seeds.manifest.json --html r9 >/dev/null 2>err.txt
+  fi
+  if grep -rq 'root:' r9 2>/dev/null; then
+    err "a record naming /etc/passwd (--coverage: $with_cov): its text reached the report"
+  else
+    ok "a record naming /etc/passwd (--coverage: $with_cov): not read"
+  fi
+done
+"$bin" audit seeds.manifest.json --coverage "$cov" --html r10 >/dev/null 2>&1
+cp good.source.json seeds.source.json
+"$bin" audit seeds.manifest.json --coverage "$cov" --html r10 >/dev/null 2>&1 &&
+  grep -q 'parse' r10/file-*.html && ok "the build's own sources are shown with --coverage" ||
+  err "a sound record with --coverage: no source text in the report"
+
 # 3. --state and --manifest never replace a user's file.
 echo "precious settings" >important.conf
 cp important.conf mine.json
