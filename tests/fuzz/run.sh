@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes one of our own parsers with libFuzzer, as zstd and libarchive fuzz theirs.
-#   tests/fuzz/run.sh NAME [SECONDS]    NAME: manifest, state, srccov (the readers) or ingest (archive
+#   tests/fuzz/run.sh NAME [SECONDS]    NAME: manifest, state, srccov (the readers), report (the
+#                                       report writer, manifest and record in) or ingest (archive
 #                                       ingest); SECONDS: 30 by default
 # Builds tests/fuzz/fuzz_NAME.c with the engine's sources using clang -fsanitize=fuzzer,address,
 # undefined, then runs it for SECONDS on a scratch copy of tests/fuzz/corpus/NAME (the seeds in
@@ -8,7 +9,7 @@
 # the reproducer in the scratch directory it names. The sanitizer test tier (CD_SANITIZE=ON) runs
 # each for 30 s; for a longer hunt run it by hand, e.g. tests/fuzz/run.sh ingest 3600.
 set -euo pipefail
-name=${1:?usage: tests/fuzz/run.sh manifest|state|srccov|ingest [SECONDS]}
+name=${1:?usage: tests/fuzz/run.sh manifest|state|srccov|report|ingest [SECONDS]}
 secs=${2:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 harness=$src/tests/fuzz/fuzz_$name.c
@@ -22,9 +23,12 @@ sources=()
 for f in "$src"/src/*.c; do
   case $(basename "$f") in main.c | cli_*.c) ;; *) sources+=("$f") ;; esac
 done
+# The report harness drives the report writer, which is front-end code.
+extra=()
+[ "$name" != report ] || { sources+=("$src/src/cli_audit_html.c"); extra=(-I"$src/src"); }
 # shellcheck disable=SC2046
 clang -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -D_POSIX_C_SOURCE=200809L -DCD_VERSION='"fuzz"' -I"$src/include" "$harness" "${sources[@]}" \
+  -D_POSIX_C_SOURCE=200809L -DCD_VERSION='"fuzz"' -I"$src/include" "${extra[@]}" "$harness" "${sources[@]}" \
   $(pkg-config --cflags --libs libarchive libzstd json-c libxxhash libcrypto zlib) -lpthread \
   -o "$work/fuzz_$name"
 mkdir "$work/corpus"
