@@ -165,11 +165,12 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
            cd_shown(s->origin, o, sizeof o));
     printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
     char t[64];
+    char q[1024]; /* a function name read from a file, shown as text */
     for (size_t i = 0; i < s->labels.n; i++) {
         const char *fn = label_function(m, ids, s->labels.v[i]);
         printf("  %s%s%s%s\n", label_text(s->labels.v[i], t, sizeof t),
                cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "", fn ? " in " : "",
-               fn ? fn : "");
+               fn ? cd_shown(fn, q, sizeof q) : "");
     }
     return CLI_EXIT_OK;
 }
@@ -198,16 +199,23 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
         json_object_object_add(j, "label", json_object_new_string(t));
         json_object_object_add(j, "best", json_object_new_string(l->best));
         json_object_object_add(j, "in", json_object_new_string(l->reproducer ? "reproducers"
-                                                                              : "seeds"));
+                                                               : l->left_out ? "state"
+                                                                             : "seeds"));
+        if (l->left_out)
+            json_object_object_add(j, "size", json_object_new_uint64(l->size));
         json_object_object_add(j, "finished", json_object_new_boolean(l->finished));
         if (label_function(m, ids, id))
             json_object_object_add(j, "function",
                                    json_object_new_string(label_function(m, ids, id)));
     } else {
+        char q[1024];
         printf("label %s: best example %s (%s, %s)\n", t, l->best,
-               l->reproducer ? "a reproducer" : "a seed", l->finished ? "finished" : "not finished");
+               l->reproducer ? "a reproducer"
+               : l->left_out ? "found in reduction, kept in the state only: not worth its bytes"
+                             : "a seed",
+               l->finished ? "finished" : "not finished");
         if (label_function(m, ids, id))
-            printf("in function %s\n", label_function(m, ids, id));
+            printf("in function %s\n", cd_shown(label_function(m, ids, id), q, sizeof q));
         printf("covered by:\n");
     }
     const struct cd_manifest_example *lists[2] = {m->seeds, m->reproducers};
