@@ -17,7 +17,7 @@ err() { echo "FAIL: $*"; fail=1; }
 mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
 find all -type f | sort | head -n 60 | while read -r f; do cp "$f" in/; done
 
-"$bin" -q -j 1 --max-time 20 in -o seeds -- "$target" @@
+"$bin" -q -j 1 --max-execs 15000 in -o seeds -- "$target" @@
 rc=$?
 { [ $rc = 0 ] || [ $rc = 1 ]; } || { echo "FAIL: distill exited $rc"; exit 1; }
 n=$(find seeds -mindepth 1 | wc -l)

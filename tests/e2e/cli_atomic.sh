@@ -23,7 +23,7 @@ export TMPDIR=$tmp/tmpdir
 touch "tmpdir/.cd-input-$$-AbCdEf"
 find all -type f | sort | head -n 10 | while read -r f; do cp "$f" in/; done
 
-"$bin" -q -j 1 --max-time 5 in -o seeds -- "$target" @@
+"$bin" -q -j 1 --max-execs 3000 in -o seeds -- "$target" @@
 rc=$?
 { [ $rc = 0 ] || [ $rc = 1 ]; } || { echo "FAIL: first run exited $rc"; exit 1; }
 before=$(snapshot seeds)
@@ -39,7 +39,7 @@ wait "$pid" 2>/dev/null
 ls -A tmpdir | grep -q "^\.cd-input-$pid-" || err "no input file of the killed run to clear (test premise)"
 
 # The next run (naming the corpus as one of its inputs) replaces it and leaves nothing beside it.
-"$bin" -q -j 1 --max-time 5 seeds in -o seeds -- "$target" @@
+"$bin" -q -j 1 --max-execs 3000 seeds in -o seeds -- "$target" @@
 rc=$?
 { [ $rc = 0 ] || [ $rc = 1 ]; } || err "run after the kill exited $rc"
 leftovers=$(find . -maxdepth 1 -name '.seeds.*')
@@ -65,7 +65,7 @@ rc=$?
 [ ! -e .seeds.lock ] || err "lock file left after the run"
 find seeds -mindepth 1 | grep -q . || err "corpus empty after the first run"
 # Created files honour the umask.
-(umask 077 && "$bin" -q -j 1 --max-time 3 in -o private -- "$target" @@)
+(umask 077 && "$bin" -q -j 1 --max-execs 2000 in -o private -- "$target" @@)
 modes=$(stat -c '%a' private private.manifest.json "$(find private -type f | head -n 1)" | sort -u)
 [ "$modes" = "$(printf '600\n700')" ] || err "modes under umask 077: $(echo $modes)"
 [ $fail = 0 ] && echo "ok"

@@ -18,7 +18,7 @@ cd "$tmp" || exit 1
 mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
 find all -type f -size +0 | sort | head -n 40 | while read -r f; do cp "$f" in/; done
 
-"$bin" -q -j 1 --max-time 30 in -o seeds -- "$target" @@
+"$bin" -q -j 1 --max-execs 20000 in -o seeds -- "$target" @@
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || { echo "FAIL: distill exited $rc"; exit 1; }
 
