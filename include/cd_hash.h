@@ -3,6 +3,7 @@
 #ifndef CD_HASH_H
 #define CD_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,9 @@ struct cd_hash cd_hash_bytes(const void *data, size_t len);
 
 /* Writes the lower-case SHA-1 hex digest of the bytes, NUL-terminated, into out. */
 void cd_hash_sha1_hex(const void *data, size_t len, char out[41]);
+
+/* True when s is 40 lower-case hex digits, as cd_hash_sha1_hex writes them. */
+bool cd_hash_is_sha1_hex(const char *s);
 
 /* A set of cd_hash values within a memory budget: 64-bit fingerprints in buckets of four, a value
  * in its home bucket or one of the 31 after it. The table doubles when three quarters full,

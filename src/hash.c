@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <xxhash.h>
 
 struct cd_hash cd_hash_bytes(const void *data, size_t len)
@@ -26,6 +27,11 @@ void cd_hash_sha1_hex(const void *data, size_t len, char out[41])
         out[2 * i + 1] = hex[md[i] & 15];
     }
     out[40] = '\0';
+}
+
+bool cd_hash_is_sha1_hex(const char *s)
+{
+    return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
 #define BUCKET 4     /* slots per bucket: half a cache line */

@@ -33,6 +33,7 @@
  * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
 #include "cd_manifest.h"
 #include "cd_file.h"
+#include "cd_hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -424,7 +425,7 @@ static void copy_sha1(struct reader *rd, json_object *o, const char *key, char o
     if (!v)
         return;
     const char *s = json_object_get_string(v);
-    if (strlen(s) != 40 || strspn(s, "0123456789abcdef") != 40) {
+    if (!cd_hash_is_sha1_hex(s)) {
         rd->bad = true;
         snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%s'", key,
                  cd_shown(s, rd->q, sizeof rd->q));

@@ -373,11 +373,7 @@ out:
 
 bool cd_result_is_seed_name(const char *name)
 {
-    size_t i;
-    for (i = 0; name[i]; i++)
-        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-            return false;
-    return i == 40;
+    return cd_hash_is_sha1_hex(name);
 }
 
 bool cd_result_is_seed(const struct cd_result_example *ex)

@@ -4,6 +4,7 @@
  * sorted by name and files by path, so that each export is matched by binary search. */
 #include "cd_srccov.h"
 #include "cd_file.h"
+#include "cd_hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -697,7 +698,7 @@ static bool load_json(struct cd_srccov *c, json_object *j)
         !json_object_is_type(files, json_type_array) || !json_object_is_type(fns, json_type_array))
         return false;
     const char *bin = json_object_get_string(v);
-    if (strlen(bin) >= sizeof c->binary_sha1 || strspn(bin, "0123456789abcdef") != strlen(bin))
+    if (bin[0] && !cd_hash_is_sha1_hex(bin))
         return false;
     snprintf(c->binary_sha1, sizeof c->binary_sha1, "%s", bin);
     size_t nf = json_object_array_length(files), nfn = json_object_array_length(fns);
@@ -723,7 +724,7 @@ static bool load_json(struct cd_srccov *c, json_object *j)
         return false;
     json_object_object_foreach(seeds, sha1, o) {
         /* a seed's key is its SHA-1 (its file name, and a link in the report) */
-        if (strlen(sha1) != 40 || strspn(sha1, "0123456789abcdef") != 40)
+        if (!cd_hash_is_sha1_hex(sha1))
             return false;
         struct cd_srccov_seed *s = add_seed(c, sha1, 0);
         json_object *x;

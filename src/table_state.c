@@ -435,7 +435,7 @@ static bool get_header(struct in *r, struct cd_table_meta *meta, const char **wh
     char *sha = get_str(r, &oom);
     meta->settings = get_str(r, &oom);
     /* 40 hex digits, or "" when unknown: nothing else reaches a message */
-    if (sha && (sha[0] == '\0' || (strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40)))
+    if (sha && (sha[0] == '\0' || cd_hash_is_sha1_hex(sha)))
         strcpy(meta->target_sha1, sha);
     else if (sha)
         r->bad = true;
