@@ -6,11 +6,11 @@
  * of the largest ones come first. The seed cover (cd_cover) is recomputed every few thousand
  * executions, for the progress line and the run's course, and pinned in the table as the next
  * one's ceiling, so that the output never weighs more than the select-only one nor grows as the
- * run goes on (labels found in reduction are optional). A run that shows a new label, and a best example when a
- * reduction first takes it, run twice: an edge whose labels differ between the two is unstable,
- * and its labels leave the table. N workers share one table under one mutex; targets run outside
- * it. With one worker everything runs on the calling thread and a seed fixes the run. Execution
- * is reached only through cd_runner_ops. */
+ * run goes on (labels found in reduction are optional). A run that shows a new label, and a best
+ * example when a reduction first takes it, run twice: an edge whose labels differ between the two
+ * is unstable, and its labels leave the table. N workers share one table under one mutex;
+ * targets run outside it. With one worker everything runs on the calling thread and a seed fixes
+ * the run. Execution is reached only through cd_runner_ops. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "cd_cover.h"
 #include "cd_distill.h"
@@ -131,7 +131,6 @@ struct cd_distill {
     /* the seed cover, as last computed, and the run's course */
     uint64_t next_cover_execs;
     uint64_t seed_bytes, seeds;
-    uint64_t left_out;           /* found labels the cover leaves out (not worth their bytes) */
     struct cd_result_point *series;
     size_t n_series;
     uint64_t next_checkpoint_ns;
@@ -274,7 +273,6 @@ static bool table_cover(struct cd_distill *d)
         goto out;
     d->seed_bytes = cs.bytes;
     d->seeds = cs.chosen;
-    d->left_out = cs.left_out;
     /* The baseline becomes this cover: examples an earlier cover pinned that it leaves out are
        let go. */
     for (k = 0; k < n; k++) {
@@ -1245,24 +1243,34 @@ static enum cd_status reduce_label(struct worker *w, uint32_t id)
     }
 }
 
-/* Picks a label among the unskippable ones nobody is reducing: in fresh order the oldest one found
- * during reduction, else uniformly at random; in bytes order the one with the largest best
- * example (the first seen on ties); coverage labels before
- * outcome labels, so that costly crash and timeout reproducers come last. Outcome
- * labels wait while a coverage label is still being reduced: that work may add coverage labels,
- * and every candidate of a timeout reproducer that still hangs runs to the timeout, which with
+/* A label's weight in the random choice: one, or in cover order the bytes of its best example
+ * when the seed cover holds that example (plus one: never zero). */
+static uint64_t weight_of(const struct cd_distill *d, const struct cd_table_label *l)
+{
+    return d->opts.order == CD_ORDER_COVER && l->best->pinned ? l->best->len + 1 : 1;
+}
+
+/* Picks a label among the unskippable ones nobody is reducing: at random, weighed by weight_of
+ * (uniformly but in cover order), in fresh order the oldest one found during reduction first; in
+ * bytes order the one with the largest best example (the first seen on ties); coverage labels
+ * before outcome labels, so that costly crash and timeout reproducers come last. Outcome labels
+ * wait while a coverage label is still being reduced: that work may add coverage labels, and
+ * every candidate of a timeout reproducer that still hangs runs to the timeout, which with
  * several workers took a worker away early in every run. Lock held. Returns NULL when there is
  * none. */
 static const struct cd_table_label *choose_label(struct cd_distill *d)
 {
     size_t n = cd_table_n_labels(d->table), counts[2] = {0, 0}, busy_coverage = 0;
+    uint64_t weights[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
         if (to_reduce(d, l)) {
-            if (!l->busy)
+            if (!l->busy) {
                 counts[cd_labels_is_outcome(l->id)]++;
-            else if (!cd_labels_is_outcome(l->id))
+                weights[cd_labels_is_outcome(l->id)] += weight_of(d, l);
+            } else if (!cd_labels_is_outcome(l->id)) {
                 busy_coverage++;
+            }
         }
     }
     int kind = counts[0] ? 0 : 1;
@@ -1284,31 +1292,15 @@ static const struct cd_table_label *choose_label(struct cd_distill *d)
             if (!l->busy && to_reduce(d, l) && !cd_labels_is_outcome(l->id))
                 return l;
         }
-    if (d->opts.order == CD_ORDER_COVER && kind == 0) {
-        uint64_t total = 0;
-        for (size_t i = 0; i < n; i++) {
-            const struct cd_table_label *l = cd_table_label_at(d->table, i);
-            if (!l->busy && to_reduce(d, l) && !cd_labels_is_outcome(l->id))
-                total += l->best->pinned ? l->best->len + 1 : 1;
-        }
-        uint64_t at = rng_below(d->rng, total);
-        for (size_t i = 0; i < n; i++) {
-            const struct cd_table_label *l = cd_table_label_at(d->table, i);
-            if (l->busy || !to_reduce(d, l) || cd_labels_is_outcome(l->id))
-                continue;
-            uint64_t w = l->best->pinned ? l->best->len + 1 : 1;
-            if (at < w)
-                return l;
-            at -= w;
-        }
-        return NULL;
-    }
-    uint64_t pick = rng_below(d->rng, counts[kind]);
+    uint64_t at = rng_below(d->rng, weights[kind]);
     for (size_t i = 0; i < n; i++) {
         const struct cd_table_label *l = cd_table_label_at(d->table, i);
-        if (!l->busy && to_reduce(d, l) && (int)cd_labels_is_outcome(l->id) == kind &&
-            pick-- == 0)
+        if (l->busy || !to_reduce(d, l) || (int)cd_labels_is_outcome(l->id) != kind)
+            continue;
+        uint64_t w = weight_of(d, l);
+        if (at < w)
             return l;
+        at -= w;
     }
     return NULL;
 }
