@@ -98,14 +98,10 @@ void cd_emit_owned_release(struct cd_emit_owned *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Reads what the manifest at path owns into *o and returns whether it was written for seed
- * directory base; *o is released (zeroed) when not. */
-static bool owned_of(const struct cd_emit_opts *opts, const char *path, const char *base,
-                     struct cd_emit_owned *o)
+/* Keeps *o (what a manifest owns) when it was written for seed directory base, its seeds sorted;
+ * else releases (zeroes) it. Returns which. */
+static bool owned_for(struct cd_emit_owned *o, const char *base)
 {
-    memset(o, 0, sizeof *o);
-    if (!path || !opts->read_owned || !opts->read_owned(path, o))
-        return false;
     bool ok = o->seed_dir_base && strcmp(o->seed_dir_base, base) == 0;
     if (!ok)
         cd_emit_owned_release(o);
@@ -114,14 +110,15 @@ static bool owned_of(const struct cd_emit_opts *opts, const char *path, const ch
     return ok;
 }
 
-/* Returns whether the manifest at path was written for seed directory base. */
-static bool owned_names(const struct cd_emit_opts *opts, const char *path, const char *base)
+/* Reads what the manifest at path owns into *o and returns whether it was written for seed
+ * directory base; *o is released (zeroed) when not. */
+static bool owned_of(const struct cd_emit_opts *opts, const char *path, const char *base,
+                     struct cd_emit_owned *o)
 {
-    struct cd_emit_owned o;
-    bool ok = owned_of(opts, path, base, &o);
-    if (ok)
-        cd_emit_owned_release(&o);
-    return ok;
+    memset(o, 0, sizeof *o);
+    if (!path || !opts->read_owned || !opts->read_owned(path, o))
+        return false;
+    return owned_for(o, base);
 }
 
 /* Whether o (its seeds sorted by owned_of) lists a seed file of this name. */
@@ -154,18 +151,17 @@ static void count_unlisted(DIR *d, const struct cd_emit_owned *m, size_t *unlist
     }
 }
 
-/* Whether the manifest path is free for this run: nothing there, or a manifest read_owned reads
- * (ours, whatever seeds it names). */
-static bool manifest_free(const struct cd_emit_opts *opts)
+/* Reads the manifest at the run's manifest path, once for every check: 1 with *o filled, 0 when
+ * nothing is there, -1 when a file is there that read_owned does not take (not ours). */
+static int read_manifest(const struct cd_emit_opts *opts, struct cd_emit_owned *o)
 {
     struct stat sb;
+    memset(o, 0, sizeof *o);
     if (!opts->manifest_path || lstat(opts->manifest_path, &sb) != 0)
-        return true;
-    struct cd_emit_owned o;
-    if (!S_ISREG(sb.st_mode) || !opts->read_owned || !opts->read_owned(opts->manifest_path, &o))
-        return false;
-    cd_emit_owned_release(&o);
-    return true;
+        return 0;
+    return S_ISREG(sb.st_mode) && opts->read_owned && opts->read_owned(opts->manifest_path, o)
+               ? 1
+               : -1;
 }
 
 enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
@@ -175,13 +171,14 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     char *whole = NULL, *parent = NULL, *base = NULL;
     DIR *d = NULL;
     struct cd_emit_owned m;
-    bool ours = false;
     if (unlisted)
         *unlisted = 0;
-    if (!opts->force && !manifest_free(opts))
+    int manifest = read_manifest(opts, &m);
+    if (!opts->force && manifest < 0)
         return cd_error_set(err, CD_FAILED, "refusing to replace '%s' with the manifest: not "
                             "written by corpus-distill (--force replaces it)",
                             opts->manifest_path);
+    bool ours = false;
     if (!cd_file_split(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
         goto out;
@@ -201,7 +198,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         if (!S_ISREG(sb.st_mode))
             st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a regular file",
                               whole);
-        else if (!opts->force && !owned_names(opts, opts->manifest_path, base))
+        else if (!opts->force && !(manifest > 0 && (ours = owned_for(&m, base))))
             st = cd_error_mark(err,
                                cd_error_set(err, CD_FAILED, "refusing to replace '%s': not "
                                             "written by corpus-distill", whole),
@@ -222,7 +219,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
     /* Ours means: the manifest beside it names it. Even then a file it does not list as a seed
        may be another tool's (libFuzzer writes its finds into its first corpus directory, under
        SHA-1 names): such a file is never removed unless this run took it as an input. */
-    ours = owned_of(opts, opts->manifest_path, base, &m);
+    ours = manifest > 0 && owned_for(&m, base);
     size_t n = 0;
     bool empty, seed_names;
     char first[256];
@@ -246,7 +243,7 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
                           n == 1 ? "its" : "their", n == 1 ? "it" : "them");
     }
 out:
-    if (ours)
+    if (manifest > 0) /* released and zeroed already when not ours */
         cd_emit_owned_release(&m);
     if (d)
         closedir(d);
