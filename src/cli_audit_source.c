@@ -177,9 +177,10 @@ static char *locate_dir(const char *manifest, const char *dir)
 }
 
 /* Brings c up to date with the examples of m (the manifest at manifest) on the coverage build
- * bin, with up to n_workers at once: returns an exit code. */
+ * bin, with up to n_workers at once, and with check_files (a report is asked for) checks c's
+ * files against the build's (cd_srccov_check_files): returns an exit code. */
 static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *manifest,
-                   const char *bin, unsigned n_workers)
+                   const char *bin, unsigned n_workers, bool check_files)
 {
     char sha1[41];
     cli_target_sha1(bin, sha1);
@@ -235,7 +236,7 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         struct cd_error err;
         /* The files a record names are read for the report only where this build lists them:
            a record is a file anyone may write. */
-        char *empty = cd_file_join(work, "empty");
+        char *empty = check_files ? cd_file_join(work, "empty") : NULL;
         int fd = empty ? open(empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
         if (fd >= 0)
             close(fd);
@@ -496,7 +497,7 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
     if (o->audit_coverage) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         code = measure(&c, m, o->audit_manifest, o->audit_coverage,
-                       o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1);
+                       o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1, o->audit_html != NULL);
         if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
             fprintf(stderr, "corpus-distill: %s\n", err.msg);
             code = code != CLI_EXIT_OK ? code : cli_exit_for(&err, CLI_EXIT_OUTPUT);
