@@ -76,8 +76,8 @@ enum cd_distill_order {
     /* The largest best example not yet reduced whole is reduced under "keeps every label it is
        best for" (big cuts first, short attempts); once none is left, the unskippable label with
        the largest best example. On large files it spends its executions on slow runs of the
-       largest examples: libpng (2,000 game images), 232 executions a second against 8,133 for
-       fresh, and no seed smaller after 20,000. */
+       largest examples: libpng (2,000 game images, -j 2, 20,000 executions), 217 executions a
+       second against 5,081 for fresh, and no seed smaller. */
     CD_ORDER_BYTES,
 };
 

@@ -19,10 +19,18 @@ JOBS=$(nproc)
 CC=afl-clang-fast
 export AFL_QUIET=1
 
+# The build tools the libraries need beyond tools/setup's: installed here as root (after an apt
+# update), so that a bench runs on a machine that only ran tools/setup.
+missing=()
 for p in afl++ dpkg-dev zstd autoconf automake libtool make cmake; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-        { echo "prepare: Debian package $p is missing (tools/setup installs it)" >&2; exit 2; }
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ]; then
+    [ "$(id -u)" -eq 0 ] ||
+        { echo "prepare: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2; exit 2; }
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
 # A private apt configuration with the deb-src twins of the machine's Debian sources.
 APT=$DIR/apt
