@@ -58,11 +58,12 @@ enum cd_distill_order {
     /* The default, where the seeds' bytes are: a label uniformly at random among the unfinished
        ones, weighed by the bytes of its best example when the seed cover holds that example (a
        label whose best is in no seed weighs one byte), so that attempts go to the labels that keep
-       the largest seeds in the cover. Measured with the found-label rule of cd_cover_solve, -j 2,
-       budgets of 10 and 100 executions per input file, against afl-cmin's bytes (fresh, uniform,
-       cover): libxml2 (2,000 files, 4.1 KB an afl-cmin file) 0.40/0.38/0.38 and 0.36/0.28/0.22;
-       cJSON (1,491 large JSON files, 95 KB an afl-cmin file, the ten largest 41% of its bytes)
-       0.44/0.45/0.43 and 0.35/0.28/0.13. */
+       the largest seeds in the cover. Measured in one bench_real run on the final build, -j 2,
+       10 and 100 executions per input file, seed bytes against afl-cmin's, fresh then cover:
+       libxml2 0.39/0.40 and 0.36/0.30, cJSON (large files) 0.49/0.46 and 0.34/0.24, json-c
+       0.45/0.34 and 0.38/0.26, libyaml 0.72/0.64 and 0.47/0.60, Lua 0.77/0.79 and 0.76/0.77.
+       Runs at -j 2 vary: an earlier run gave libxml2 0.22 and cJSON 0.13 at 100 for cover,
+       libyaml 0.50 for cover against 0.61 for fresh. */
     CD_ORDER_COVER = 0,
     /* A label found during reduction, oldest first, before any other, then the write-up's
        uniform choice. The default while found labels were seeded whatever they cost: their first
