@@ -39,15 +39,7 @@ export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
 
 [ -x "$BIN" ] || { echo "bench_real: $BIN not built (tools/setup)" >&2; exit 2; }
-if [ "$(id -u)" -eq 0 ]; then
-    missing=()
-    for p in dpkg-dev autoconf automake libtool; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
-fi
+# prepare.sh installs the build tools it needs (as root) and builds the targets once.
 "$SRC/tools/real_targets/prepare.sh" "$BENCH" >/dev/null
 [ $# -gt 0 ] || set -- xml json lua yaml png cjson
 
