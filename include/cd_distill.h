@@ -180,14 +180,6 @@ enum cd_status cd_distill_reduce(struct cd_distill *d, struct cd_error *err);
 enum cd_status cd_distill_result(const struct cd_distill *d, struct cd_result *out,
                                  struct cd_error *err);
 
-/* Builds *out from table t and the counters in stats (copied): the distinct best examples sorted
- * by SHA-1 hex, each with every label it shows and those it is best for, reproducer when it shows
- * an outcome label; labels sorted by id, finished when skippable; the unstable edges. FAILED when
- * out of memory, with *out zeroed. Free with cd_result_release. */
-struct cd_table;
-enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
-                               const struct cd_result_stats *stats, struct cd_error *err);
-
 /* Writes one line per reducer pass (candidates tried, including those the seen-set answered
  * without an execution; candidates adopted; bytes removed), then the number of labels left at the
  * timeout cap, into a string; returns an owned string, free with free(), or NULL. */

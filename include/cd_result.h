@@ -77,6 +77,14 @@ struct cd_result {
     size_t n_unstable;
 };
 
+/* Builds *out from table t and the counters in stats (copied): the distinct best examples sorted
+ * by SHA-1 hex, each with every label it shows and those it is best for, reproducer when it shows
+ * an outcome label; labels sorted by id, finished when skippable; the unstable edges. FAILED when
+ * out of memory, with *out zeroed. Free with cd_result_release. */
+struct cd_table;
+enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
+                               const struct cd_result_stats *stats, struct cd_error *err);
+
 /* Narrows r to a seed corpus that still shows every coverage label its examples showed but found
  * ones: a weighted set cover by bytes (cd_cover_solve; never heavier than the baseline examples
  * completed for the labels they lack), found labels covered only where worth their bytes unless

@@ -2,7 +2,7 @@
  * best examples sorted by SHA-1 (their file names), every label they show and the labels they are
  * best for, reproducer flags, and labels sorted by id. It owns copies of everything. */
 #include "cd_cover.h"
-#include "cd_distill.h"
+#include "cd_result.h"
 #include "cd_hash.h"
 #include "cd_labels.h"
 #include "cd_table.h"

@@ -1,0 +1,165 @@
+/* Execution and offers: every run of a candidate goes through distill_execute (lock not held),
+ * and its labels reach the table through distill_offer (lock held), without the labels of
+ * unstable edges. A run that shows a new coverage label runs once more first (as afl-fuzz
+ * calibrates a new find): an edge whose labels differ between the two runs is unstable. */
+#include "distill_internal.h"
+
+#include <string.h>
+
+/* Runs data on w's runner (lock not held), quick as cd_runner_ops.run has it. FAILED: the runner
+ * failed, w->err says why. */
+enum cd_status distill_execute(struct worker *w, const uint8_t *data, size_t len, bool quick,
+                              enum cd_outcome *outcome)
+{
+    w->labels.n = 0;
+    *outcome = CD_OUTCOME_OK;
+    return w->d->ops->run(w->state, data, len, quick, &w->labels, outcome, &w->err);
+}
+
+/* Marks the n edges unstable in the table (their labels go) and counts the input labels that went.
+ * Lock held. */
+static bool mark_unstable(struct worker *w, const uint32_t *edges, size_t n)
+{
+    struct cd_distill *d = w->d;
+    uint64_t input = 0;
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t c = 0; c < 8; c++) {
+            const struct cd_table_label *l = cd_table_find(d->table, edges[i] << 3 | c);
+            input += l && cd_table_label_index(d->table, l->id) < d->stats.labels_input;
+        }
+    if (cd_table_mark_unstable_set(d->table, edges, n) == SIZE_MAX) {
+        cd_error_oom(&w->err, CD_FAILED, "out of memory marking an unstable edge");
+        distill_fail(d, &w->err);
+        return false;
+    }
+    d->stats.labels_input -= input;
+    return true;
+}
+
+/* Marks unstable every edge whose coverage labels differ between a and b, two runs of one input
+ * (the labels of unstable edges already out of both), all at once. Lock held; false when out of
+ * memory. */
+bool distill_mark_differences(struct worker *w, const struct cd_labelset *a,
+                             const struct cd_labelset *b)
+{
+    /* Both sets ascend: one walk over their union meets the labels of one edge side by side. */
+    struct cd_labelset edges = {0};
+    uint32_t marked = UINT32_MAX;
+    bool ok = true;
+    for (size_t i = 0, k = 0; ok && (i < a->n || k < b->n);) {
+        uint32_t x = i < a->n ? a->v[i] : UINT32_MAX, y = k < b->n ? b->v[k] : UINT32_MAX;
+        uint32_t id = x < y ? x : y;
+        i += x == id;
+        k += y == id;
+        if (x == y || cd_labels_is_outcome(id) || cd_labels_slot(id) == marked)
+            continue;
+        marked = cd_labels_slot(id);
+        ok = cd_labelset_push(&edges, marked);
+    }
+    if (!ok) {
+        cd_error_oom(&w->err, CD_FAILED, "out of memory marking an unstable edge");
+        distill_fail(w->d, &w->err);
+    }
+    ok = ok && (!edges.n || mark_unstable(w, edges.v, edges.n));
+    cd_labelset_release(&edges);
+    return ok;
+}
+
+/* Runs data on w once more, its execution reserved: a recheck. Lock held, released while the
+ * target runs. Returns 1 when the run ended normally (its labels in w->labels), 0 when there is
+ * nothing to compare, -1 when the run is failing. */
+int distill_run_again(struct worker *w, const uint8_t *data, size_t len)
+{
+    struct cd_distill *d = w->d;
+    d->stats.recheck_execs++;
+    distill_unlock(d);
+    enum cd_outcome outcome;
+    enum cd_status st = distill_execute(w, data, len, true, &outcome);
+    distill_lock(d);
+    if (st >= CD_FAILED) {
+        distill_fail(d, &w->err);
+        return -1;
+    }
+    if (st == CD_WARN) {
+        d->stats.execs--; /* nothing ran */
+        d->stats.recheck_execs--;
+    }
+    return st == CD_OK && outcome == CD_OUTCOME_OK;
+}
+
+/* Runs data, w's last run that ended normally and showed a coverage label no run showed before,
+ * once more (its execution reserved), as afl-fuzz calibrates a new find: every edge whose labels
+ * differ between the two runs (another hit-count class, or in one run only) is unstable, and its
+ * labels leave the table and the run. A target that seeds a hash table at random or keeps state
+ * from run to run shows such edges, and their labels would come and go at random: a seed kept for
+ * one, a reduction adopting or refusing at random. Lock held, released while the target runs;
+ * false when the run is failing. */
+bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
+{
+    struct cd_distill *d = w->d;
+    struct cd_labelset first = w->labels;
+    w->labels = w->again;
+    int ran = distill_run_again(w, data, len);
+    w->again = w->labels;
+    w->labels = first;
+    if (ran <= 0)
+        return ran == 0;
+    if (!distill_mark_differences(w, &w->labels, &w->again))
+        return false;
+    cd_table_strip_unstable(d->table, &w->labels);
+    return true;
+}
+
+/* Offers w's last run to the table, without the labels of unstable edges; a run that ended
+ * normally and shows a new coverage label is rechecked first. Lock held; released while a
+ * recheck runs. */
+bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
+                  const char *origin, const struct cd_table_example **stored)
+{
+    struct cd_distill *d = w->d;
+    size_t improved = 0;
+    bool check = outcome == CD_OUTCOME_OK;
+    if (check) {
+        cd_table_strip_unstable(d->table, &w->labels);
+        check = !d->opts.first_pass_once || strcmp(d->phase, "first pass") != 0;
+    }
+    d->stats.crashes += outcome == CD_OUTCOME_CRASH;
+    d->stats.timeouts += cd_outcome_timed_out(outcome);
+    enum cd_status st =
+        check ? cd_table_offer_if_known(d->table, data, len, &w->labels, origin, &improved,
+                                        stored, &w->err)
+              : cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored,
+                               &w->err);
+    if (st == CD_WARN) { /* a new label: run it again first, budget allowing */
+        if (distill_reserve_exec(d) && !distill_recheck(w, data, len))
+            return false;
+        st = cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err);
+    }
+    if (st != CD_OK) {
+        distill_fail(d, &w->err);
+        return false;
+    }
+    w->changes += improved;
+    if (improved)
+        pthread_cond_broadcast(&d->cv);
+    distill_progress(d, false);
+    return true;
+}
+
+/* Offers w's run of data during a reduction, st its status, and returns whether data became the
+ * best of the label being reduced, or, reducing a whole example, of every label that example was
+ * still best for (w->serial follows it then). A failed run fails the whole
+ * run; an undelivered one (WARN) is not offered. Lock held. */
+bool distill_offer_run(struct worker *w, enum cd_status st, const uint8_t *data, size_t len,
+                      enum cd_outcome outcome)
+{
+    const struct cd_table_example *stored = NULL;
+    if (st >= CD_FAILED)
+        distill_fail(w->d, &w->err);
+    if (st != CD_OK || !distill_offer(w, data, len, outcome, w->origin, &stored) || !stored ||
+        (w->whole ? distill_holds_whole(w) : distill_best_of(w->d, w->label) != stored))
+        return false;
+    w->serial = stored->serial;
+    w->help_adopted += w->helping;
+    return true;
+}
