@@ -23,12 +23,43 @@ enum cli_exit {
     CLI_EXIT_NOMEM = 6,      /* out of memory */
 };
 
+/* The shared vocabulary (cli_msgs.c), which every mode uses and which uses no other cli_*.c. */
+
 /* The exit code of a failure that err reports, where context is the code of the operation that
  * failed: an error of a kind of its own (out of memory, input, target, output) takes that kind's
  * code, one of no particular kind the context's. */
 int cli_exit_for(const struct cd_error *err, int context);
 
-enum cli_mode { CLI_MODE_DISTILL, CLI_MODE_AUDIT, CLI_MODE_HELP, CLI_MODE_VERSION };
+/* Prints "corpus-distill: MESSAGE" as one line on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "corpus-distill: warning: MESSAGE" as one line on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "corpus-distill: MSG" and the --help hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* With on, cli_usage_error also writes its message as the --json-summary failure line. */
+void cli_usage_json(bool on);
+
+/* Prints j as one line on stdout (flushed), then frees it. */
+struct json_object;
+void cli_put_json(struct json_object *j);
+
+/* --json-summary for an exit that wrote nothing (2 to 5): {exit_code, complete: false, error} as
+ * one line on stdout. */
+void cli_failure_json(int code, const char *msg);
+
+/* Formats a byte count as "1.2 MiB" into buf. */
+const char *cli_bytes(uint64_t n, char *buf, size_t cap);
+
+/* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
+bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
+
+/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
+void cli_target_sha1(const char *target, char hex[41]);
+
+enum cli_mode { CLI_MODE_DISTILL, CLI_MODE_AUDIT, CLI_MODE_HELP, CLI_MODE_AUDIT_HELP, CLI_MODE_VERSION };
 
 /* Settings parsed from argv and the environment; run state lives elsewhere. */
 struct cli_opts {
@@ -82,18 +113,11 @@ struct cli_opts {
  * false. o->inputs is allocated (free with free()). */
 bool cli_parse(int argc, char **argv, struct cli_opts *o);
 
-/* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
-bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
-
 /* Prints --help (one 80x24 screen) from the option table. */
 void cli_print_help(FILE *f);
 
-/* Prints "corpus-distill: MSG" and the --help hint; returns CLI_EXIT_USAGE. */
-int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* --json-summary for an exit that wrote nothing (2 to 5): {exit_code, complete: false, error} as
- * one line on stdout. */
-void cli_failure_json(int code, const char *msg);
+/* Prints "audit --help" from audit's option table. */
+void cli_print_audit_help(FILE *f);
 
 /* cd_emit_opts.read_owned: what the manifest at path owns (its seed directory's name and seed
  * files), read with cd_manifest_read; false when it is no readable manifest. */
@@ -141,9 +165,6 @@ struct cli_state {
  * unless force. */
 enum cd_status cli_state_check(const char *path, bool force, struct cd_error *err);
 
-/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
-void cli_target_sha1(const char *target, char hex[41]);
-
 /* Reads st->path and decides how the run starts: *warm gets the saved table (owned) when the
  * target and settings are the same, *old gets it when either differs (its examples are to run as
  * inputs), neither when there is no state (start "cold"), no path ("none") or it cannot be read
@@ -162,7 +183,17 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
                                struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err);
 
-/* Saves t with this run's identity and totals (this run: execs) to st->path atomically. */
+/* Encodes t with this run's identity and totals (this run: execs, wall_ms) into *buf (owned) and
+ * *len, for cli_state_write. */
+enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_table *t,
+                                uint64_t execs, uint64_t wall_ms, bool complete, uint8_t **buf,
+                                size_t *len, struct cd_error *err);
+
+/* Writes buf to st->path atomically and counts the save. */
+enum cd_status cli_state_write(struct cli_state *st, const uint8_t *buf, size_t len,
+                               struct cd_error *err);
+
+/* Both at once, the time this run took so far as its wall time: a checkpoint. */
 enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
                               bool complete, struct cd_error *err);
 
@@ -180,8 +211,5 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *p);
 void cli_progress_warning(void *ctx, const char *msg);
 /* Clears a live status line so that other output starts on a clean line. */
 void cli_progress_clear(struct cli_progress *p);
-
-/* Formats a byte count as "1.2 MiB" into buf. */
-const char *cli_bytes(uint64_t n, char *buf, size_t cap);
 
 #endif

@@ -134,7 +134,7 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
     const struct cd_manifest_example *s = cd_manifest_find_seed(m, sha1);
     if (!s) {
         char q[256];
-        fprintf(stderr, "corpus-distill: no seed '%s' in the manifest\n",
+        cli_msg("no seed '%s' in the manifest",
                 cd_shown(sha1, q, sizeof q));
         return CLI_EXIT_INCOMPLETE;
     }
@@ -186,7 +186,7 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
         bool unstable = false;
         for (size_t i = 0; i < m->n_unstable && !cd_labels_is_outcome(id); i++)
             unstable |= m->unstable[i] == cd_labels_slot(id);
-        fprintf(stderr, "corpus-distill: label %s is not in the manifest%s\n", text,
+        cli_msg("label %s is not in the manifest%s", text,
                 unstable ? ": its edge is unstable (hit counts differ from run to run)" : "");
         return CLI_EXIT_INCOMPLETE;
     }
@@ -245,14 +245,14 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     struct cd_manifest old;
     struct cd_error err;
     if (cd_manifest_read(old_path, &old, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        cli_msg("%s", err.msg);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     if (old.info.edges_only != now->info.edges_only)
-        fprintf(stderr, "corpus-distill: warning: %s counts %s, the manifest %s: most labels "
-                "differ in kind, not in coverage\n", old_path,
-                old.info.edges_only ? "edges only (-e)" : "hit counts",
-                now->info.edges_only ? "edges only (-e)" : "hit counts");
+        cli_warn("%s counts %s, the manifest %s: most labels "
+                 "differ in kind, not in coverage", old_path,
+                 old.info.edges_only ? "edges only (-e)" : "hit counts",
+                 now->info.edges_only ? "edges only (-e)" : "hit counts");
     json_object *gained = json_object_new_array(), *lost = json_object_new_array();
     char t[64];
     /* Both label tables are sorted by id: one merge walk. */
@@ -299,12 +299,12 @@ int cli_audit(const struct cli_opts *o)
     struct cd_manifest m;
     struct cd_error err;
     if (cd_manifest_read(o->audit_manifest, &m, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        cli_msg("%s", err.msg);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
     struct cd_edge_ids *ids = NULL;
     if (o->ids && cd_edge_ids_load(o->ids, &ids, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        cli_msg("%s", err.msg);
         cd_manifest_release(&m);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }

@@ -400,8 +400,8 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
 {
     const char *dest = o->audit_html;
     if (!dir_is_ours(dest)) {
-        fprintf(stderr, "corpus-distill: refusing to write the report into '%s': it holds files "
-                "an earlier report did not write (name a new directory)\n", dest);
+        cli_msg("refusing to write the report into '%s': it holds files "
+                "an earlier report did not write (name a new directory)", dest);
         return CLI_EXIT_OUTPUT;
     }
     size_t dl = strlen(dest);
@@ -410,13 +410,13 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s.tmp-XXXXXX", (int)dl, dest);
     if (dl > 4000 || !mkdtemp(dir)) {
-        fprintf(stderr, "corpus-distill: cannot create '%s': %s\n", dir, strerror(errno));
+        cli_msg("cannot create '%s': %s", dir, strerror(errno));
         return CLI_EXIT_OUTPUT;
     }
     chmod(dir, 0755);
     FILE *f = open_page(dir, "index.html");
     if (!f) {
-        fprintf(stderr, "corpus-distill: cannot write '%s/index.html': %s\n", dir,
+        cli_msg("cannot write '%s/index.html': %s", dir,
                 strerror(errno));
         remove_report(dir);
         return CLI_EXIT_OUTPUT;
@@ -497,11 +497,11 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     free(fn_hit);
     ok &= fclose(f) == 0;
     if (!ok || !swap_in(dir, dest)) {
-        fprintf(stderr, "corpus-distill: cannot write the report into '%s': %s\n", dest,
+        cli_msg("cannot write the report into '%s': %s", dest,
                 strerror(errno));
         remove_report(dir);
         return CLI_EXIT_OUTPUT;
     }
-    fprintf(stderr, "corpus-distill: report written to '%s/index.html'\n", dest);
+    cli_msg("report written to '%s/index.html'", dest);
     return CLI_EXIT_OK;
 }

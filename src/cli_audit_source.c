@@ -185,7 +185,7 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     char sha1[41];
     cli_target_sha1(bin, sha1);
     if (!sha1[0]) {
-        fprintf(stderr, "corpus-distill: cannot read the coverage build '%s'\n", bin);
+        cli_msg("cannot read the coverage build '%s'", bin);
         return CLI_EXIT_TARGET;
     }
     if (strcmp(c->binary_sha1, sha1) != 0) {
@@ -208,18 +208,18 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         !add_jobs(c, seed_dir, m->seeds, m->n_seeds, jobs, &n_jobs) ||
         (crashes_dir && !add_jobs(c, crashes_dir, m->reproducers, m->n_reproducers, jobs,
                                   &n_jobs))) {
-        fprintf(stderr, "corpus-distill: out of memory\n");
+        cli_msg("out of memory");
         code = CLI_EXIT_NOMEM;
     }
     for (size_t i = 0; code == CLI_EXIT_OK && i < n_jobs; i++)
         if (access(jobs[i].path, R_OK) != 0) {
-            fprintf(stderr, "corpus-distill: cannot read '%s': %s (audit measures the examples "
-                    "the manifest lists, in the directories beside it)\n", jobs[i].path,
+            cli_msg("cannot read '%s': %s (audit measures the examples "
+                    "the manifest lists, in the directories beside it)", jobs[i].path,
                     strerror(errno));
             code = CLI_EXIT_INPUT;
         }
     if (code == CLI_EXIT_OK && !mkdtemp(work)) {
-        fprintf(stderr, "corpus-distill: cannot create '%s' for the profiles: %s\n", work,
+        cli_msg("cannot create '%s' for the profiles: %s", work,
                 strerror(errno));
         code = CLI_EXIT_OUTPUT;
     }
@@ -243,11 +243,11 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         if (measure_jobs(c, argv, timeout_ms, jobs, n_jobs, n_workers, work, &err) != CD_OK ||
             (fd >= 0 && !c->files_checked &&
              cd_srccov_check_files(c, argv, empty, timeout_ms, work, &err) != CD_OK)) {
-            fprintf(stderr, "corpus-distill: %s\n", err.msg);
+            cli_msg("%s", err.msg);
             code = cli_exit_for(&err, CLI_EXIT_TARGET);
         } else {
-            fprintf(stderr, "corpus-distill: source coverage: %zu example%s measured now, %zu in "
-                    "all, on '%s'\n", n_jobs, n_jobs == 1 ? "" : "s", c->n_seeds, bin);
+            cli_msg("source coverage: %zu example%s measured now, %zu in "
+                    "all, on '%s'", n_jobs, n_jobs == 1 ? "" : "s", c->n_seeds, bin);
         }
         if (empty)
             unlink(empty);
@@ -279,7 +279,7 @@ static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m,
 {
     const struct cd_srccov_seed **hits = calloc(c->n_seeds + 1, sizeof *hits);
     if (!hits) {
-        fprintf(stderr, "corpus-distill: out of memory\n");
+        cli_msg("out of memory");
         return CLI_EXIT_NOMEM;
     }
     size_t n = 0;
@@ -331,7 +331,7 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
     if (!fn_hit || !br_hit) {
         free(fn_hit);
         free(br_hit);
-        fprintf(stderr, "corpus-distill: out of memory\n");
+        cli_msg("out of memory");
         return CLI_EXIT_NOMEM;
     }
     cd_srccov_mark_reached(c, fn_hit, br_hit);
@@ -450,7 +450,7 @@ static int answer(const struct cli_opts *o, const struct cd_srccov *c, const str
     if (o->audit_function) {
         long fn = cd_srccov_find_fn(c, o->audit_function);
         if (fn < 0) {
-            fprintf(stderr, "corpus-distill: no function '%s' in the coverage build\n",
+            cli_msg("no function '%s' in the coverage build",
                     o->audit_function);
             return CLI_EXIT_INCOMPLETE;
         }
@@ -461,14 +461,14 @@ static int answer(const struct cli_opts *o, const struct cd_srccov *c, const str
         char *end = NULL;
         unsigned long line = colon ? strtoul(colon + 1, &end, 10) : 0;
         if (!colon || !end || *end || line == 0) {
-            fprintf(stderr, "corpus-distill: --line takes FILE:N, not '%s'\n", o->audit_line);
+            cli_msg("--line takes FILE:N, not '%s'", o->audit_line);
             return CLI_EXIT_USAGE;
         }
         char *file = strndup(o->audit_line, (size_t)(colon - o->audit_line));
         long f = file ? cd_srccov_find_file(c, file) : -1;
         free(file);
         if (f < 0) {
-            fprintf(stderr, "corpus-distill: no file '%.*s' in the coverage build\n",
+            cli_msg("no file '%.*s' in the coverage build",
                     (int)(colon - o->audit_line), o->audit_line);
             return CLI_EXIT_INCOMPLETE;
         }
@@ -483,14 +483,14 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
 {
     char *path = record_path(o->audit_manifest);
     if (!path) {
-        fprintf(stderr, "corpus-distill: out of memory\n");
+        cli_msg("out of memory");
         return CLI_EXIT_NOMEM;
     }
     struct cd_srccov c;
     struct cd_error err;
     int code = CLI_EXIT_OK;
     if (cd_srccov_load(&c, path, &err) != CD_OK) {
-        fprintf(stderr, "corpus-distill: %s\n", err.msg);
+        cli_msg("%s", err.msg);
         free(path);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
@@ -499,12 +499,12 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
         code = measure(&c, m, o->audit_manifest, o->audit_coverage,
                        o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1, o->audit_html != NULL);
         if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
-            fprintf(stderr, "corpus-distill: %s\n", err.msg);
+            cli_msg("%s", err.msg);
             code = code != CLI_EXIT_OK ? code : cli_exit_for(&err, CLI_EXIT_OUTPUT);
         }
     } else if (c.n_seeds == 0 && !o->audit_html) {
-        fprintf(stderr, "corpus-distill: no source coverage recorded in '%s': run audit with "
-                "--coverage BIN, a coverage build of the target, first\n", path);
+        cli_msg("no source coverage recorded in '%s': run audit with "
+                "--coverage BIN, a coverage build of the target, first", path);
         code = CLI_EXIT_INPUT;
     }
     if (code == CLI_EXIT_OK && o->audit_html) {
@@ -618,12 +618,12 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest, j
     for (int s = 0; s < 2; s++) {
         memset(&c[s], 0, sizeof c[s]);
         if (paths[s] && cd_srccov_load(&c[s], paths[s], &err) != CD_OK)
-            fprintf(stderr, "corpus-distill: warning: %s\n", err.msg);
+            cli_warn("%s", err.msg);
         have[s] = c[s].n_seeds > 0;
     }
     if (have[0] != have[1])
-        fprintf(stderr, "corpus-distill: warning: no source coverage recorded in '%s' (audit "
-                "--coverage BIN first): the diff is in labels only\n", paths[have[0] ? 1 : 0]);
+        cli_warn("no source coverage recorded in '%s' (audit "
+                 "--coverage BIN first): the diff is in labels only", paths[have[0] ? 1 : 0]);
     if (have[0] && have[1]) {
         json_object *src = json_object_new_object();
         static const char *const what[3] = {"functions", "lines", "branches"};

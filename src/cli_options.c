@@ -90,30 +90,6 @@ void cli_print_help(FILE *f)
           f);
 }
 
-/* Set when argv asks for --json-summary, even after the error: a script reading stdout then gets
- * the usage error as JSON too. */
-static bool usage_json;
-
-int cli_usage_error(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "corpus-distill: %s\ntry 'corpus-distill --help'\n", msg);
-    if (usage_json)
-        cli_failure_json(CLI_EXIT_USAGE, msg);
-    return CLI_EXIT_USAGE;
-}
-
-bool cli_parse_shard(const char *s, unsigned *k, unsigned *n)
-{
-    int end = 0;
-    return sscanf(s, "%u/%u%n", k, n, &end) == 2 && !s[end] && *n >= 1 && *n <= 65536 &&
-           *k >= 1 && *k <= *n;
-}
-
 /* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
 static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
 {
@@ -275,24 +251,57 @@ bad:
     return false;
 }
 
-/* Parses "audit MANIFEST [--coverage BIN [-j N]] [--html DIR] [--ids FILE] [--seed SHA1|
- * --label L|--diff OLD.json|--function NAME|--line FILE:N|--uncovered] [--json]". */
-/* audit's options that take a value: where it goes in struct cli_opts, and whether it is one of
- * the questions, of which audit answers one at a time. */
-static const struct {
-    const char *name;
-    size_t offset;
-    bool question;
-} audit_args[] = {
-    {"--seed", offsetof(struct cli_opts, audit_seed), true},
-    {"--label", offsetof(struct cli_opts, audit_label), true},
-    {"--diff", offsetof(struct cli_opts, audit_diff), true},
-    {"--function", offsetof(struct cli_opts, audit_function), true},
-    {"--line", offsetof(struct cli_opts, audit_line), true},
-    {"--coverage", offsetof(struct cli_opts, audit_coverage), false},
-    {"--html", offsetof(struct cli_opts, audit_html), false},
-    {"--ids", offsetof(struct cli_opts, ids), false},
+/* audit's options, one table for parsing and for "audit --help" (the docs test checks it against
+ * the man page's AUDIT section): a value option's value goes to offset in struct cli_opts; a
+ * question is one of those audit answers one at a time. */
+enum audit_kind {
+    AUDIT_VALUE,
+    AUDIT_QUESTION,
+    AUDIT_UNCOVERED,
+    AUDIT_JOBS,
+    AUDIT_JSON,
+    AUDIT_HELP,
 };
+static const struct {
+    const char *name, *arg, *help;
+    enum audit_kind kind;
+    size_t offset;
+} audit_opts[] = {
+    {"--seed", "SHA1", "the labels a seed covers", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_seed)},
+    {"--label", "LABEL", "a label's best example and every example covering it", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_label)},
+    {"--diff", "OLD.json", "labels (and source lines) gained and lost since OLD", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_diff)},
+    {"--function", "NAME", "which examples reach a function, and its lines", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_function)},
+    {"--line", "FILE:N", "which examples reach a source line", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_line)},
+    {"--uncovered", NULL, "functions no example reaches", AUDIT_UNCOVERED, 0},
+    {"--coverage", "BIN", "measure source coverage with this coverage build", AUDIT_VALUE,
+     offsetof(struct cli_opts, audit_coverage)},
+    {"-j", "N", "workers for --coverage", AUDIT_JOBS, 0},
+    {"--html", "DIR", "write an HTML report into DIR", AUDIT_VALUE,
+     offsetof(struct cli_opts, audit_html)},
+    {"--ids", "FILE", "afl-clang-lto's edge ID file: functions of labels", AUDIT_VALUE,
+     offsetof(struct cli_opts, ids)},
+    {"--json", NULL, "answer in JSON", AUDIT_JSON, 0},
+    {"--help", NULL, "this help", AUDIT_HELP, 0},
+};
+#define N_AUDIT_OPTS (sizeof audit_opts / sizeof audit_opts[0])
+
+void cli_print_audit_help(FILE *f)
+{
+    fputs("Usage: corpus-distill audit MANIFEST [OPTIONS]\n"
+          "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
+          f);
+    for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
+        char col[32];
+        snprintf(col, sizeof col, "%s%s%s", audit_opts[i].name, audit_opts[i].arg ? " " : "",
+                 audit_opts[i].arg ? audit_opts[i].arg : "");
+        fprintf(f, "  %-20s %s\n", col, audit_opts[i].help);
+    }
+}
 
 /* Whether o asks a question already; when it does, prints the usage error. */
 static bool asks_already(const struct cli_opts *o)
@@ -305,46 +314,58 @@ static bool asks_already(const struct cli_opts *o)
     return asks;
 }
 
+/* Takes audit option k, argv[*i], and its value if it has one; false after a usage error. */
+static bool audit_option(size_t k, int argc, char **argv, int *i, struct cli_opts *o)
+{
+    const char *a = argv[*i], *val = NULL;
+    if (audit_opts[k].arg) {
+        if (*i + 1 >= argc) {
+            cli_usage_error("option %s needs an argument", a);
+            return false;
+        }
+        val = argv[++*i];
+    }
+    uint64_t v;
+    switch (audit_opts[k].kind) {
+    case AUDIT_QUESTION:
+        if (asks_already(o))
+            return false;
+        /* fall through */
+    case AUDIT_VALUE: *(const char **)((char *)o + audit_opts[k].offset) = val; break;
+    case AUDIT_UNCOVERED:
+        if (asks_already(o))
+            return false;
+        o->audit_uncovered = true;
+        break;
+    case AUDIT_JOBS:
+        if (!parse_num(val, false, 4096, &v) || v == 0) {
+            cli_usage_error("-j needs a number of workers");
+            return false;
+        }
+        o->jobs = (unsigned)v;
+        break;
+    case AUDIT_JSON: o->audit_json = true; break;
+    case AUDIT_HELP: o->mode = CLI_MODE_AUDIT_HELP; break;
+    }
+    return true;
+}
+
+/* Parses "audit MANIFEST [OPTIONS]" (audit_opts). */
 static bool parse_audit(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_AUDIT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            o->audit_json = true;
-            continue;
-        }
-        if (strcmp(a, "-j") == 0) {
-            uint64_t v;
-            if (i + 1 >= argc || !parse_num(argv[i + 1], false, 4096, &v) || v == 0) {
-                cli_usage_error("-j needs a number of workers");
-                return false;
-            }
-            o->jobs = (unsigned)v;
-            i++;
-            continue;
-        }
-        if (strcmp(a, "--uncovered") == 0) {
-            if (asks_already(o))
-                return false;
-            o->audit_uncovered = true;
-            continue;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            o->mode = CLI_MODE_HELP;
-            return true;
-        }
         size_t k = 0;
-        while (k < sizeof audit_args / sizeof audit_args[0] && strcmp(a, audit_args[k].name) != 0)
+        while (k < N_AUDIT_OPTS && strcmp(a, audit_opts[k].name) != 0)
             k++;
-        if (k < sizeof audit_args / sizeof audit_args[0]) {
-            if (i + 1 >= argc) {
-                cli_usage_error("option %s needs an argument", a);
+        if (k == N_AUDIT_OPTS && strcmp(a, "-h") == 0)
+            k = N_AUDIT_OPTS - 1; /* --help */
+        if (k < N_AUDIT_OPTS) {
+            if (!audit_option(k, argc, argv, &i, o))
                 return false;
-            }
-            if (audit_args[k].question && asks_already(o))
-                return false;
-            *(const char **)((char *)o + audit_args[k].offset) = argv[++i];
+            if (o->mode == CLI_MODE_AUDIT_HELP)
+                return true;
             continue;
         }
         if (a[0] == '-' && a[1]) {
@@ -422,9 +443,10 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
     o->merge = argc > 1 && strcmp(argv[1], "merge") == 0;
-    usage_json = false;
+    bool usage_json = false;
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
         usage_json |= strcmp(argv[k], "--json-summary") == 0;
+    cli_usage_json(usage_json);
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs) {
         fputs("corpus-distill: out of memory\n", stderr);

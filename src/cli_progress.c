@@ -22,19 +22,6 @@ struct cli_progress {
     char last_phase[32];
 };
 
-const char *cli_bytes(uint64_t n, char *buf, size_t cap)
-{
-    if (n < 1024)
-        snprintf(buf, cap, "%llu B", (unsigned long long)n);
-    else if (n < (1ull << 20))
-        snprintf(buf, cap, "%.1f KiB", (double)n / 1024);
-    else if (n < (1ull << 30))
-        snprintf(buf, cap, "%.1f MiB", (double)n / (1 << 20));
-    else
-        snprintf(buf, cap, "%.2f GiB", (double)n / (1 << 30));
-    return buf;
-}
-
 struct cli_progress *cli_progress_new(int verbosity)
 {
     struct cli_progress *p = calloc(1, sizeof *p);
@@ -114,7 +101,7 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
         fprintf(stderr, "\r\033[K%.*s", p->cols - 1, line);
         p->line_shown = true;
     } else {
-        fprintf(stderr, "corpus-distill: %s\n", line);
+        cli_msg("%s", line);
     }
     fflush(stderr);
 out:
@@ -130,7 +117,7 @@ void cli_progress_warning(void *ctx, const char *msg)
         pthread_mutex_lock(&p->lock);
     if (p)
         clear_locked(p);
-    fprintf(stderr, "corpus-distill: warning: %s\n", msg);
+    cli_warn("%s", msg);
     if (p)
         pthread_mutex_unlock(&p->lock);
 }

@@ -178,19 +178,6 @@ static const char *forbidden_output(const char *dir)
     return NULL;
 }
 
-int cli_exit_for(const struct cd_error *err, int context)
-{
-    switch (err->kind) {
-    case CD_ERR_NOMEM: return CLI_EXIT_NOMEM;
-    case CD_ERR_INPUT: return CLI_EXIT_INPUT;
-    case CD_ERR_TARGET: return CLI_EXIT_TARGET;
-    case CD_ERR_OUTPUT:
-    case CD_ERR_FOREIGN: return CLI_EXIT_OUTPUT;
-    case CD_ERR_OTHER: break;
-    }
-    return context;
-}
-
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
 static int run_fail(struct run_state *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -201,25 +188,8 @@ static int run_fail(struct run_state *s, int code, const char *fmt, ...)
     vsnprintf(s->error, sizeof s->error, fmt, ap);
     va_end(ap);
     cli_progress_clear(s->progress);
-    fprintf(stderr, "corpus-distill: %s\n", s->error);
+    cli_msg("%s", s->error);
     return code;
-}
-
-/* Prints j as one line on stdout, then frees it. */
-static void put_json(json_object *j)
-{
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-    fflush(stdout);
-    json_object_put(j);
-}
-
-void cli_failure_json(int code, const char *msg)
-{
-    json_object *j = json_object_new_object();
-    json_object_object_add(j, "exit_code", json_object_new_int(code));
-    json_object_object_add(j, "complete", json_object_new_boolean(false));
-    json_object_object_add(j, "error", json_object_new_string(msg));
-    put_json(j);
 }
 
 static void print_summary(struct run_state *s, int code)
@@ -236,23 +206,23 @@ static void print_summary(struct run_state *s, int code)
     if (o->verbosity >= 0) {
         bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
         if (o->merge)
-            fprintf(stderr, "corpus-distill: in: %s\n", s->state.note);
+            cli_msg("in: %s", s->state.note);
         else
-            fprintf(stderr, "corpus-distill: in: %llu inputs, %s (%llu %s)%s%s\n",
+            cli_msg("in: %llu inputs, %s (%llu %s)%s%s",
                     (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
                     (unsigned long long)rs->duplicates,
                     warm ? "duplicates or run before, not run again" : "duplicates",
                     skip[0] ? "; " : "", skip);
         if (o->shards > 1 && o->merge)
-            fprintf(stderr, "corpus-distill: label shard %u of %u: only its labels were "
-                            "reduced\n", o->shard, o->shards);
+            cli_msg("label shard %u of %u: only its labels were "
+                    "reduced", o->shard, o->shards);
         else if (o->shards > 1)
-            fprintf(stderr, "corpus-distill: shard %u of %u: %llu inputs left to the other "
-                            "shards\n", o->shard, o->shards,
+            cli_msg("shard %u of %u: %llu inputs left to the other "
+                    "shards", o->shard, o->shards,
                     (unsigned long long)rs->other_shards);
         if (s->unlisted)
-            fprintf(stderr, "corpus-distill: %zu file%s in '%s' that its manifest did not list "
-                            "%s taken as input%s\n",
+            cli_msg("%zu file%s in '%s' that its manifest did not list "
+                    "%s taken as input%s",
                     s->unlisted, s->unlisted == 1 ? "" : "s", s->out,
                     s->unlisted == 1 ? "was" : "were", s->unlisted == 1 ? "" : "s");
         fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
@@ -284,29 +254,29 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
         if (rs->size_bound_bytes)
-            fprintf(stderr, "corpus-distill: size-bound: %s of seeds kept only for %llu label%s "
-                            "of 16 or more hits, which only long inputs show\n",
+            cli_msg("size-bound: %s of seeds kept only for %llu label%s "
+                    "of 16 or more hits, which only long inputs show",
                     cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
                     (unsigned long long)rs->size_bound_labels,
                     rs->size_bound_labels == 1 ? "" : "s");
         if (rs->labels_left_out)
-            fprintf(stderr, "corpus-distill: found: %llu label%s found in reduction left out of "
-                            "the seeds, not worth their bytes (%s, kept in the state; "
-                            "--keep-found seeds them)\n",
+            cli_msg("found: %llu label%s found in reduction left out of "
+                    "the seeds, not worth their bytes (%s, kept in the state; "
+                    "--keep-found seeds them)",
                     (unsigned long long)rs->labels_left_out, rs->labels_left_out == 1 ? "" : "s",
                     cli_bytes(rs->left_out_bytes, b1, sizeof b1));
         if (s->result.n_unstable)
-            fprintf(stderr, "corpus-distill: unstable: %zu edge%s showed other hit counts when an "
-                            "input ran again; their labels are left out (manifest: "
-                            "run.unstable_edges)\n",
+            cli_msg("unstable: %zu edge%s showed other hit counts when an "
+                    "input ran again; their labels are left out (manifest: "
+                    "run.unstable_edges)",
                     s->result.n_unstable, s->result.n_unstable == 1 ? "" : "s");
         if (s->state.saved)
-            fprintf(stderr, "corpus-distill: state: %s start, saved to '%s' (%llu run%s)\n",
+            cli_msg("state: %s start, saved to '%s' (%llu run%s)",
                     s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
                     s->state.runs ? "s" : "");
         if (rs->seen_forgotten)
-            fprintf(stderr, "corpus-distill: seen-set: %s; %llu candidates forgotten (this run "
-                            "and the state's) within --seen-mem, run again when met again\n",
+            cli_msg("seen-set: %s; %llu candidates forgotten (this run "
+                    "and the state's) within --seen-mem, run again when met again",
                     cli_bytes(rs->seen_bytes, b1, sizeof b1),
                     (unsigned long long)rs->seen_forgotten);
     }
@@ -355,7 +325,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "state_start", json_object_new_string(s->state.start ? s->state.start
                                                                                   : "none"));
     json_object_object_add(j, "state_saved", json_object_new_boolean(s->state.saved > 0));
-    put_json(j);
+    cli_put_json(j);
 }
 
 static void print_details(struct run_state *s, char *report)
@@ -467,7 +437,7 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
         return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: %s\n", s->state.note);
+        cli_msg("%s", s->state.note);
     }
     if (warm && o->merge) {
         cd_distill_adopt_table(s->d, warm);
@@ -478,8 +448,8 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
         for (size_t i = 0; i < n; i++)
             finished += cd_table_skippable(cd_table_label_at(warm, i));
         if (o->verbosity >= 0)
-            fprintf(stderr, "corpus-distill: warm start from '%s' (after %llu run%s): %zu labels, "
-                            "%zu finished, %zu best examples\n",
+            cli_msg("warm start from '%s' (after %llu run%s): %zu labels, "
+                    "%zu finished, %zu best examples",
                     s->state.path, (unsigned long long)s->state.runs,
                     s->state.runs == 1 ? "" : "s", n, finished, cd_table_n_examples(warm));
         cd_distill_adopt_table(s->d, warm);
@@ -505,8 +475,8 @@ static int load_edge_ids(struct run_state *s)
     if (s->o->ids)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     if (s->o->verbosity >= 0)
-        fprintf(stderr, "corpus-distill: warning: AFL_LLVM_DOCUMENT_IDS: %s; labels will not "
-                        "name functions\n", err.msg);
+        cli_warn("AFL_LLVM_DOCUMENT_IDS: %s; labels will not "
+                 "name functions", err.msg);
     return CLI_EXIT_OK;
 }
 
@@ -605,16 +575,12 @@ static void encode_state(struct run_state *s)
 {
     const struct cd_result_stats *rs = &s->result.stats;
     struct cd_error err;
-    struct cd_table_meta meta = {"", s->state.settings, s->state.runs + 1,
-                                 s->state.execs + rs->execs,
-                                 s->state.wall_ms + rs->wall_ns / 1000000, rs->complete};
     if (!s->state.path)
         return;
-    memcpy(meta.target_sha1, s->state.target_sha1, sizeof meta.target_sha1);
-    if (cd_table_save(cd_distill_table(s->d), &meta, &s->state_buf, &s->state_len, &err) !=
-        CD_OK) {
+    if (cli_state_encode(&s->state, cd_distill_table(s->d), rs->execs, rs->wall_ns / 1000000,
+                         rs->complete, &s->state_buf, &s->state_len, &err) != CD_OK) {
         cli_progress_clear(s->progress);
-        fprintf(stderr, "corpus-distill: warning: state not saved: %s\n", err.msg);
+        cli_warn("state not saved: %s", err.msg);
     }
 }
 
@@ -625,10 +591,8 @@ static void write_state(struct run_state *s)
     struct cd_error err;
     if (!s->state_buf)
         return;
-    if (cd_file_write(s->state.path, s->state_buf, s->state_len, &err) != CD_OK)
-        fprintf(stderr, "corpus-distill: warning: state not saved: %s\n", err.msg);
-    else
-        s->state.saved++;
+    if (cli_state_write(&s->state, s->state_buf, s->state_len, &err) != CD_OK)
+        cli_warn("state not saved: %s", err.msg);
     free(s->state_buf);
     s->state_buf = NULL;
 }
@@ -704,8 +668,8 @@ int cli_run(const struct cli_opts *o)
         goto out;
     write_state(&s);
     if (s.replaced)
-        fprintf(stderr, "corpus-distill: '%s' was not written by corpus-distill; --force moved it "
-                        "to '%s'\n", s.out, s.replaced);
+        cli_msg("'%s' was not written by corpus-distill; --force moved it "
+                "to '%s'", s.out, s.replaced);
     code = s.late_code                             ? s.late_code
            : s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE
                                                      : CLI_EXIT_OK;

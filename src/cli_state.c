@@ -22,57 +22,6 @@
 /* How the settings line names a shard (--shard K/N), at its end. */
 #define SHARD_KEY "; shard="
 
-void cli_target_sha1(const char *target, char hex[41])
-{
-    hex[0] = '\0';
-    char *path = NULL;
-    if (strchr(target, '/')) {
-        path = strdup(target);
-    } else {
-        const char *env = getenv("PATH");
-        char *dirs = strdup(env ? env : "/usr/bin:/bin");
-        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
-             d = strtok_r(NULL, ":", &save)) {
-            size_t n = strlen(d) + strlen(target) + 2;
-            char *p = malloc(n);
-            if (!p)
-                break;
-            snprintf(p, n, "%s/%s", d, target);
-            if (access(p, X_OK) == 0) {
-                path = p;
-                break;
-            }
-            free(p);
-        }
-        free(dirs);
-    }
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    free(path);
-    if (!f)
-        return;
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            uint8_t *nb = realloc(buf, ncap);
-            if (!nb)
-                goto out;
-            buf = nb;
-            cap = ncap;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0)
-            break;
-    }
-    if (!ferror(f))
-        cd_hash_sha1_hex(buf, len, hex);
-out:
-    free(buf);
-    fclose(f);
-}
-
 /* This run's settings that change labels, as one line: the target's arguments (its path is
  * identified by the binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge
  * labels, the map size and AFL_CRASH_EXITCODE. Owned; NULL when out of memory. */
@@ -381,19 +330,34 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     return rc == CD_OK ? CD_OK : cd_error_mark(err, rc, CD_ERR_INPUT);
 }
 
+enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_table *t,
+                                uint64_t execs, uint64_t wall_ms, bool complete, uint8_t **buf,
+                                size_t *len, struct cd_error *err)
+{
+    struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
+                                 st->wall_ms + wall_ms, complete};
+    memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
+    return cd_table_save(t, &meta, buf, len, err);
+}
+
+enum cd_status cli_state_write(struct cli_state *st, const uint8_t *buf, size_t len,
+                               struct cd_error *err)
+{
+    enum cd_status s = cd_file_write(st->path, buf, len, err);
+    if (s == CD_OK)
+        st->saved++;
+    return s;
+}
+
 enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
                               bool complete, struct cd_error *err)
 {
-    struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
-                                 st->wall_ms + (cd_now_ns() - st->start_ns) / 1000000, complete};
     uint8_t *buf = NULL;
     size_t len = 0;
-    memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
-    CD_FORWARD_IF_ERROR(cd_table_save(t, &meta, &buf, &len, err));
-    enum cd_status s = cd_file_write(st->path, buf, len, err);
+    CD_FORWARD_IF_ERROR(cli_state_encode(st, t, execs, (cd_now_ns() - st->start_ns) / 1000000,
+                                         complete, &buf, &len, err));
+    enum cd_status s = cli_state_write(st, buf, len, err);
     free(buf);
-    if (s == CD_OK)
-        st->saved++;
     return s;
 }
 

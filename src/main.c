@@ -18,6 +18,10 @@ int main(int argc, char **argv)
         cli_print_help(stdout);
         code = CLI_EXIT_OK;
         break;
+    case CLI_MODE_AUDIT_HELP:
+        cli_print_audit_help(stdout);
+        code = CLI_EXIT_OK;
+        break;
     case CLI_MODE_VERSION:
         printf("corpus-distill %s\n", CD_VERSION);
         code = CLI_EXIT_OK;

@@ -39,6 +39,26 @@ for o in $manopts; do
     err "option $o is in the man page but not in --help"
 done
 
+# audit's options: every one "audit --help" shows is listed (.TP) in the AUDIT section, and every
+# option that section lists is in "audit --help" (-h aside, which is --help).
+ahelp=$("$bin" audit --help) || err "audit --help exited $?"
+aopts=$(printf '%s\n' "$ahelp" | sed -n 's/^  \(-\{1,2\}[a-zA-Z][a-zA-Z-]*\).*/\1/p' | sort -u)
+[ "$(printf '%s\n' "$aopts" | wc -l)" -ge 8 ] || err "too few options found in audit --help"
+sect=$(printf '%s\n' "$plain" | awk '/^\.SH AUDIT/{on=1; next} /^\.SH/{on=0}
+       on && prev ~ /^\.TP/ { print } { prev = $0 }' | grep -oE -- '--?[a-zA-Z][a-zA-Z-]*' | sort -u)
+for o in $aopts; do
+  [ "$o" = --help ] && continue
+  printf '%s\n' "$sect" | grep -qx -- "$o" ||
+    err "audit option $o is in audit --help but not listed in the man page's AUDIT section"
+done
+for o in $sect; do
+  [ "$o" = -h ] && continue
+  printf '%s\n' "$aopts" | grep -qx -- "$o" ||
+    err "audit option $o is in the man page's AUDIT section but not in audit --help"
+done
+lines=$(printf '%s\n' "$ahelp" | wc -l)
+[ "$lines" -le 23 ] || err "audit --help has $lines lines"
+
 # The page renders without warnings.
 if command -v groff >/dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
@@ -87,7 +107,7 @@ if [ "${CD_HAVE_AFL:-0}" = 1 ] && [ -x "$target" ] && [ -f "$corpus" ]; then
       *) args+=("$w") ;;
     esac
   done
-  (cd "$tmp" && mkdir -p out && "$bin" -q -j 1 --max-time 10 "${args[@]}")
+  (cd "$tmp" && mkdir -p out && "$bin" -q -j 1 --max-execs 2000 "${args[@]}")
   rc=$?
   { [ $rc = 0 ] || [ $rc = 1 ]; } || err "first example exited $rc: $first"
   m=$tmp/out/json-seeds.manifest.json
