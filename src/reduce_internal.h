@@ -32,7 +32,7 @@
  * them sweeps the whole example with candidates nearly as long as it. The prefix pass's
  * candidates are heads of at most half the example, about 2 log2(len) of them, and the labels
  * they find (those of an input that ends early) come on short candidates. On the nightly bench's
- * day-2 warm run (tools/bench_nightly.sh, -j 1), one new 660 KB JSON file's label cost 11,874
+ * day-2 warm run (tools/bench/bench_nightly.sh, -j 1), one new 660 KB JSON file's label cost 11,874
  * executions of 1.34 GB in all, nearly all of them the items pass's; prefix first, 12,605
  * executions of 15 MB, and the whole run 34,213 executions instead of 72,311. */
 #define CD_REDUCE_LONG 16384

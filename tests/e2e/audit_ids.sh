@@ -5,7 +5,7 @@
 # the manifest or from --ids; checked against the file and with the coverage build as the oracle
 # (the label's best seed really reaches that function, by llvm-cov).
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 cov=${CD_TARGETS:?}/sample_json.cov
 src=${CD_SRC:?}/tests/targets/sample_json.c

@@ -8,7 +8,7 @@
 # tells the functions and lines a later corpus reaches that an earlier one did not; an audit run
 # from another directory finds the seeds beside the manifest.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov

@@ -3,7 +3,7 @@
 # SHA-1 of their content, no reproducer, and afl-fuzz gets through its dry run into fuzzing; its
 # output directory given back as an operand yields its test cases and none of its state.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 command -v afl-fuzz >/dev/null || { echo "skipped: afl-fuzz not found"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json

@@ -4,7 +4,7 @@
 # small tmpfs mounted for the test in a private mount namespace: full before the seeds are written,
 # full after the seeds but before the manifest (the pair must not be split), and with --tar.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 [ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }

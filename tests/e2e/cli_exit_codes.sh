@@ -7,7 +7,7 @@
 # --seen-mem bounds the seen-set and reports what it forgot; a target that breaks after the first
 # pass still gets the best examples so far written, with exit 3; out of memory exits 6.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 [ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }

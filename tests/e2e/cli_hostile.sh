@@ -8,7 +8,7 @@
 # the manifest; a report directory with a planted link is rewritten without writing through it;
 # -o inside an input operand never makes the run's own files its inputs.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov

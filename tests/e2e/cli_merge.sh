@@ -6,7 +6,7 @@
 # state that is damaged or made with other settings stops the merge with exit 4 and a message
 # naming it.
 set -uo pipefail
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?} target=${CD_TARGETS:?}/sample_json
 export AFL_QUIET=1
 W=$(mktemp -d) && trap 'rm -rf "$W"' EXIT
@@ -20,10 +20,10 @@ tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in
 for k in 1 2 3; do
     run -q -j 1 --seed 1 --max-execs 3000 --shard $k/3 in -o s$k -- "$target" @@
 done
-run merge -q -j 1 --max-execs 3000 s1.state s2.state s3.state -o m123 -- "$target" @@
-run merge -q -j 1 --max-execs 3000 s3.state s1.state s2.state -o m312 -- "$target" @@
-run merge -q -j 1 --max-execs 3000 s1.state s2.state -o m12 -- "$target" @@
-run merge -q -j 1 --max-execs 3000 m12.state s3.state -o tree -- "$target" @@
+run merge -q -j 1 --max-execs 1500 s1.state s2.state s3.state -o m123 -- "$target" @@
+run merge -q -j 1 --max-execs 1500 s3.state s1.state s2.state -o m312 -- "$target" @@
+run merge -q -j 1 --max-execs 1500 s1.state s2.state -o m12 -- "$target" @@
+run merge -q -j 1 --max-execs 1500 m12.state s3.state -o tree -- "$target" @@
 run merge -q -j 1 --no-reduce s1.state s2.state s3.state -o m0 -- "$target" @@
 # Fresh: within 8,000 executions each label shard must finish some labels of its own; the found
 # labels' short cut copies finish first, while the default order spends its attempts on the

@@ -5,7 +5,7 @@
 # libFuzzer does) is never deleted: the run refuses, unless the directory is also an input. The
 # root and the home directory are refused even with --force.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 [ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }

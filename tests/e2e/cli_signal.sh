@@ -5,7 +5,7 @@
 # idle one is skipped with a line naming it, and one that is written to is an input. The same holds
 # for "-" (stdin) with a writer that never writes.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
@@ -18,7 +18,7 @@ err() { echo "FAIL: $*"; fail=1; }
 for sig in INT TERM; do
   "$bin" -q -j 1 "$corpus" -o "seeds-$sig" -- "$target" @@ &
   pid=$!
-  sleep 4
+  sleep 2
   kill -"$sig" "$pid"
   [ "$sig" = INT ] && sleep 0.2 && kill -INT "$pid" 2>/dev/null
   wait "$pid"

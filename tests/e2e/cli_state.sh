@@ -7,7 +7,7 @@
 # damaged or cut state file gives a one-line warning and a cold run; --no-state neither reads nor
 # writes one.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
@@ -83,10 +83,11 @@ ck=$(sed -n "s/.*warm start from 'k.state' (after 1 run): \([0-9]*\) labels.*/\1
 missing=$(comm -23 <(labels ref.manifest.json) <(labels k.manifest.json) | head -n 3)
 [ -z "$missing" ] || err "the resumed run lost input labels: $missing"
 
-# A changed target: same program, other bytes (so another SHA-1).
+# A changed target: same program, other bytes (so another SHA-1). From here on the runs have a
+# budget: what they check is how they start, not that they complete.
 cp "$target" t2 && printf 'x' >>t2 && chmod +x t2
-"$bin" -j 1 --json-summary small -o s -- ./t2 @@ >t2.json 2>t2.err
-[ "$(field t2.json exit_code)" = 0 ] || err "changed target exit $(field t2.json exit_code)"
+"$bin" -j 1 --max-execs 1500 --json-summary small -o s -- ./t2 @@ >t2.json 2>t2.err
+[ "$(field t2.json exit_code)" -le 1 ] || err "changed target exit $(field t2.json exit_code)"
 [ "$(field t2.json state_start)" = "target changed" ] || err "changed target started $(field t2.json state_start)"
 grep -q "the target changed since the state 's.state' was saved" t2.err || err "message: $(cat t2.err)"
 grep -q "finished marks are dropped" t2.err || err "message: $(cat t2.err)"
@@ -95,7 +96,7 @@ grep -q "finished marks are dropped" t2.err || err "message: $(cat t2.err)"
 comm -23 <(labels d1.manifest.json) <(labels s.manifest.json) | grep -q . && err "changed target lost labels"
 
 # A changed setting that changes labels.
-"$bin" -j 1 -e --json-summary small -o s -- ./t2 @@ >e.json 2>e.err
+"$bin" -j 1 -e --max-execs 1500 --json-summary small -o s -- ./t2 @@ >e.json 2>e.err
 [ "$(field e.json state_start)" = "settings changed" ] || err "-e started $(field e.json state_start)"
 grep -q "edges_only was '0', now '1'" e.err || err "message: $(cat e.err)"
 
@@ -105,13 +106,13 @@ data = bytearray(open('s.state', 'rb').read())
 data[len(data) // 2] ^= 0xff
 open('s.state', 'wb').write(data)
 EOF
-"$bin" -j 1 -e --json-summary small -o s -- ./t2 @@ >dmg.json 2>dmg.err
-[ "$(field dmg.json exit_code)" = 0 ] || err "damaged state: exit $(field dmg.json exit_code)"
+"$bin" -j 1 -e --max-execs 1500 --json-summary small -o s -- ./t2 @@ >dmg.json 2>dmg.err
+[ "$(field dmg.json exit_code)" -le 1 ] || err "damaged state: exit $(field dmg.json exit_code)"
 [ "$(field dmg.json state_start)" = unreadable ] || err "damaged state started $(field dmg.json state_start)"
 grep -q "'s.state': damaged state file: checksum mismatch" dmg.err || err "message: $(cat dmg.err)"
 [ "$(field dmg.json executions)" -gt 0 ] || err "damaged state: nothing executed"
 head -c 100 s.state >cut && mv cut s.state
-"$bin" -j 1 -e --json-summary small -o s -- ./t2 @@ >cut.json 2>cut.err
+"$bin" -j 1 -e --max-execs 1500 --json-summary small -o s -- ./t2 @@ >cut.json 2>cut.err
 [ "$(field cut.json state_start)" = unreadable ] || err "cut state started $(field cut.json state_start)"
 [ "$(grep -c "s.state" cut.err)" = 2 ] || err "cut state: $(cat cut.err)"
 grep -q "^corpus-distill: 's.state': damaged state file: .*; starting cold$" cut.err ||

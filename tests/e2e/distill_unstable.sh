@@ -6,7 +6,7 @@
 # state for the next run, and find none on the same target run stable; under
 # AFL_NO_STARTUP_CALIBRATION a select-only run runs each input once.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/exec_unstable
 [ -x "$target" ] || { echo "skipped: exec_unstable missing"; exit 77; }

@@ -4,10 +4,7 @@
 # corpus files cleanly, and the sample corpora reach hundreds of coverage labels by afl-showmap.
 set -euo pipefail
 
-if [ "${CD_HAVE_AFL:-0}" != 1 ]; then
-    echo "skipped: AFL++ not available"
-    exit 77
-fi
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 : "${CD_TARGETS:?}" "${CD_SRC:?}"
 SHOWMAP=$(command -v afl-showmap)
 export AFL_QUIET=1

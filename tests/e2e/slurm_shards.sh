@@ -9,8 +9,8 @@
 # corpus's crashing inputs come out as reproducers. Skipped, with the reason, where Slurm cannot
 # start (not root, packages missing, daemons that do not come up).
 set -uo pipefail
-skip() { echo "skipped: $*"; exit 77; }
-[ "${CD_HAVE_AFL:-0}" = 1 ] || skip "AFL++ not available"
+. "$(dirname "$0")/lib.sh" && cd_need_afl
+skip() { cd_skip "$@"; }
 : "${CD_BIN:?}" "${CD_TARGETS:?}" "${CD_SRC:?}"
 [ "$(id -u)" = 0 ] || skip "starting Slurm's daemons needs root"
 for p in slurmctld slurmd munged sbatch sinfo scontrol; do
@@ -92,7 +92,7 @@ target=$CD_TARGETS/sample_json
 # Budgets in executions, not seconds, so that no verdict depends on the machine's speed: each
 # shard and each merge 20,000 (a few seconds here), two at a time.
 timeout 600 "$CD_SRC/tools/scale/slurm.sh" -N 4 -W -b "$CD_BIN" -o "$W/seeds" -i "$W/in" \
-    -- -j 1 --max-execs 20000 -- "$target" @@ >submit.log 2>&1
+    -- -j 1 --max-execs 4000 -- "$target" @@ >submit.log 2>&1
 rc=$?
 [ $rc = 124 ] && { echo "FAIL: the jobs did not end within 10 minutes: $(squeue 2>&1 | tail -n 3)"; exit 1; }
 [ $rc = 0 ] || [ $rc = 1 ] || {
@@ -112,15 +112,7 @@ assert [m["settings"]["shard"] for m in ms] == ["1/4", "2/4", "3/4", "4/4"]
 PY
 grep -q '"start":"merged"\|"start": "merged"' seeds.manifest.json || err "the merge did not start from the states"
 
-classify() {
-    awk -F: '$1 + 0 == 0 { next } { c = $2 + 0; k = c >= 128 ? 8 : c >= 32 ? 7 : c >= 16 ? 6 : c >= 8 ? 5 : c >= 4 ? 4 : c;
-               if (k > 0) print $1 ":" k }'
-}
-labels() { # labels DIR: the union of the coverage labels of the files in DIR
-    rm -rf maps && mkdir maps
-    AFL_ALLOW_TMP=1 afl-showmap -q -r -t 2000 -i "$1" -o maps -- "$target" @@ >/dev/null 2>&1
-    cat maps/* 2>/dev/null | classify | sort -u
-}
+labels() { cd_labels "$1" "$target" @@; } # labels DIR: the union of the labels of its files
 mkdir -p plain all
 for f in $(find in -type f); do
     timeout 2 "$target" "$f" >/dev/null 2>&1 && cp "$f" "plain/$(echo "$f" | tr / _)"
@@ -143,7 +135,7 @@ done
 
 # -L: two select-only shards, two merges each reducing one label shard of both, then the merge.
 timeout 600 "$CD_SRC/tools/scale/slurm.sh" -N 2 -L -W -b "$CD_BIN" -o "$W/byl" -i "$W/in" \
-    -- -j 1 --max-execs 20000 -- "$target" @@ >submit-l.log 2>&1
+    -- -j 1 --max-execs 4000 -- "$target" @@ >submit-l.log 2>&1
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || err "-L: the merge job ended with $rc: $(tail -n 5 submit-l.log byl.shards/merge.log 2>/dev/null)"
 python3 - <<'PY' || err "-L: the steps did not run as described"

@@ -4,7 +4,7 @@
 # and audits of its manifest (labels; source coverage with two workers; the report) leak nothing
 # and touch no invalid memory. The targets themselves are not traced.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
+. "$(dirname "$0")/lib.sh" && cd_need_afl
 command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
@@ -24,7 +24,7 @@ tar -C in -czf slice.tar.gz $files bugs/issue_0412.json
 
 vg=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
-"${vg[@]}" "$bin" -q -j 2 -t 2000 --max-execs 4000 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
+"${vg[@]}" "$bin" -q -j 2 -t 2000 --max-execs 1500 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
 rc=$?
 if [ $rc = 99 ] || grep -q "==[0-9]*==" vg.txt; then
   echo "FAIL: valgrind reports errors in a run:"; head -40 vg.txt; fail=1

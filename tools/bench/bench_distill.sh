@@ -72,7 +72,7 @@ traces() {
 trace_labels() {
     local named=0
     [ "${2:-}" = named ] && named=1
-    find "$1" -type f -print0 | NAMED=$named xargs -0r bash -c '. "$0"; cd_classify "$@"' \
+    find "$1" -type f -print0 | EDGES=${EDGES:-0} NAMED=$named xargs -0r bash -c '. "$0"; cd_classify "$@"' \
         "$SRC/tools/lib.sh" | sort -u
 }
 

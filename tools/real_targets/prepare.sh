@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the real-library targets of tools/bench_real.sh and gathers their real inputs, once, into
+# Builds the real-library targets of tools/bench/bench_real.sh and gathers their real inputs, once, into
 # DIR (default build/bench-real): each library from its Debian bookworm source package (apt-get
 # source through a private deb-src list, so the machine's apt configuration is untouched; Debian's
 # patches applied by dpkg-source) compiled with afl-clang-fast, linked with our harness for a
