@@ -80,6 +80,7 @@ enum cd_distill_order {
        largest examples: libpng (2,000 game images, -j 2, 20,000 executions), 217 executions a
        second against 5,081 for fresh, and no seed smaller. */
     CD_ORDER_BYTES,
+    CD_ORDER_COUNT /* not an order: how many there are */
 };
 
 /* The order's name on the command line and in the manifest. */

@@ -119,6 +119,9 @@ void cli_print_help(FILE *f);
 /* Prints "audit --help" from audit's option table. */
 void cli_print_audit_help(FILE *f);
 
+/* Prints the bash completion script, generated from both option tables. */
+void cli_print_completion(FILE *f);
+
 /* cd_emit_opts.read_owned: what the manifest at path owns (its seed directory's name and seed
  * files), read with cd_manifest_read; false when it is no readable manifest. */
 struct cd_emit_owned;

@@ -189,18 +189,15 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, false, UINT64_MAX, &o->seed))
             goto bad;
         break;
-    case OPT_ORDER:
-        if (strcmp(val, "bytes") == 0)
-            o->order = CD_ORDER_BYTES;
-        else if (strcmp(val, "uniform") == 0)
-            o->order = CD_ORDER_UNIFORM;
-        else if (strcmp(val, "fresh") == 0)
-            o->order = CD_ORDER_FRESH;
-        else if (strcmp(val, "cover") == 0)
-            o->order = CD_ORDER_COVER;
-        else
+    case OPT_ORDER: {
+        int k = 0;
+        while (k < CD_ORDER_COUNT && strcmp(val, cd_distill_order_name(k)) != 0)
+            k++;
+        if (k == CD_ORDER_COUNT)
             goto bad;
+        o->order = (enum cd_distill_order)k;
         break;
+    }
     case OPT_MAX_TIME:
         if (!parse_seconds(val, &o->max_time_s) || o->max_time_s == 0)
             goto bad;
@@ -477,4 +474,123 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     if (!o->target_argv || !o->target_argv[0])
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
     return true;
+}
+
+/* What a completion offers after an option that takes arg: directories, files, a word list or
+ * nothing (a number). */
+static const char *complete_arg(const char *arg)
+{
+    if (strcmp(arg, "DIR") == 0)
+        return "compgen -d";
+    if (strcmp(arg, "FILE") == 0 || strcmp(arg, "BIN") == 0 || strcmp(arg, "OLD.json") == 0)
+        return "compgen -f";
+    if (strcmp(arg, "O") == 0)
+        return "orders";
+    return NULL;
+}
+
+/* One "case" arm of the completion: the options of one mode (run or audit) that take arg. */
+static void completion_case(FILE *f, const char *mode, const char *arg, bool audit)
+{
+    const char *how = complete_arg(arg);
+    bool any = false;
+    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
+        const char *a = audit ? audit_opts[i].arg : options[i].arg;
+        if (!a || strcmp(a, arg) != 0)
+            continue;
+        char names[2][64];
+        unsigned n = 0;
+        if (audit) {
+            snprintf(names[n++], sizeof names[0], "%s", audit_opts[i].name);
+        } else {
+            if (options[i].short_name)
+                snprintf(names[n++], sizeof names[0], "-%c", options[i].short_name);
+            if (options[i].long_name)
+                snprintf(names[n++], sizeof names[0], "--%s", options[i].long_name);
+        }
+        for (unsigned k = 0; k < n; k++) {
+            fprintf(f, "%s%s:%s", any ? "|" : "        ", mode, names[k]);
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    if (how && strcmp(how, "orders") == 0)
+        fputs(")\n            COMPREPLY=($(compgen -W \"$orders\" -- \"$cur\"))\n"
+              "            return ;;\n", f);
+    else if (how)
+        fprintf(f, ")\n            COMPREPLY=($(%s -- \"$cur\"))\n            return ;;\n", how);
+    else
+        fputs(")\n            return ;;\n", f);
+}
+
+void cli_print_completion(FILE *f)
+{
+    fputs("# bash completion for corpus-distill, generated from its option tables "
+          "(src/cli_options.c)\n"
+          "_corpus_distill() {\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i mode=run\n",
+          f);
+    fputs("    local orders='", f);
+    for (int k = 0; k < CD_ORDER_COUNT; k++)
+        fprintf(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
+    fputs("'\n    local run_opts='", f);
+    bool first = true;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (options[i].short_name)
+            fprintf(f, "%s-%c", first ? "" : " ", options[i].short_name), first = false;
+        if (options[i].long_name)
+            fprintf(f, "%s--%s", first ? "" : " ", options[i].long_name), first = false;
+    }
+    fputs("'\n    local audit_opts='-h", f);
+    for (size_t i = 0; i < N_AUDIT_OPTS; i++)
+        fprintf(f, " %s", audit_opts[i].name);
+    fputs("'\n"
+          "    # after \"--\": the target, then its arguments (files, or @@)\n"
+          "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+          "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
+          "            if ((i + 1 == COMP_CWORD)); then\n"
+          "                COMPREPLY=($(compgen -c -- \"$cur\"))\n"
+          "            else\n"
+          "                COMPREPLY=($(compgen -W @@ -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
+          "            fi\n"
+          "            return\n"
+          "        fi\n"
+          "    done\n"
+          "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
+          "    case $mode:$prev in\n",
+          f);
+    const char *run_args[N_OPTIONS];
+    size_t n_run = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        size_t k = 0;
+        while (options[i].arg && k < n_run && strcmp(run_args[k], options[i].arg) != 0)
+            k++;
+        if (options[i].arg && k == n_run)
+            run_args[n_run++] = options[i].arg;
+    }
+    for (size_t k = 0; k < n_run; k++)
+        completion_case(f, "run", run_args[k], false);
+    const char *audit_args[N_AUDIT_OPTS];
+    size_t n_audit = 0;
+    for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
+        size_t k = 0;
+        while (audit_opts[i].arg && k < n_audit && strcmp(audit_args[k], audit_opts[i].arg) != 0)
+            k++;
+        if (audit_opts[i].arg && k == n_audit)
+            audit_args[n_audit++] = audit_opts[i].arg;
+    }
+    for (size_t k = 0; k < n_audit; k++)
+        completion_case(f, "audit", audit_args[k], true);
+    fputs("    esac\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        [[ $mode == audit ]] && COMPREPLY=($(compgen -W \"$audit_opts\" -- \"$cur\")) ||\n"
+          "            COMPREPLY=($(compgen -W \"$run_opts\" -- \"$cur\"))\n"
+          "        return\n"
+          "    fi\n"
+          "    ((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W 'audit merge' -- \"$cur\"))\n"
+          "    COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
+          "}\n"
+          "complete -o filenames -F _corpus_distill corpus-distill\n",
+          f);
 }
