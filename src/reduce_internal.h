@@ -4,7 +4,7 @@
  * To add a pass: write it in the file of its family (reduce_bytes.c: format-blind bytes;
  * reduce_text.c: lines, brackets, lists, blanks, strings; reduce_numbers.c: counts and digits;
  * reduce_markup.c: elements and attributes; reduce_chunks.c: length-prefixed and CRC-checked
- * binary chunks), declare it below, and give it one row in reduce_passes.c. */
+ * binary chunks; reduce_image.c: images by rows and columns), declare it below, and give it one row in reduce_passes.c. */
 #ifndef CD_REDUCE_INTERNAL_H
 #define CD_REDUCE_INTERNAL_H
 
@@ -81,6 +81,7 @@ bool cd_reduce_elements(struct cd_reduce_run *r); /* markup elements, start tag 
 bool cd_reduce_kinds(struct cd_reduce_run *r);    /* every element (attribute) of a name at once */
 bool cd_reduce_chunks(struct cd_reduce_run *r);   /* length-prefixed binary chunks whole */
 bool cd_reduce_checked(struct cd_reduce_run *r);  /* inside CRC-checked chunks, repaired */
+bool cd_reduce_image(struct cd_reduce_run *r);    /* a PNG's rows and columns, recompressed */
 
 /* What a pass does to the length: deleting passes shorten, lowering ones keep it and lower a
  * byte. Lowering passes run after every deleting one, and only on short examples. */

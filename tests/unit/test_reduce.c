@@ -964,6 +964,112 @@ static void test_reduce_checked_repairs_chunks(void)
     CU_ASSERT_EQUAL(st.execs, 0);
 }
 
+/* A 32x24 RGB PNG (interlaced when asked): filter bytes 0, 1, 2, 0, 1, 2, ..., low-entropy pixels,
+ * the stream split into three IDAT chunks, an IEND after them; returns its length in out. */
+static size_t make_png(uint8_t *out, bool interlaced)
+{
+    enum { W = 32, H = 24, ROW = 1 + 3 * W };
+    uint8_t raw[H * ROW], z[4096];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof raw; i++) {
+        x = x * 1103515245u + 12345u;
+        raw[i] = i % ROW == 0 ? (uint8_t)(i / ROW % 3) : (uint8_t)(x >> 28);
+    }
+    uLongf zn = sizeof z;
+    CU_ASSERT_FATAL(compress2(z, &zn, raw, sizeof raw, 1) == Z_OK);
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    uint8_t ihdr[13] = {0, 0, 0, W, 0, 0, 0, H, 8, 2, 0, 0, interlaced};
+    size_t n = 8, parts[3] = {zn / 3, zn / 3, zn - 2 * (zn / 3)}, done = 0;
+    memcpy(out, sig, 8);
+    for (int c = -1; c <= 3; c++) {
+        const char *type = c < 0 ? "IHDR" : c < 3 ? "IDAT" : "IEND";
+        const uint8_t *data = c < 0 ? ihdr : z + done;
+        size_t len = c < 0 ? 13 : c < 3 ? parts[c] : 0;
+        for (int k = 0; k < 4; k++)
+            out[n + k] = (uint8_t)(len >> (24 - 8 * k));
+        memcpy(out + n + 4, type, 4);
+        memcpy(out + n + 8, data, len);
+        uint32_t crc = chunk_crc(out + n + 4, len);
+        for (int k = 0; k < 4; k++)
+            out[n + 8 + len + k] = (uint8_t)(crc >> (24 - 8 * k));
+        n += 12 + len;
+        if (c >= 0 && c < 3)
+            done += len;
+    }
+    return n;
+}
+
+/* A PNG of the layout make_png writes, every CRC right, its stream inflating to exactly its rows,
+ * in exactly three IDAT chunks, at least 5 columns and 7 rows, its seventh row's filter byte 0. */
+static bool png_wanted(const uint8_t *s, size_t n)
+{
+    if (n < 8 + 25 || cd_reduce_be32(s + 8) != 13 || memcmp(s + 12, "IHDR", 4) != 0 ||
+        chunk_crc(s + 12, 13) != cd_reduce_be32(s + 29))
+        return false;
+    uint32_t w = cd_reduce_be32(s + 16), h = cd_reduce_be32(s + 20);
+    uint8_t stream[8192], raw[8192];
+    size_t sn = 0, idats = 0;
+    for (size_t i = 33; i + 12 <= n;) {
+        size_t len = cd_reduce_be32(s + i);
+        if (len > n - i - 12 || chunk_crc(s + i + 4, len) != cd_reduce_be32(s + i + 8 + len))
+            return false;
+        if (!memcmp(s + i + 4, "IDAT", 4)) {
+            if (sn + len > sizeof stream)
+                return false;
+            memcpy(stream + sn, s + i + 8, len);
+            sn += len;
+            idats++;
+        }
+        i += 12 + len;
+    }
+    uLongf rn = sizeof raw;
+    if (idats != 3 || uncompress(raw, &rn, stream, sn) != Z_OK || w < 5 || h < 7 ||
+        rn != (size_t)h * (1 + 3 * w))
+        return false;
+    return raw[6 * (1 + 3 * w)] == 0;
+}
+
+static bool png_recompressed(const uint8_t *s, size_t n)
+{
+    return n > 8 && !memcmp(s + 1, "PNG", 3);
+}
+
+/* The image pass cuts a PNG to the rows and columns the predicate needs, with the chunk count,
+ * IHDR and every CRC repaired, in a number of candidates logarithmic in its size; an interlaced
+ * one is only recompressed; text costs no candidate. */
+static void test_reduce_image_cuts_rows_and_columns(void)
+{
+    uint8_t png[4096], cur[4096], cand[4096];
+    size_t n = make_png(png, false);
+    CU_ASSERT_FATAL(n < sizeof png && png_wanted(png, n));
+    struct pctx p;
+    struct cd_reduce_stats st = {0};
+    pctx_start(&p, png_wanted, png, n);
+    struct cd_reduce_target t = {pred, stop, &p, false, false};
+    memcpy(cur, png, n);
+    struct cd_reduce_run r = {&t, cur, n, cand, n, &st, false};
+    CU_ASSERT(cd_reduce_image(&r));
+    CU_ASSERT(p.descent_ok);
+    CU_ASSERT_EQUAL(cd_reduce_be32(r.cur + 16), 5);
+    CU_ASSERT_EQUAL(cd_reduce_be32(r.cur + 20), 7);
+    CU_ASSERT(png_wanted(r.cur, r.len) && r.len < n / 2);
+    /* recompression, then 1, 2, 4, 8 rows and back to 7, then 1, 2, 4, 8 columns and back to 5 */
+    CU_ASSERT(st.execs <= 1 + 2 * 5 + 2 * 6);
+    /* interlaced: one recompression, no cut */
+    n = make_png(png, true);
+    memset(&st, 0, sizeof st);
+    pctx_start(&p, png_recompressed, png, n);
+    memcpy(cur, png, n);
+    r = (struct cd_reduce_run){&t, cur, n, cand, n, &st, false};
+    cd_reduce_image(&r);
+    CU_ASSERT_EQUAL(st.execs, 1);
+    CU_ASSERT_EQUAL(cd_reduce_be32(r.cur + 20), 24);
+    /* not a PNG: nothing tried */
+    memset(&st, 0, sizeof st);
+    CU_ASSERT(!one_pass(cd_reduce_image, "\x89PNG but not really an image", has_x_and_y, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+}
+
 static bool nothing(const uint8_t *s, size_t n)
 {
     (void)s;
@@ -1179,6 +1285,7 @@ int main(void)
         {"test_reduce_spaces_delete_line_breaks", test_reduce_spaces_delete_line_breaks},
         {"test_reduce_words_cut_strings", test_reduce_words_cut_strings},
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
+        {"test_reduce_image_cuts_rows_and_columns", test_reduce_image_cuts_rows_and_columns},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
         {"test_reduce_stop_check", test_reduce_stop_check},
         {"test_reduce_random_inputs", test_reduce_random_inputs},
