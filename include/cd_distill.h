@@ -90,6 +90,7 @@ struct cd_distill_opts {
     uint64_t seed;            /* label choice; same seed and one worker: byte-identical output */
     bool no_reduce;           /* first pass only (an afl-cmin-like selection) */
     bool first_pass_once;     /* the first pass runs no input twice (AFL_NO_STARTUP_CALIBRATION) */
+    bool crashes_only;        /* only runs that crash reach the table (afl-cmin -C) */
     /* Labels found during reduction (no input showed them) are covered by the seed cover
      * whatever they cost; by default they are a bonus, covered only where worth their bytes
      * (cd_cover_solve), so that the cover never grows. */

@@ -59,7 +59,14 @@ bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
 /* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
 void cli_target_sha1(const char *target, char hex[41]);
 
-enum cli_mode { CLI_MODE_DISTILL, CLI_MODE_AUDIT, CLI_MODE_HELP, CLI_MODE_AUDIT_HELP, CLI_MODE_VERSION };
+enum cli_mode {
+    CLI_MODE_DISTILL,
+    CLI_MODE_AUDIT,
+    CLI_MODE_HELP,
+    CLI_MODE_AUDIT_HELP,
+    CLI_MODE_CMIN_HELP,
+    CLI_MODE_VERSION,
+};
 
 /* Settings parsed from argv and the environment; run state lives elsewhere. */
 struct cli_opts {
@@ -85,6 +92,9 @@ struct cli_opts {
     const char *manifest;        /* NULL: DIR.manifest.json */
     const char *state;           /* NULL: DIR.state */
     bool no_state;               /* neither read nor write a state */
+    bool cmin;                   /* "cmin": afl-cmin's interface (cli_cmin.c) */
+    bool cmin_crashes;           /* cmin -C: crashing inputs only */
+    bool cmin_allow_any;         /* cmin -A: crashing and hanging inputs kept too */
     uint64_t checkpoint_s;       /* seconds between checkpoints; 0: at the end only */
     bool tar;                    /* write DIR.tar.zst instead of DIR */
     bool force;
@@ -115,6 +125,22 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o);
 
 /* Prints --help (one 80x24 screen) from the option table. */
 void cli_print_help(FILE *f);
+
+/* "cmin": parses afl-cmin's options (argv[1] is "cmin") into o, a select-only run without state
+ * or manifest; false after printing afl-cmin's kind of error. */
+bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o);
+
+/* Prints "cmin -h". */
+void cli_print_cmin_help(FILE *f);
+
+/* Whether cmin may write to out: missing or empty, as afl-cmin wants it (else prints its error). */
+bool cli_cmin_check_out(const char *out);
+
+/* Writes the examples cmin keeps from r into o->out_dir under their inputs' names (",N" added on
+ * a clash), whole or not at all; *files gets their number. */
+struct cd_result;
+enum cd_status cli_cmin_write(const struct cli_opts *o, const struct cd_result *r, size_t *files,
+                              struct cd_error *err);
 
 /* Prints "audit --help" from audit's option table. */
 void cli_print_audit_help(FILE *f);

@@ -80,7 +80,7 @@ void cli_print_help(FILE *f)
     fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...]\n"
           "       corpus-distill merge [OPTIONS] STATE... -o DIR -- TARGET [ARGS...]\n"
           "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
-          "@@ in ARGS stands for the input file.  Questions and the rest: corpus-distill(1)\n",
+          "@@: the input file.  cmin: afl-cmin's options.  All the rest: corpus-distill(1)\n",
           f);
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
@@ -439,6 +439,8 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     o->checkpoint_s = 300;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
+    if (argc > 1 && strcmp(argv[1], "cmin") == 0)
+        return cli_parse_cmin(argc, argv, o);
     o->merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     bool usage_json = false;
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)

@@ -511,7 +511,7 @@ static int distill(struct run_state *s)
     struct cd_distill_opts dopts = {
         .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
         .first_pass_once = once && *once && strcmp(once, "0") != 0,
-        .keep_found = o->keep_found,
+        .keep_found = o->keep_found, .crashes_only = o->cmin_crashes,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
         .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,
@@ -602,6 +602,39 @@ static void write_state(struct run_state *s)
     s->state_buf = NULL;
 }
 
+/* "cmin": afl-cmin's output and status around the select-only run; see cli_cmin.c. */
+static int cmin_run(struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    struct cd_error err;
+    if (!cli_cmin_check_out(s->out))
+        return 1;
+    printf("corpus minimization tool for afl++ (corpus-distill cmin)\n\n"
+           "[*] Obtaining traces for the input files in '%s'.\n", o->inputs[0]);
+    fflush(stdout);
+    install_signals(true);
+    s->progress = cli_progress_new(-1);
+    fill_exec_opts(s);
+    if (distill(s) != CLI_EXIT_OK)
+        return 1;
+    size_t tuples = 0, files = 0;
+    for (size_t i = 0; i < s->result.n_labels; i++)
+        tuples += !cd_labels_is_outcome(s->result.labels[i].id);
+    printf("[+] Found %zu unique tuples across %llu files.\n", tuples,
+           (unsigned long long)cd_ingest_stats(s->ing)->inputs);
+    if (cli_cmin_write(o, &s->result, &files, &err) != CD_OK) {
+        fprintf(stderr, "[-] Error: %s\n", err.msg);
+        return 1;
+    }
+    if (!files) {
+        fprintf(stderr, "[-] Error: no inputs kept%s; nothing written to '%s'\n",
+                o->cmin_crashes ? " (-C: none crashed)" : "", s->out);
+        return 1;
+    }
+    printf("[+] Narrowed down to %zu files, saved in '%s'.\n", files, s->out);
+    return stop_flag ? 1 : 0;
+}
+
 int cli_run(const struct cli_opts *o)
 {
     struct run_state s;
@@ -637,6 +670,10 @@ int cli_run(const struct cli_opts *o)
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
                               s.state.path, cli_manifest_owned};
+    if (o->cmin) {
+        code = cmin_run(&s);
+        goto out;
+    }
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
         code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
         goto out;

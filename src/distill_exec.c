@@ -125,6 +125,12 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
     }
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
     d->stats.timeouts += cd_outcome_timed_out(outcome);
+    if (d->opts.crashes_only && outcome != CD_OUTCOME_CRASH) {
+        if (stored)
+            *stored = NULL;
+        distill_progress(d, false);
+        return true;
+    }
     enum cd_status st =
         check ? cd_table_offer_if_known(d->table, data, len, &w->labels, origin, &improved,
                                         stored, &w->err)

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
     int code;
     if (!cli_parse(argc, argv, &o)) {
         free(o.inputs);
-        return CLI_EXIT_USAGE;
+        return o.cmin ? 1 : CLI_EXIT_USAGE; /* afl-cmin's status for any error */
     }
     switch (o.mode) {
     case CLI_MODE_HELP:
@@ -20,6 +20,10 @@ int main(int argc, char **argv)
         break;
     case CLI_MODE_AUDIT_HELP:
         cli_print_audit_help(stdout);
+        code = CLI_EXIT_OK;
+        break;
+    case CLI_MODE_CMIN_HELP:
+        cli_print_cmin_help(stdout);
         code = CLI_EXIT_OK;
         break;
     case CLI_MODE_VERSION:
