@@ -254,8 +254,10 @@ static uint32_t least(struct cd_reduce_run *r, const struct image *im, uint32_t 
 bool cd_reduce_image(struct cd_reduce_run *r)
 {
     struct image im;
-    if (!parse(&im, r->cur, r->len))
+    if (!parse(&im, r->cur, r->len)) {
+        release(&im); /* what parse allocated before it gave up */
         return false;
+    }
     size_t before = r->len;
     try_size(r, &im, im.width, im.height);
     uint32_t held = rows_held(&im);

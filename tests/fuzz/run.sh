@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Fuzzes one of our own parsers with libFuzzer, as zstd and libarchive fuzz theirs.
 #   tests/fuzz/run.sh NAME [SECONDS]    NAME: manifest, state, srccov (the readers), report (the
-#                                       report writer, manifest and record in) or ingest (archive
-#                                       ingest); SECONDS: 30 by default
+#                                       report writer, manifest and record in), ingest (archive
+#                                       ingest) or image (the reducer's PNG image pass); SECONDS:
+#                                       30 by default
 # Builds tests/fuzz/fuzz_NAME.c with the engine's sources using clang -fsanitize=fuzzer,address,
 # undefined, then runs it for SECONDS on a scratch copy of tests/fuzz/corpus/NAME (the seeds in
 # the tree are never written). A crash, leak, sanitizer report or timeout fails the run and leaves
 # the reproducer in the scratch directory it names. The sanitizer test tier (CD_SANITIZE=ON) runs
 # each for 30 s; for a longer hunt run it by hand, e.g. tests/fuzz/run.sh ingest 3600.
 set -euo pipefail
-name=${1:?usage: tests/fuzz/run.sh manifest|state|srccov|report|ingest [SECONDS]}
+name=${1:?usage: tests/fuzz/run.sh manifest|state|srccov|report|ingest|image [SECONDS]}
 secs=${2:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 harness=$src/tests/fuzz/fuzz_$name.c
@@ -21,11 +22,13 @@ trap '[ $keep = 1 ] || rm -rf "$work"' EXIT
 
 sources=()
 for f in "$src"/src/*.c; do
-  case $(basename "$f") in main.c | cli_*.c) ;; *) sources+=("$f") ;; esac
+  case $(basename "$f") in main*.c | cli_*.c) ;; *) sources+=("$f") ;; esac
 done
 # The report harness drives the report writer, which is front-end code.
 extra=()
 [ "$name" != report ] || { sources+=("$src/src/cli_audit_html.c"); extra=(-I"$src/src"); }
+# The image harness calls the pass directly, through the reducer's internal header.
+[ "$name" != image ] || extra=(-I"$src/src")
 # shellcheck disable=SC2046
 clang -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -D_POSIX_C_SOURCE=200809L -DCD_VERSION='"fuzz"' -I"$src/include" "${extra[@]}" "$harness" "${sources[@]}" \
