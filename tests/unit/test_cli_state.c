@@ -1,0 +1,182 @@
+/* Unit tests of the front end's state file handling (src/cli_state.c) and shared vocabulary
+ * (src/cli_msgs.c), without AFL++ or a target: a state encoded and written is one the check
+ * accepts and the table loads back with the run's identity and totals; the check refuses a file
+ * corpus-distill did not write unless forced; the target's SHA-1, the shard syntax, the exit code
+ * of each kind of error; and cmin's option parsing. */
+#include "cd_table.h"
+#include "cli.h"
+#include "harness.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_cli_state_encode_write_check(void)
+{
+    char *dir = cd_test_mkdtemp();
+    struct cli_state st;
+    memset(&st, 0, sizeof st);
+    st.path = path_in(dir, "seeds.state");
+    st.settings = strdup("edges_only=0");
+    strcpy(st.target_sha1, "0123456789abcdef0123456789abcdef01234567");
+    st.runs = 2;
+    st.execs = 1000;
+    struct cd_error err;
+    /* no file yet: nothing to refuse */
+    CU_ASSERT_EQUAL(cli_state_check(st.path, false, &err), CD_OK);
+    struct cd_table *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(cli_state_encode(&st, t, 500, 42, true, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL(cli_state_write(&st, buf, len, &err), CD_OK);
+    CU_ASSERT_EQUAL(st.saved, 1);
+    CU_ASSERT_EQUAL(cli_state_check(st.path, false, &err), CD_OK);
+    /* what was written loads back with this run's identity and totals */
+    struct cd_table *back = NULL;
+    struct cd_table_meta meta;
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&back, &meta, buf, len, 1 << 20, &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(meta.target_sha1, st.target_sha1);
+    CU_ASSERT_STRING_EQUAL(meta.settings, "edges_only=0");
+    CU_ASSERT_EQUAL(meta.runs, 3);
+    CU_ASSERT_EQUAL(meta.execs, 1500);
+    CU_ASSERT(meta.complete);
+    cd_table_meta_release(&meta);
+    cd_table_free(back);
+    free(buf);
+    cd_table_free(t);
+    /* a file of someone else's under the state's name is refused, unless forced */
+    put(st.path, "{\"not\": \"a state\"}\n");
+    CU_ASSERT_NOT_EQUAL(cli_state_check(st.path, false, &err), CD_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "seeds.state"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    CU_ASSERT_EQUAL(cli_state_check(st.path, true, &err), CD_OK);
+    /* a directory is no state either */
+    char *sub = path_in(dir, "d.state");
+    CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+    CU_ASSERT_NOT_EQUAL(cli_state_check(sub, false, &err), CD_OK);
+    free(sub);
+    cli_state_release(&st);
+    cd_test_rmdir(dir);
+}
+
+static void test_cli_msgs_vocabulary(void)
+{
+    char *dir = cd_test_mkdtemp();
+    char *f = path_in(dir, "target");
+    put(f, "abc");
+    char hex[41];
+    cli_target_sha1(f, hex);
+    CU_ASSERT_STRING_EQUAL(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+    cli_target_sha1("no-such-program-anywhere", hex);
+    CU_ASSERT_STRING_EQUAL(hex, "");
+    free(f);
+    cd_test_rmdir(dir);
+    unsigned k, n;
+    CU_ASSERT(cli_parse_shard("2/5", &k, &n) && k == 2 && n == 5);
+    CU_ASSERT(!cli_parse_shard("0/5", &k, &n));
+    CU_ASSERT(!cli_parse_shard("6/5", &k, &n));
+    CU_ASSERT(!cli_parse_shard("1/5x", &k, &n));
+    CU_ASSERT(!cli_parse_shard("1/65537", &k, &n));
+    struct cd_error e = {CD_ERR_NOMEM, 0, "x"};
+    CU_ASSERT_EQUAL(cli_exit_for(&e, CLI_EXIT_TARGET), CLI_EXIT_NOMEM);
+    e.kind = CD_ERR_INPUT;
+    CU_ASSERT_EQUAL(cli_exit_for(&e, CLI_EXIT_TARGET), CLI_EXIT_INPUT);
+    e.kind = CD_ERR_FOREIGN;
+    CU_ASSERT_EQUAL(cli_exit_for(&e, CLI_EXIT_TARGET), CLI_EXIT_OUTPUT);
+    e.kind = CD_ERR_OTHER;
+    CU_ASSERT_EQUAL(cli_exit_for(&e, CLI_EXIT_TARGET), CLI_EXIT_TARGET);
+    char b[32];
+    CU_ASSERT_STRING_EQUAL(cli_bytes(1023, b, sizeof b), "1023 B");
+    CU_ASSERT_STRING_EQUAL(cli_bytes(1536, b, sizeof b), "1.5 KiB");
+    CU_ASSERT_STRING_EQUAL(cli_bytes(3u << 20, b, sizeof b), "3.0 MiB");
+}
+
+/* cli_parse on the words (argv[0] added), stderr silenced. */
+static bool parse(struct cli_opts *o, char **words)
+{
+    static char *argv[64];
+    int argc = 0;
+    argv[argc++] = "corpus-distill";
+    while (*words && argc < 63)
+        argv[argc++] = *words++;
+    argv[argc] = NULL;
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    bool ok = cli_parse(argc, argv, o);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    return ok;
+}
+
+#define PARSE(o, ...) parse(o, (char *[]){__VA_ARGS__, NULL})
+
+static void test_cli_cmin_options(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-i", "in", "-o", "out", "-T", "3", "-e", "-t", "500",
+                          "-m", "none", "--", "./t", "@@"));
+    CU_ASSERT(o.cmin && o.no_reduce && o.no_state && o.edges_only);
+    CU_ASSERT_EQUAL(o.jobs, 3);
+    CU_ASSERT_EQUAL(o.timeout_ms, 500);
+    CU_ASSERT_EQUAL(o.mem_limit_mb, 0);
+    CU_ASSERT_EQUAL(o.n_inputs, 1);
+    CU_ASSERT_STRING_EQUAL(o.inputs[0], "in");
+    CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./t");
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-C", "-T", "all", "-i", "in", "-o", "out", "--", "./t"));
+    CU_ASSERT(o.cmin_crashes && !o.cmin_allow_any);
+    CU_ASSERT_EQUAL(o.jobs, 0);
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-h"));
+    CU_ASSERT_EQUAL(o.mode, CLI_MODE_CMIN_HELP);
+    free(o.inputs);
+    /* refused: binary-only modes, -f, a missing -o or target, -C with -A, a bad -T */
+    static char *bad[][12] = {
+        {"cmin", "-Q", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-f", "x", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-i", "in", "--", "./t", NULL},
+        {"cmin", "-i", "in", "-o", "out", NULL},
+        {"cmin", "-C", "-A", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-T", "0", "-i", "in", "-o", "out", "--", "./t", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT(!parse(&o, bad[i]));
+        CU_ASSERT(o.cmin); /* main exits 1 for it, as afl-cmin does */
+        free(o.inputs);
+    }
+}
+
+int main(void)
+{
+    CU_TestInfo tests[] = {
+        {"test_cli_state_encode_write_check", test_cli_state_encode_write_check},
+        {"test_cli_msgs_vocabulary", test_cli_msgs_vocabulary},
+        {"test_cli_cmin_options", test_cli_cmin_options},
+        CU_TEST_INFO_NULL,
+    };
+    return cd_test_run("cli_state", tests);
+}
