@@ -1,4 +1,5 @@
-/* The generic byte passes, which know nothing of the format: the shortest prefix that holds,
+/* The generic byte passes, which know nothing of the format: the shortest prefix that holds, the
+ * shortest tail,
  * adaptive block deletion, and the two lowering passes (single bytes toward 0, every copy of a
  * byte value together). Prefixes are tried from short to long, so every candidate is small: most
  * parsers read front to back, a label met early in a long document is kept by a short prefix, and
@@ -39,6 +40,41 @@ bool cd_reduce_prefix(struct cd_reduce_run *r)
     while (hi - lo > 1 && !r->stopped) {
         size_t mid = lo + (hi - lo) / 2;
         if (try_prefix(r, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return true;
+}
+
+/* Tests the last n bytes of cur. */
+static bool try_suffix(struct cd_reduce_run *r, size_t n)
+{
+    memmove(r->cand, r->cur + r->len - n, n);
+    return cd_reduce_try(r, n);
+}
+
+/* The prefix pass's search from the other end: the shortest tail that holds, tried from
+ * CD_REDUCE_PREFIX_MIN bytes up to half the example, then a binary search, about 2 log2(len)
+ * candidates, each short. It serves formats without a header, whose labels a late part of a
+ * document shows alone (a script's last functions, a log's last records); where a header is
+ * needed its first candidates fail and the yield order sinks it. */
+bool cd_reduce_suffix(struct cd_reduce_run *r)
+{
+    size_t lo = 0, hi = 0; /* lo fails (or is 0), hi holds (0: none found) */
+    for (size_t n = CD_REDUCE_PREFIX_MIN; n <= r->len / 2 && !r->stopped; n *= 2) {
+        if (try_suffix(r, n)) {
+            hi = n;
+            break;
+        }
+        lo = n;
+    }
+    if (!hi)
+        return false;
+    while (hi - lo > 1 && !r->stopped) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* cur is now the tail of hi bytes: its last mid bytes are the original's */
+        if (try_suffix(r, mid))
             hi = mid;
         else
             lo = mid;

@@ -66,6 +66,7 @@ typedef bool (*cd_reduce_pass_fn_t)(struct cd_reduce_run *r);
 
 /* The passes, by family file. */
 bool cd_reduce_prefix(struct cd_reduce_run *r);   /* shortest leading part (up to half) */
+bool cd_reduce_suffix(struct cd_reduce_run *r);   /* shortest trailing part (up to half) */
 bool cd_reduce_blocks(struct cd_reduce_run *r);   /* adaptive block deletion, large to small */
 bool cd_reduce_bytes(struct cd_reduce_run *r);    /* lower single bytes toward 0 */
 bool cd_reduce_pairs(struct cd_reduce_run *r);    /* lower every copy of a byte value together */

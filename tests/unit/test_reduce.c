@@ -744,6 +744,26 @@ static void test_reduce_prefix_keeps_shortest_head(void)
     CU_ASSERT_EQUAL(st.execs, 0);
 }
 
+static void test_reduce_suffix_keeps_shortest_tail(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    char text[201];
+    memset(text, '.', 200);
+    text[200] = 0;
+    text[10] = text[150] = text[170] = text[190] = 'x';
+    CU_ASSERT(one_pass(cd_reduce_suffix, text, three_x, &p, &st));
+    CU_ASSERT_EQUAL(p.last_len, 50); /* from text[150] on */
+    CU_ASSERT(p.last[0] == 'x');
+    CU_ASSERT(st.execs <= 2 * 8 + 2);
+    CU_ASSERT(p.descent_ok);
+    /* only tails up to half the example: none holds here */
+    text[150] = '.';
+    text[50] = 'x';
+    CU_ASSERT(!one_pass(cd_reduce_suffix, text, three_x, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 3); /* 16, 32 and 64 bytes */
+}
+
 /* How many times needle occurs in the n bytes at s. */
 static int count_of(const uint8_t *s, size_t n, const char *needle)
 {
@@ -1269,6 +1289,7 @@ int main(void)
         {"test_reduce_lowers_bytes", test_reduce_lowers_bytes},
         {"test_reduce_single_passes", test_reduce_single_passes},
         {"test_reduce_prefix_keeps_shortest_head", test_reduce_prefix_keeps_shortest_head},
+        {"test_reduce_suffix_keeps_shortest_tail", test_reduce_suffix_keeps_shortest_tail},
         {"test_reduce_elements_delete_subtrees", test_reduce_elements_delete_subtrees},
         {"test_reduce_kinds_edit_every_copy", test_reduce_kinds_edit_every_copy},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
