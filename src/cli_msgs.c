@@ -77,7 +77,8 @@ int cli_usage_error(const char *fmt, ...)
 /* Prints j as one line on stdout, then frees it. */
 void cli_put_json(json_object *j)
 {
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    int flags = JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+    puts(json_object_to_json_string_ext(j, flags));
     fflush(stdout);
     json_object_put(j);
 }

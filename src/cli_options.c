@@ -491,13 +491,19 @@ static const char *complete_arg(const char *arg)
     return NULL;
 }
 
+/* The argument name of option i of the run's table, or of audit's; NULL for a flag. */
+static const char *arg_of(bool audit, size_t i)
+{
+    return audit ? audit_opts[i].arg : options[i].arg;
+}
+
 /* One "case" arm of the completion: the options of one mode (run or audit) that take arg. */
 static void completion_case(FILE *f, const char *mode, const char *arg, bool audit)
 {
     const char *how = complete_arg(arg);
     bool any = false;
     for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
-        const char *a = audit ? audit_opts[i].arg : options[i].arg;
+        const char *a = arg_of(audit, i);
         if (!a || strcmp(a, arg) != 0)
             continue;
         char names[2][64];
@@ -524,6 +530,19 @@ static void completion_case(FILE *f, const char *mode, const char *arg, bool aud
         fprintf(f, ")\n            COMPREPLY=($(%s -- \"$cur\"))\n            return ;;\n", how);
     else
         fputs(")\n            return ;;\n", f);
+}
+
+/* The "case" arms of one mode: one per argument name, at its first option. */
+static void completion_cases(FILE *f, bool audit)
+{
+    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
+        const char *arg = arg_of(audit, i);
+        size_t k = 0;
+        while (arg && k < i && !(arg_of(audit, k) && strcmp(arg_of(audit, k), arg) == 0))
+            k++;
+        if (arg && k == i)
+            completion_case(f, audit ? "audit" : "run", arg, audit);
+    }
 }
 
 void cli_print_completion(FILE *f)
@@ -562,32 +581,13 @@ void cli_print_completion(FILE *f)
           "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
           "    case $mode:$prev in\n",
           f);
-    const char *run_args[N_OPTIONS];
-    size_t n_run = 0;
-    for (size_t i = 0; i < N_OPTIONS; i++) {
-        size_t k = 0;
-        while (options[i].arg && k < n_run && strcmp(run_args[k], options[i].arg) != 0)
-            k++;
-        if (options[i].arg && k == n_run)
-            run_args[n_run++] = options[i].arg;
-    }
-    for (size_t k = 0; k < n_run; k++)
-        completion_case(f, "run", run_args[k], false);
-    const char *audit_args[N_AUDIT_OPTS];
-    size_t n_audit = 0;
-    for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
-        size_t k = 0;
-        while (audit_opts[i].arg && k < n_audit && strcmp(audit_args[k], audit_opts[i].arg) != 0)
-            k++;
-        if (audit_opts[i].arg && k == n_audit)
-            audit_args[n_audit++] = audit_opts[i].arg;
-    }
-    for (size_t k = 0; k < n_audit; k++)
-        completion_case(f, "audit", audit_args[k], true);
+    completion_cases(f, false);
+    completion_cases(f, true);
     fputs("    esac\n"
           "    if [[ $cur == -* ]]; then\n"
-          "        [[ $mode == audit ]] && COMPREPLY=($(compgen -W \"$audit_opts\" -- \"$cur\")) ||\n"
-          "            COMPREPLY=($(compgen -W \"$run_opts\" -- \"$cur\"))\n"
+          "        local words=$run_opts\n"
+          "        [[ $mode == audit ]] && words=$audit_opts\n"
+          "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
           "        return\n"
           "    fi\n"
           "    ((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W 'audit merge' -- \"$cur\"))\n"

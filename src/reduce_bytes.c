@@ -1,11 +1,10 @@
-/* The generic byte passes, which know nothing of the format: the shortest prefix that holds, the
- * shortest tail,
- * adaptive block deletion, and the two lowering passes (single bytes toward 0, every copy of a
- * byte value together). Prefixes are tried from short to long, so every candidate is small: most
- * parsers read front to back, a label met early in a long document is kept by a short prefix, and
- * the labels a truncated document shows first (end-of-data paths) are found on small candidates,
- * not on a long example cut in half. A lowering candidate has the same length and a lower byte at
- * the first difference, so it too is strictly shortlex-smaller. */
+/* The generic byte passes, which know nothing of the format: the shortest prefix and the shortest
+ * tail that hold, adaptive block deletion, and the two lowering passes (single bytes toward 0,
+ * every copy of a byte value together). Prefixes are tried from short to long, so every candidate
+ * is small: most parsers read front to back, a label met early in a long document is kept by a
+ * short prefix, and the labels a truncated document shows first (end-of-data paths) are found on
+ * small candidates, not on a long example cut in half. A lowering candidate has the same length
+ * and a lower byte at the first difference, so it too is strictly shortlex-smaller. */
 #include "reduce_internal.h"
 
 #include <string.h>
@@ -17,53 +16,23 @@ static bool try_prefix(struct cd_reduce_run *r, size_t n)
     return cd_reduce_try(r, n);
 }
 
-/* Lengths CD_REDUCE_PREFIX_MIN, twice that, ... below half the example's length until one holds,
- * then a binary search between the last that failed and the one that held: about 2 log2(len)
- * candidates, each at most twice as long as the prefix kept. Exact where holding is monotone in
- * the prefix length; elsewhere it keeps some prefix that holds, which is all a pass promises.
- * The search stops at half the example: searching on toward its whole length (for labels that
- * need most of it, such as high hit counts) ran long truncated copies whose new end-of-data
- * labels were each kept on a long example, and on the JSON sample left more seed bytes after
- * 5,000 executions (641,971) than selection alone (470,428). */
-bool cd_reduce_prefix(struct cd_reduce_run *r)
-{
-    size_t lo = 0, hi = 0; /* lo fails (or is 0), hi holds (0: none found) */
-    for (size_t n = CD_REDUCE_PREFIX_MIN; n <= r->len / 2 && !r->stopped; n *= 2) {
-        if (try_prefix(r, n)) {
-            hi = n;
-            break;
-        }
-        lo = n;
-    }
-    if (!hi)
-        return false;
-    while (hi - lo > 1 && !r->stopped) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (try_prefix(r, mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return true;
-}
-
 /* Tests the last n bytes of cur. */
 static bool try_suffix(struct cd_reduce_run *r, size_t n)
 {
-    memmove(r->cand, r->cur + r->len - n, n);
+    memcpy(r->cand, r->cur + r->len - n, n);
     return cd_reduce_try(r, n);
 }
 
-/* The prefix pass's search from the other end: the shortest tail that holds, tried from
- * CD_REDUCE_PREFIX_MIN bytes up to half the example, then a binary search, about 2 log2(len)
- * candidates, each short. It serves formats without a header, whose labels a late part of a
- * document shows alone (a script's last functions, a log's last records); where a header is
- * needed its first candidates fail and the yield order sinks it. */
-bool cd_reduce_suffix(struct cd_reduce_run *r)
+/* Lengths CD_REDUCE_PREFIX_MIN, twice that, ... below half the example's length until one holds,
+ * then a binary search between the last that failed and the one that held: about 2 log2(len)
+ * candidates, each at most twice as long as the part kept. Exact where holding is monotone in
+ * the length; elsewhere it keeps some part that holds, which is all a pass promises. Once a part
+ * of hi bytes is adopted, the shorter ones tried are parts of it and of the original alike. */
+static bool shortest_part(struct cd_reduce_run *r, bool (*try_n)(struct cd_reduce_run *, size_t))
 {
     size_t lo = 0, hi = 0; /* lo fails (or is 0), hi holds (0: none found) */
     for (size_t n = CD_REDUCE_PREFIX_MIN; n <= r->len / 2 && !r->stopped; n *= 2) {
-        if (try_suffix(r, n)) {
+        if (try_n(r, n)) {
             hi = n;
             break;
         }
@@ -73,13 +42,30 @@ bool cd_reduce_suffix(struct cd_reduce_run *r)
         return false;
     while (hi - lo > 1 && !r->stopped) {
         size_t mid = lo + (hi - lo) / 2;
-        /* cur is now the tail of hi bytes: its last mid bytes are the original's */
-        if (try_suffix(r, mid))
+        if (try_n(r, mid))
             hi = mid;
         else
             lo = mid;
     }
     return true;
+}
+
+/* The shortest prefix that holds (shortest_part). The search stops at half the example:
+ * searching on toward its whole length (for labels that need most of it, such as high hit counts)
+ * ran long truncated copies whose new end-of-data labels were each kept on a long example, and on
+ * the JSON sample left more seed bytes after 5,000 executions (641,971) than selection alone
+ * (470,428). */
+bool cd_reduce_prefix(struct cd_reduce_run *r)
+{
+    return shortest_part(r, try_prefix);
+}
+
+/* The shortest tail that holds (shortest_part), for formats without a header, whose labels a
+ * late part of a document shows alone (a script's last functions, a log's last records); where a
+ * header is needed its first candidates fail and the yield order sinks it. */
+bool cd_reduce_suffix(struct cd_reduce_run *r)
+{
+    return shortest_part(r, try_suffix);
 }
 
 /* Chunks of len/2, len/4 ... down to len/CD_REDUCE_BLOCK_STEPS or 1. At each position a success

@@ -212,7 +212,8 @@ static bool try_size(struct cd_reduce_run *r, const struct image *im, uint32_t w
         put_be32(o + at, (uint32_t)part);
         memcpy(o + at + 4, "IDAT", 4);
         memcpy(o + at + 8, z + done, part);
-        put_be32(o + at + 8 + part, (uint32_t)crc32(crc32(0L, o + at + 4, 4), o + at + 8, (uInt)part));
+        uLong crc = crc32(crc32(0L, o + at + 4, 4), o + at + 8, (uInt)part);
+        put_be32(o + at + 8 + part, (uint32_t)crc);
         at += 12 + part;
         done += part;
     }

@@ -1,6 +1,6 @@
 /* Unit tests of the command-line parser (src/cli_options.c), without AFL++ or a target: what
  * each option sets, the usage errors (a missing -o, input or target, a bad value), audit's
- * forms, and --help fitting one screen. */
+ * forms, cmin's (afl-cmin's options), and --help fitting one screen. */
 #include "cli.h"
 #include "harness.h"
 
@@ -201,6 +201,43 @@ static void test_cli_help_fits(void)
     free(text);
 }
 
+static void test_cli_cmin_options(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-i", "in", "-o", "out", "-T", "3", "-e", "-t", "500",
+                          "-m", "none", "--", "./t", "@@"));
+    CU_ASSERT(o.cmin && o.no_reduce && o.no_state && o.edges_only);
+    CU_ASSERT_EQUAL(o.jobs, 3);
+    CU_ASSERT_EQUAL(o.timeout_ms, 500);
+    CU_ASSERT_EQUAL(o.mem_limit_mb, 0);
+    CU_ASSERT_EQUAL(o.n_inputs, 1);
+    CU_ASSERT_STRING_EQUAL(o.inputs[0], "in");
+    CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./t");
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-C", "-T", "all", "-i", "in", "-o", "out", "--", "./t"));
+    CU_ASSERT(o.cmin_crashes && !o.cmin_allow_any);
+    CU_ASSERT_EQUAL(o.jobs, 0);
+    free(o.inputs);
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-h"));
+    CU_ASSERT_EQUAL(o.mode, CLI_MODE_CMIN_HELP);
+    free(o.inputs);
+    /* refused: binary-only modes, -f, a missing -o or target, -C with -A, a bad -T */
+    static char *bad[][12] = {
+        {"cmin", "-Q", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-f", "x", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-i", "in", "--", "./t", NULL},
+        {"cmin", "-i", "in", "-o", "out", NULL},
+        {"cmin", "-C", "-A", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-T", "0", "-i", "in", "-o", "out", "--", "./t", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT(!parse(&o, bad[i]));
+        CU_ASSERT(o.cmin); /* main exits 1 for it, as afl-cmin does */
+        free(o.inputs);
+    }
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -209,6 +246,7 @@ int main(void)
         {"test_cli_shards_and_merge", test_cli_shards_and_merge},
         {"test_cli_audit_forms", test_cli_audit_forms},
         {"test_cli_help_fits", test_cli_help_fits},
+        {"test_cli_cmin_options", test_cli_cmin_options},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("cli_options", tests);

@@ -2,12 +2,11 @@
  * (src/cli_msgs.c), without AFL++ or a target: a state encoded and written is one the check
  * accepts and the table loads back with the run's identity and totals; the check refuses a file
  * corpus-distill did not write unless forced; the target's SHA-1, the shard syntax, the exit code
- * of each kind of error; and cmin's option parsing. */
+ * of each kind of error. */
 #include "cd_table.h"
 #include "cli.h"
 #include "harness.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,71 +110,11 @@ static void test_cli_msgs_vocabulary(void)
     CU_ASSERT_STRING_EQUAL(cli_bytes(3u << 20, b, sizeof b), "3.0 MiB");
 }
 
-/* cli_parse on the words (argv[0] added), stderr silenced. */
-static bool parse(struct cli_opts *o, char **words)
-{
-    static char *argv[64];
-    int argc = 0;
-    argv[argc++] = "corpus-distill";
-    while (*words && argc < 63)
-        argv[argc++] = *words++;
-    argv[argc] = NULL;
-    fflush(stderr);
-    int saved = dup(2), null = open("/dev/null", O_WRONLY);
-    dup2(null, 2);
-    bool ok = cli_parse(argc, argv, o);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    close(null);
-    return ok;
-}
-
-#define PARSE(o, ...) parse(o, (char *[]){__VA_ARGS__, NULL})
-
-static void test_cli_cmin_options(void)
-{
-    struct cli_opts o;
-    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-i", "in", "-o", "out", "-T", "3", "-e", "-t", "500",
-                          "-m", "none", "--", "./t", "@@"));
-    CU_ASSERT(o.cmin && o.no_reduce && o.no_state && o.edges_only);
-    CU_ASSERT_EQUAL(o.jobs, 3);
-    CU_ASSERT_EQUAL(o.timeout_ms, 500);
-    CU_ASSERT_EQUAL(o.mem_limit_mb, 0);
-    CU_ASSERT_EQUAL(o.n_inputs, 1);
-    CU_ASSERT_STRING_EQUAL(o.inputs[0], "in");
-    CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./t");
-    free(o.inputs);
-    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-C", "-T", "all", "-i", "in", "-o", "out", "--", "./t"));
-    CU_ASSERT(o.cmin_crashes && !o.cmin_allow_any);
-    CU_ASSERT_EQUAL(o.jobs, 0);
-    free(o.inputs);
-    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-h"));
-    CU_ASSERT_EQUAL(o.mode, CLI_MODE_CMIN_HELP);
-    free(o.inputs);
-    /* refused: binary-only modes, -f, a missing -o or target, -C with -A, a bad -T */
-    static char *bad[][12] = {
-        {"cmin", "-Q", "-i", "in", "-o", "out", "--", "./t", NULL},
-        {"cmin", "-f", "x", "-i", "in", "-o", "out", "--", "./t", NULL},
-        {"cmin", "-i", "in", "--", "./t", NULL},
-        {"cmin", "-i", "in", "-o", "out", NULL},
-        {"cmin", "-C", "-A", "-i", "in", "-o", "out", "--", "./t", NULL},
-        {"cmin", "-T", "0", "-i", "in", "-o", "out", "--", "./t", NULL},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CU_ASSERT(!parse(&o, bad[i]));
-        CU_ASSERT(o.cmin); /* main exits 1 for it, as afl-cmin does */
-        free(o.inputs);
-    }
-}
-
 int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_cli_state_encode_write_check", test_cli_state_encode_write_check},
         {"test_cli_msgs_vocabulary", test_cli_msgs_vocabulary},
-        {"test_cli_cmin_options", test_cli_cmin_options},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("cli_state", tests);
