@@ -24,9 +24,9 @@ sources=()
 for f in "$src"/src/*.c; do
   case $(basename "$f") in main*.c | cli_*.c) ;; *) sources+=("$f") ;; esac
 done
-# The report harness drives the report writer, which is front-end code.
+# The report harness drives the report writer, which is front-end code (with its messages).
 extra=()
-[ "$name" != report ] || { sources+=("$src/src/cli_audit_html.c"); extra=(-I"$src/src"); }
+[ "$name" != report ] || { sources+=("$src/src/cli_audit_html.c" "$src/src/cli_msgs.c"); extra=(-I"$src/src"); }
 # The image harness calls the pass directly, through the reducer's internal header.
 [ "$name" != image ] || extra=(-I"$src/src")
 # shellcheck disable=SC2046
