@@ -22,7 +22,7 @@ unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO
 # COMPLETE_BUDGET seconds, the JSON sample, whose 30-70 KB crawl dumps take many minutes to
 # reduce, within JSON_BUDGET. The tiny set and the -e subset below run to completion anywhere.
 FULL=${CD_DISTILL_FULL:-0}
-EXECS=${CD_DISTILL_EXECS:-5000}
+EXECS=${CD_DISTILL_EXECS:-3000}
 COMPLETE_BUDGET=${CD_DISTILL_COMPLETE_BUDGET:-400}
 JSON_BUDGET=${CD_DISTILL_JSON_BUDGET:-1200}
 
@@ -316,7 +316,7 @@ if [ -x "$CD_TARGETS/sample_http" ]; then
     cp "$hung/all"/bugs/* "$hung/all"/api/call_001* "$hung/in"/
     for i in 1 2; do
         rc=0
-        "$CD_BIN" -q -j 1 --seed 3 --max-execs 30000 "$hung/in" -o "$hung/out$i" -- \
+        "$CD_BIN" -q -j 1 --seed 3 --max-execs 15000 "$hung/in" -o "$hung/out$i" -- \
             "$CD_TARGETS/sample_http" || rc=$?
         [ "$rc" -le 1 ] || fail "hangs: run $i exited $rc, expected 0 or 1"
     done

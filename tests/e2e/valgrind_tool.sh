@@ -24,7 +24,7 @@ tar -C in -czf slice.tar.gz $files bugs/issue_0412.json
 
 vg=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
-"${vg[@]}" "$bin" -q -j 2 -t 2000 --max-execs 1500 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
+"${vg[@]}" "$bin" -q -j 2 -t 2000 --max-execs 800 slice.tar.gz -o seeds -- "$target" @@ 2>vg.txt
 rc=$?
 if [ $rc = 99 ] || grep -q "==[0-9]*==" vg.txt; then
   echo "FAIL: valgrind reports errors in a run:"; head -40 vg.txt; fail=1
