@@ -35,6 +35,14 @@ struct cd_emit_opts {
        false when path holds no readable manifest. NULL: no directory can be proven ours, so only
        an empty one (or --force) is replaced. */
     bool (*read_owned)(const char *path, struct cd_emit_owned *out);
+    /* What the seed directory holds, when not the seeds under their SHA-1 (both NULL): keep says
+       whether an example goes in; name writes its k-th choice of file name into buf (k = 0,
+       which always gives one, then 1, 2, ... while the name is taken) and returns it, or NULL
+       when it has no other. */
+    bool (*keep)(const struct cd_result_example *ex, void *ctx);
+    const char *(*name)(const struct cd_result_example *ex, unsigned k, char *buf, size_t cap,
+                        void *ctx);
+    void *pick_ctx;
 };
 
 /* What was written (or staged). */
@@ -75,7 +83,8 @@ void cd_emit_unlock(struct cd_emit_lock *lk);
 /* A new corpus being built beside seed_dir. */
 struct cd_emit_stage;
 
-/* Writes every seed of r (not a reproducer, best for at least one coverage label) into a fresh
+/* Writes every seed of r (not a reproducer, best for at least one coverage label; or what
+ * opts->keep keeps, under opts->name's names) into a fresh
  * temporary directory ".NAME.tmp-XXXXXX" beside seed_dir (creating missing parent directories),
  * fsyncing each file and the directory.
  * On success *out is owned: commit it with cd_emit_commit or drop it with cd_emit_abort. */

@@ -5,22 +5,15 @@
  * progress and summary lines and its exit status (0, or 1 on any error). What differs: hit counts
  * are classified correctly, archives are inputs too, and the choice is a cover by bytes that keeps
  * every tuple. The output directory appears whole (a temporary directory beside it, renamed). */
-#include "cd_file.h"
+#include "cd_emit.h"
 #include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* An output error: the message (errno's text appended by the caller's format), kind OUTPUT. */
-#define OUT_ERR(err, ...)                                                                          \
-    cd_error_mark((err), cd_error_sys((err), CD_FAILED, __VA_ARGS__), CD_ERR_OUTPUT)
 
 /* afl-cmin's error line; returns false. */
 static bool cmin_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -159,10 +152,11 @@ bool cli_cmin_check_out(const char *out)
     return true;
 }
 
-/* Whether example ex goes to the output: the seeds; with -A the crash and timeout reproducers
- * too; with -C only the crash reproducers. */
-static bool kept(const struct cli_opts *o, const struct cd_result_example *ex)
+/* cd_emit_opts.keep: the seeds; with -A the crash and timeout reproducers too; with -C only the
+ * crash reproducers. */
+static bool kept(const struct cd_result_example *ex, void *ctx)
 {
+    const struct cli_opts *o = ctx;
     if (ex->left_out)
         return false;
     if (o->cmin_crashes)
@@ -178,88 +172,32 @@ static const char *base_of(const char *origin)
     return *b && strcmp(b, ".") && strcmp(b, "..") ? b : "input";
 }
 
-/* Writes ex into directory fd under its own name, ",N" added when that name is taken. */
-static enum cd_status put_named(int dirfd, const struct cd_result_example *ex,
-                                struct cd_error *err)
+/* cd_emit_opts.name: the input's own name, then NAME,1, NAME,2, ... while taken. */
+static const char *named(const struct cd_result_example *ex, unsigned k, char *buf, size_t cap,
+                         void *ctx)
 {
-    char name[300];
-    int fd = -1;
-    for (unsigned k = 0; fd < 0 && k < 100000; k++) {
-        if (k)
-            snprintf(name, sizeof name, "%.250s,%u", base_of(ex->origin), k);
-        else
-            snprintf(name, sizeof name, "%.250s", base_of(ex->origin));
-        fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            return OUT_ERR(err, "cannot create '%s': %s",
-                                name, strerror(errno));
-    }
-    if (fd < 0)
-        return OUT_ERR(err, "too many inputs named '%s'", base_of(ex->origin));
-    enum cd_status st = cd_file_write_all(fd, ex->data, ex->len, name, err);
-    close(fd);
-    return st;
+    (void)ctx;
+    if (k >= 100000)
+        return NULL;
+    if (k)
+        snprintf(buf, cap, "%.250s,%u", base_of(ex->origin), k);
+    else
+        snprintf(buf, cap, "%.250s", base_of(ex->origin));
+    return buf;
 }
 
 enum cd_status cli_cmin_write(const struct cli_opts *o, const struct cd_result *r, size_t *files,
                               struct cd_error *err)
 {
-    char *whole = NULL, *parent = NULL, *base = NULL;
+    struct cd_emit_opts eo = {.seed_dir = o->out_dir, .keep = kept, .name = named,
+                              .pick_ctx = (void *)o};
+    struct cd_emit_stats stats = {0};
+    struct cd_emit_stage *stage = NULL;
     *files = 0;
-    if (!cd_file_split(o->out_dir, &whole, &parent, &base)) {
-        free(whole);
-        free(parent);
-        free(base);
-        return cd_error_oom(err, CD_FAILED, "out of memory");
-    }
-    size_t n = strlen(whole) + 16;
-    char *stage = malloc(n);
-    enum cd_status st = CD_OK;
-    if (!stage)
-        st = cd_error_oom(err, CD_FAILED, "out of memory");
-    else
-        snprintf(stage, n, "%s.tmp-XXXXXX", whole);
-    if (st == CD_OK && !mkdtemp(stage))
-        st = OUT_ERR(err, "cannot create '%s': %s", stage,
-                          strerror(errno));
-    int outfd = st == CD_OK ? open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    if (st == CD_OK && outfd < 0)
-        st = OUT_ERR(err, "cannot open '%s': %s", stage,
-                          strerror(errno));
+    enum cd_status st = cd_emit_stage_seeds(&stage, &eo, r, &stats, err);
     if (st == CD_OK)
-        fchmod(outfd, 0777 & ~cd_file_umask());
-    for (size_t i = 0; st == CD_OK && i < r->n_examples; i++)
-        if (kept(o, &r->examples[i])) {
-            st = put_named(outfd, &r->examples[i], err);
-            *files += st == CD_OK;
-        }
-    if (outfd >= 0) {
-        if (st == CD_OK && fsync(outfd) != 0)
-            st = OUT_ERR(err, "cannot sync '%s': %s",
-                              stage, strerror(errno));
-        close(outfd);
-    }
-    /* An empty output directory left by the user goes; a non-empty one was refused before. */
-    if (st == CD_OK && rmdir(whole) != 0 && errno != ENOENT)
-        st = OUT_ERR(err, "cannot replace '%s': %s", whole,
-                          strerror(errno));
-    if (st == CD_OK && rename(stage, whole) != 0)
-        st = OUT_ERR(err, "cannot rename '%s' to '%s': %s",
-                          stage, whole, strerror(errno));
+        st = cd_emit_commit(stage, NULL, err); /* frees the stage */
     if (st == CD_OK)
-        cd_file_sync_dir(parent);
-    if (st != CD_OK && stage && stage[0]) {
-        DIR *d = opendir(stage);
-        for (struct dirent *e; d && (e = readdir(d));)
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                unlinkat(dirfd(d), e->d_name, 0);
-        if (d)
-            closedir(d);
-        rmdir(stage);
-    }
-    free(stage);
-    free(whole);
-    free(parent);
-    free(base);
+        *files = stats.seeds;
     return st;
 }

@@ -355,7 +355,7 @@ static int write_output(struct run_state *s)
     const struct cli_opts *o = s->o;
     struct cd_error err;
     struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar,
-                              s->out_is_input, s->state.path, cli_manifest_owned};
+                              s->out_is_input, s->state.path, cli_manifest_owned, NULL, NULL, NULL};
     struct cd_emit_stage *stage = NULL;
     struct cd_file *manifest = NULL;
     struct cd_manifest_info info = {
@@ -669,7 +669,7 @@ int cli_run(const struct cli_opts *o)
     /* Refuse a foreign output directory before spending any time on the run. */
     s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
-                              s.state.path, cli_manifest_owned};
+                              s.state.path, cli_manifest_owned, NULL, NULL, NULL};
     if (o->cmin) {
         code = cmin_run(&s);
         goto out;

@@ -302,20 +302,30 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
     }
     for (size_t i = 0; i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
-        if (!cd_result_is_seed(ex))
+        if (opts->keep ? !opts->keep(ex, opts->pick_ctx) : !cd_result_is_seed(ex))
             continue;
-        int fd = openat(dfd, ex->sha1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        /* its name, or the next choice while one is taken */
+        char buf[300];
+        const char *name = opts->name ? opts->name(ex, 0, buf, sizeof buf, opts->pick_ctx)
+                                      : ex->sha1;
+        int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        for (unsigned k = 1; fd < 0 && errno == EEXIST && opts->name; k++) {
+            const char *next = opts->name(ex, k, buf, sizeof buf, opts->pick_ctx);
+            if (!next)
+                break;
+            name = next;
+            fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        }
         if (fd < 0) {
-            st = cd_error_sys(err, CD_FAILED, "cannot create '%s/%s': %s", s->tmp, ex->sha1,
+            st = cd_error_sys(err, CD_FAILED, "cannot create '%s/%s': %s", s->tmp, name,
                               strerror(errno));
             goto out;
         }
         char what[4096];
-        snprintf(what, sizeof what, "%s/%s", s->tmp, ex->sha1);
+        snprintf(what, sizeof what, "%s/%s", s->tmp, name);
         st = cd_file_write_all(fd, ex->data, ex->len, what, err);
         if (close(fd) != 0 && st == CD_OK)
-            st = cd_error_sys(err, CD_FAILED, "cannot write '%s/%s': %s", s->tmp, ex->sha1,
-                              strerror(errno));
+            st = cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
         if (st != CD_OK)
             goto out;
         if (stats) {

@@ -70,21 +70,6 @@ static void sample_result(struct cd_result *r, const char *variant)
     r->stats.complete = true;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-    char *s = malloc(strlen(a) + strlen(b) + 2);
-    sprintf(s, "%s/%s", a, b);
-    return s;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static size_t count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -144,9 +129,9 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
     f->root = cd_test_mkdtemp();
-    f->seeds = path_join(f->root, "seeds");
-    f->crashes = path_join(f->root, "seeds.crashes");
-    f->manifest = path_join(f->root, "seeds.manifest.json");
+    f->seeds = cd_test_join(f->root, "seeds");
+    f->crashes = cd_test_join(f->root, "seeds.crashes");
+    f->manifest = cd_test_join(f->root, "seeds.manifest.json");
     f->opts = (struct cd_emit_opts){.seed_dir = f->seeds, .crashes_dir = f->crashes,
                                     .manifest_path = f->manifest,
                                     .read_owned = cli_manifest_owned};
@@ -171,7 +156,7 @@ static void test_emit_seed_names_are_sha1_of_content(void)
     for (size_t i = 0; i < 2; i++) {
         char hex[41];
         cd_hash_sha1_hex(r.examples[i].data, r.examples[i].len, hex);
-        char *p = path_join(f.seeds, hex);
+        char *p = cd_test_join(f.seeds, hex);
         char *text = read_text(p);
         CU_ASSERT_PTR_NOT_NULL(text);
         if (text)
@@ -192,13 +177,13 @@ static void test_emit_reproducers_never_in_seed_dir(void)
     fixture_init(&f);
     sample_result(&r, "abc");
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r), CD_OK);
-    char *in_seeds = path_join(f.seeds, r.examples[2].sha1);
+    char *in_seeds = cd_test_join(f.seeds, r.examples[2].sha1);
     CU_ASSERT_NOT_EQUAL(access(in_seeds, F_OK), 0);
     char name[64];
     CU_ASSERT_PTR_EQUAL(cd_result_file_name(&r.examples[2], name, sizeof name), name);
     CU_ASSERT_EQUAL(strncmp(name, "crash-", 6), 0);
     CU_ASSERT_STRING_EQUAL(name + 6, r.examples[2].sha1);
-    char *in_crashes = path_join(f.crashes, name);
+    char *in_crashes = cd_test_join(f.crashes, name);
     char *text = read_text(in_crashes);
     CU_ASSERT_PTR_NOT_NULL(text);
     if (text)
@@ -234,8 +219,8 @@ static void test_emit_refuses_foreign_dir(void)
     fixture_init(&f);
     sample_result(&r, "abc");
     mkdir(f.seeds, 0755);
-    char *notes = path_join(f.seeds, "notes.txt");
-    write_text(notes, "mine");
+    char *notes = cd_test_join(f.seeds, "notes.txt");
+    cd_test_write_text(notes, "mine");
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refusing"));
     CU_ASSERT_EQUAL(err.kind, CD_ERR_FOREIGN);
@@ -247,10 +232,10 @@ static void test_emit_refuses_foreign_dir(void)
     free(text);
     /* hex-named files alone do not make it ours: the manifest beside it must name it */
     unlink(notes);
-    char *hexfile = path_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
-    write_text(hexfile, "x");
+    char *hexfile = cd_test_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
+    cd_test_write_text(hexfile, "x");
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
-    write_text(notes, "mine");
+    cd_test_write_text(notes, "mine");
     /* --force replaces it */
     f.opts.force = true;
     CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_OK);
@@ -267,7 +252,7 @@ static void test_emit_refuses_non_directory(void)
     struct fixture f;
     struct cd_error err;
     fixture_init(&f);
-    write_text(f.seeds, "a file");
+    cd_test_write_text(f.seeds, "a file");
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
     f.opts.force = true;
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_FAILED);
@@ -286,8 +271,8 @@ static void test_emit_replaces_own_dir(void)
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r2), CD_OK);
     CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
-    char *old = path_join(f.seeds, r1.examples[0].sha1);
-    char *new = path_join(f.seeds, r2.examples[0].sha1);
+    char *old = cd_test_join(f.seeds, r1.examples[0].sha1);
+    char *new = cd_test_join(f.seeds, r2.examples[0].sha1);
     CU_ASSERT_NOT_EQUAL(access(old, F_OK), 0);
     CU_ASSERT_EQUAL(access(new, F_OK), 0);
     CU_ASSERT_EQUAL(count_entries(f.root), 3);
@@ -295,6 +280,67 @@ static void test_emit_replaces_own_dir(void)
     free(new);
     free_result(&r1);
     free_result(&r2);
+    fixture_release(&f);
+}
+
+static bool keep_all(const struct cd_result_example *ex, void *ctx)
+{
+    (void)ex;
+    (void)ctx;
+    return true;
+}
+
+/* Every example named "x", then "x.K" while taken. */
+static const char *named_x(const struct cd_result_example *ex, unsigned k, char *buf, size_t cap,
+                           void *ctx)
+{
+    (void)ex;
+    (void)ctx;
+    if (k > 5)
+        return NULL;
+    snprintf(buf, cap, k ? "x.%u" : "x", k);
+    return buf;
+}
+
+/* With keep and name (as cmin stages its output), the kept examples go in under the names given,
+ * the next choice taken where a name is; a name with no other choice left fails the stage. */
+static void test_emit_stage_keep_and_name(void)
+{
+    struct fixture f;
+    struct cd_result r;
+    struct cd_error err;
+    struct cd_emit_stage *st;
+    struct cd_emit_stats stats = {0};
+    fixture_init(&f);
+    sample_result(&r, "first");
+    f.opts.keep = keep_all;
+    f.opts.name = named_x;
+    CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r, &stats, &err), CD_OK);
+    CU_ASSERT_EQUAL(stats.seeds, 3); /* the reproducer too: keep says so */
+    CU_ASSERT_EQUAL(cd_emit_commit(st, NULL, &err), CD_OK);
+    for (const char *const *n = (const char *const[]){"x", "x.1", "x.2", NULL}; *n; n++) {
+        char *p = cd_test_join(f.seeds, *n);
+        CU_ASSERT_EQUAL(access(p, F_OK), 0);
+        free(p);
+    }
+    CU_ASSERT_EQUAL(count_entries(f.seeds), 3);
+    free_result(&r);
+    /* seven examples, six names: the stage fails, naming the one taken, and leaves nothing */
+    memset(&r, 0, sizeof r);
+    for (int i = 0; i < 7; i++) {
+        char data[8];
+        snprintf(data, sizeof data, "d%d", i);
+        add_example(&r, data, "in/a", (const char *[]){"000001:1", NULL},
+                    (const char *[]){"000001:1", NULL}, false);
+    }
+    char *other = cd_test_join(f.root, "other");
+    f.opts.seed_dir = other;
+    CU_ASSERT_NOT_EQUAL(cd_emit_stage_seeds(&st, &f.opts, &r, NULL, &err), CD_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "x.5"));
+    CU_ASSERT_NOT_EQUAL(access(other, F_OK), 0);
+    CU_ASSERT_EQUAL(count_entries(f.root), 1); /* the first corpus, no staged directory left */
+    free(other);
+    free_result(&r);
     fixture_release(&f);
 }
 
@@ -308,7 +354,7 @@ static void test_emit_interrupted_swap_keeps_old(void)
     sample_result(&r1, "first");
     sample_result(&r2, "second");
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
-    char *old = path_join(f.seeds, r1.examples[0].sha1);
+    char *old = cd_test_join(f.seeds, r1.examples[0].sha1);
 
     /* the process dies after staging, before the swap: the staged dir is left, the old is whole */
     CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r2, NULL, &err), CD_OK);
@@ -319,7 +365,7 @@ static void test_emit_interrupted_swap_keeps_old(void)
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK);
 
     /* the process dies between the two renames of the fallback swap: the old corpus is aside */
-    char *aside = path_join(f.root, ".seeds.old-Ab12Cd");
+    char *aside = cd_test_join(f.root, ".seeds.old-Ab12Cd");
     CU_ASSERT_EQUAL_FATAL(rename(f.seeds, aside), 0);
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, NULL, &err), CD_OK); /* puts it back */
     CU_ASSERT_EQUAL(access(old, F_OK), 0);
@@ -347,7 +393,7 @@ static void test_emit_output_named_as_input(void)
     sample_result(&r1, "first");
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
     /* the nightly job: read DIR as an input, then write the new corpus to DIR */
-    char *p = path_join(f.seeds, r1.examples[1].sha1);
+    char *p = cd_test_join(f.seeds, r1.examples[1].sha1);
     char *kept = read_text(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
     sample_result(&r2, "a better first");
@@ -380,8 +426,8 @@ static void test_emit_keeps_files_its_manifest_does_not_list(void)
     sample_result(&r1, "first");
     sample_result(&r2, "second");
     CU_ASSERT_EQUAL_FATAL(emit_all(&f.opts, &r1), CD_OK);
-    char *find = path_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
-    write_text(find, "a libFuzzer find");
+    char *find = cd_test_join(f.seeds, "0123456789abcdef0123456789abcdef01234567");
+    cd_test_write_text(find, "a libFuzzer find");
     size_t unlisted = 99;
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_FAILED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "1 file in it (first "
@@ -415,15 +461,15 @@ static void test_emit_force_moves_foreign_dir_aside(void)
     fixture_init(&f);
     sample_result(&r, "abc");
     mkdir(f.seeds, 0755);
-    char *notes = path_join(f.seeds, "notes.txt");
-    write_text(notes, "mine");
+    char *notes = cd_test_join(f.seeds, "notes.txt");
+    cd_test_write_text(notes, "mine");
     f.opts.force = true;
     CU_ASSERT_EQUAL_FATAL(cd_emit_stage_seeds(&st, &f.opts, &r, NULL, &err), CD_OK);
     char *replaced = NULL;
     CU_ASSERT_EQUAL_FATAL(cd_emit_commit(st, &replaced, &err), CD_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(replaced);
     CU_ASSERT_EQUAL(count_entries(f.seeds), 2);
-    char *moved = path_join(replaced, "notes.txt");
+    char *moved = cd_test_join(replaced, "notes.txt");
     char *text = read_text(moved);
     CU_ASSERT_PTR_NOT_NULL(text);
     if (text)
@@ -477,23 +523,23 @@ static void test_emit_lock_clears_killed_runs_temp_files(void)
     const char *kept[] = {".other.tmp-Ab12Cd", ".seeds.manifest.json.tmp-toolong"};
     char *p;
     for (int i = 0; i < 2; i++) {
-        write_text(p = path_join(f.root, gone[i]), "partial");
+        cd_test_write_text(p = cd_test_join(f.root, gone[i]), "partial");
         free(p);
-        write_text(p = path_join(f.root, kept[i]), "not ours");
+        cd_test_write_text(p = cd_test_join(f.root, kept[i]), "not ours");
         free(p);
     }
-    char *old = path_join(f.crashes, ".crash-0123.tmp-Qq11Ww");
-    char *fresh = path_join(f.crashes, ".crash-4567.tmp-Rr22Xx");
-    write_text(old, "partial");
-    write_text(fresh, "being written");
+    char *old = cd_test_join(f.crashes, ".crash-0123.tmp-Qq11Ww");
+    char *fresh = cd_test_join(f.crashes, ".crash-4567.tmp-Rr22Xx");
+    cd_test_write_text(old, "partial");
+    cd_test_write_text(fresh, "being written");
     struct timespec times[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
     CU_ASSERT_EQUAL(utimensat(AT_FDCWD, old, times, 0), 0);
     CU_ASSERT_EQUAL_FATAL(cd_emit_lock(&f.opts, &lk, &err), CD_OK);
     for (int i = 0; i < 2; i++) {
-        p = path_join(f.root, gone[i]);
+        p = cd_test_join(f.root, gone[i]);
         CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
         free(p);
-        p = path_join(f.root, kept[i]);
+        p = cd_test_join(f.root, kept[i]);
         CU_ASSERT_EQUAL(access(p, F_OK), 0);
         free(p);
     }
@@ -525,10 +571,10 @@ static void test_emit_lock_completes_an_interrupted_commit(void)
     CU_ASSERT_EQUAL_FATAL(cd_emit_commit(st, NULL, &err), CD_OK); /* killed right after this */
     struct cd_manifest_info info = {.seed_dir = f.seeds, .crashes_dir = f.crashes};
     char *text_b = cd_manifest_to_string(&info, &b), *text_c = cd_manifest_to_string(&info, &c);
-    char *tmp_b = path_join(f.root, ".seeds.manifest.json.tmp-Kill01");
-    char *tmp_c = path_join(f.root, ".seeds.manifest.json.tmp-Kill02");
-    write_text(tmp_c, text_c);
-    write_text(tmp_b, text_b);
+    char *tmp_b = cd_test_join(f.root, ".seeds.manifest.json.tmp-Kill01");
+    char *tmp_c = cd_test_join(f.root, ".seeds.manifest.json.tmp-Kill02");
+    cd_test_write_text(tmp_c, text_c);
+    cd_test_write_text(tmp_b, text_b);
     size_t unlisted = 0;
     CU_ASSERT_EQUAL(cd_emit_check(&f.opts, &unlisted, &err), CD_FAILED); /* split: refused */
 
@@ -557,7 +603,7 @@ static void test_emit_creates_missing_parents(void)
     struct cd_result r;
     fixture_init(&f);
     sample_result(&r, "abc");
-    char *deep = path_join(f.root, "out/nightly/seeds");
+    char *deep = cd_test_join(f.root, "out/nightly/seeds");
     f.opts.seed_dir = deep;
     CU_ASSERT_EQUAL(emit_all(&f.opts, &r), CD_OK);
     CU_ASSERT_EQUAL(count_entries(deep), 2);
@@ -573,11 +619,11 @@ static void test_emit_tar_holds_seeds_only(void)
     struct cd_error err;
     fixture_init(&f);
     sample_result(&r, "<a>tar</a>");
-    char *tar = path_join(f.root, "seeds.tar.zst");
+    char *tar = cd_test_join(f.root, "seeds.tar.zst");
     f.opts.seed_dir = tar;
     f.opts.tar = true;
     /* a file the manifest does not name is not replaced */
-    write_text(tar, "not ours");
+    cd_test_write_text(tar, "not ours");
     CU_ASSERT_EQUAL(cd_emit_tar(&f.opts, &r, NULL, &err), CD_FAILED);
     char *text = read_text(tar);
     CU_ASSERT(text && strcmp(text, "not ours") == 0);
@@ -625,6 +671,7 @@ int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_emit_seed_names_are_sha1_of_content", test_emit_seed_names_are_sha1_of_content},
+        {"test_emit_stage_keep_and_name", test_emit_stage_keep_and_name},
         {"test_emit_reproducers_never_in_seed_dir", test_emit_reproducers_never_in_seed_dir},
         {"test_emit_no_crashes_dir_without_reproducers", test_emit_no_crashes_dir_without_reproducers},
         {"test_emit_refuses_foreign_dir", test_emit_refuses_foreign_dir},
