@@ -33,6 +33,8 @@ struct image {
     bool interlaced;
     uint8_t *raw;               /* the inflated stream: filtered rows */
     size_t raw_len;
+    uint8_t *cut, *z;           /* scratch for a candidate's rows and their deflated stream, */
+    uLong z_cap;                /* sized once for the whole image */
 };
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -161,6 +163,8 @@ static void release(struct image *im)
 {
     free(im->src);
     free(im->raw);
+    free(im->cut);
+    free(im->z);
     memset(im, 0, sizeof *im);
 }
 
@@ -184,23 +188,19 @@ static bool try_size(struct cd_reduce_run *r, const struct image *im, uint32_t w
 {
     bool whole = w == im->width && h == im->height;
     size_t stride = 1 + row_bytes(im, im->width), row = row_bytes(im, w);
-    size_t raw_len = whole ? im->raw_len : (size_t)h * (1 + row);
-    uint8_t *raw = whole ? im->raw : malloc(raw_len ? raw_len : 1);
-    uLongf z_len = compressBound((uLong)raw_len);
-    uint8_t *z = malloc(z_len);
-    bool held = false;
-    if (!raw || !z)
-        goto out;
+    size_t raw_len = whole ? im->raw_len : (size_t)h * (1 + row); /* at most im->raw_len */
+    uint8_t *raw = whole ? im->raw : im->cut, *z = im->z;
+    uLongf z_len = im->z_cap;
     if (!whole)
         for (uint32_t i = 0; i < h; i++)
             memcpy(raw + (size_t)i * (1 + row), im->raw + (size_t)i * stride, 1 + row);
     if (compress2(z, &z_len, raw, (uLong)raw_len, Z_BEST_COMPRESSION) != Z_OK)
-        goto out;
+        return false;
     unsigned k = im->n_idat < z_len ? im->n_idat : (unsigned)z_len;
     size_t head = im->idat, tail = im->len - im->idat_end;
     size_t n = head + (size_t)z_len + 12u * k + tail;
     if (n >= r->len)
-        goto out;
+        return false;
     uint8_t *o = r->cand;
     memcpy(o, im->src, head);
     put_be32(o + im->ihdr, w);
@@ -218,12 +218,7 @@ static bool try_size(struct cd_reduce_run *r, const struct image *im, uint32_t w
         done += part;
     }
     memcpy(o + at, im->src + im->idat_end, tail);
-    held = cd_reduce_try(r, n);
-out:
-    if (raw != im->raw)
-        free(raw);
-    free(z);
-    return held;
+    return cd_reduce_try(r, n);
 }
 
 /* The least count of rows (rows) or columns in [1, from) for which the image cut to it holds
@@ -255,8 +250,15 @@ static uint32_t least(struct cd_reduce_run *r, const struct image *im, uint32_t 
 bool cd_reduce_image(struct cd_reduce_run *r)
 {
     struct image im;
-    if (!parse(&im, r->cur, r->len)) {
-        release(&im); /* what parse allocated before it gave up */
+    bool ok = parse(&im, r->cur, r->len);
+    if (ok) {
+        im.z_cap = compressBound((uLong)im.raw_len);
+        im.cut = malloc(im.raw_len);
+        im.z = malloc(im.z_cap);
+        ok = im.cut && im.z;
+    }
+    if (!ok) {
+        release(&im); /* what was allocated before it gave up */
         return false;
     }
     size_t before = r->len;
