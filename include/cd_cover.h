@@ -43,7 +43,8 @@ struct cd_cover_stats {
  * greedily while each adds no more bytes per new optional item than the required cover spends per
  * required item, while together they weigh at most a tenth of the required cover
  * (CD_COVER_OPTIONAL_SHARE), and, with baseline sets, while the whole stays within the baseline's
- * weight: a cover recomputed with the last one as baseline never grows. FAILED only when out of memory. */
+ * weight: a cover recomputed with the last one as baseline never grows. FAILED only when out of
+ * memory. */
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
                               const bool *optional, bool *chosen, struct cd_cover_stats *stats,
                               struct cd_error *err);

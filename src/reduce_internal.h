@@ -4,7 +4,8 @@
  * To add a pass: write it in the file of its family (reduce_bytes.c: format-blind bytes;
  * reduce_text.c: lines, brackets, lists, blanks, strings; reduce_numbers.c: counts and digits;
  * reduce_markup.c: elements and attributes; reduce_chunks.c: length-prefixed and CRC-checked
- * binary chunks; reduce_image.c: images by rows and columns), declare it below, and give it one row in reduce_passes.c. */
+ * binary chunks; reduce_image.c: images by rows and columns), declare it below, and give it
+ * one row in reduce_passes.c. */
 #ifndef CD_REDUCE_INTERNAL_H
 #define CD_REDUCE_INTERNAL_H
 

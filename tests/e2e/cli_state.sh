@@ -16,10 +16,9 @@ tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 fail=0
 err() { echo "FAIL: $*"; fail=1; }
-# field FILE KEY: a top-level value of a --json-summary line
-field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
-mfield() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]][sys.argv[3]])" "$1" "$2" "$3"; }
-labels() { python3 -c "import json,sys; print('\n'.join(sorted(json.load(open(sys.argv[1]))['labels'])))" "$1"; }
+field() { cd_json "$1" "$2"; }          # a top-level value of a --json-summary line
+mfield() { cd_json "$1" "$2" "$3"; }    # a value one level down in a manifest
+labels() { cd_manifest_labels "$1"; }   # a manifest's labels, one per line
 
 mkdir all small more && tar --zstd -xf "$corpus" -C all || exit 1
 # 120 small files complete in seconds anywhere; 20 more are the "new inputs" of a later night.

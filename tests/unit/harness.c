@@ -79,3 +79,20 @@ void cd_test_skip_all(const char *why)
 {
     skip_reason = why;
 }
+
+char *cd_test_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
+void cd_test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}

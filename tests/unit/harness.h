@@ -18,6 +18,12 @@ char *cd_test_mkdtemp(void);
 /* Removes the directory tree at path and frees path. */
 void cd_test_rmdir(char *path);
 
+/* Returns "a/b", owned (free with free()). */
+char *cd_test_join(const char *a, const char *b);
+
+/* Writes text to path, replacing it; a failure fails the test. */
+void cd_test_write_text(const char *path, const char *text);
+
 /* Returns an owned path to the built sample target `name`, or NULL when targets were not built. */
 char *cd_test_target(const char *name);
 

@@ -13,28 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *path_in(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_cli_state_encode_write_check(void)
 {
     char *dir = cd_test_mkdtemp();
     struct cli_state st;
     memset(&st, 0, sizeof st);
-    st.path = path_in(dir, "seeds.state");
+    st.path = cd_test_join(dir, "seeds.state");
     st.settings = strdup("edges_only=0");
     strcpy(st.target_sha1, "0123456789abcdef0123456789abcdef01234567");
     st.runs = 2;
@@ -64,13 +48,13 @@ static void test_cli_state_encode_write_check(void)
     free(buf);
     cd_table_free(t);
     /* a file of someone else's under the state's name is refused, unless forced */
-    put(st.path, "{\"not\": \"a state\"}\n");
+    cd_test_write_text(st.path, "{\"not\": \"a state\"}\n");
     CU_ASSERT_NOT_EQUAL(cli_state_check(st.path, false, &err), CD_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "seeds.state"));
     CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
     CU_ASSERT_EQUAL(cli_state_check(st.path, true, &err), CD_OK);
     /* a directory is no state either */
-    char *sub = path_in(dir, "d.state");
+    char *sub = cd_test_join(dir, "d.state");
     CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
     CU_ASSERT_NOT_EQUAL(cli_state_check(sub, false, &err), CD_OK);
     free(sub);
@@ -81,8 +65,8 @@ static void test_cli_state_encode_write_check(void)
 static void test_cli_msgs_vocabulary(void)
 {
     char *dir = cd_test_mkdtemp();
-    char *f = path_in(dir, "target");
-    put(f, "abc");
+    char *f = cd_test_join(dir, "target");
+    cd_test_write_text(f, "abc");
     char hex[41];
     cli_target_sha1(f, hex);
     CU_ASSERT_STRING_EQUAL(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
