@@ -27,6 +27,9 @@ struct cd_runner_ops {
                           struct cd_error *err);
     /* Releases the state. */
     void (*close)(void *state);
+    /* May be NULL. The note of label id of the last run (a bug label's crash state), or NULL;
+     * valid until the next run. The engine keeps it in the table (cd_table_note). */
+    const char *(*note)(void *state, uint32_t id);
 };
 
 /* A snapshot for progress displays. */

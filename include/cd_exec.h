@@ -38,6 +38,8 @@ struct cd_exec_opts {
     int cpu;                  /* CPU to bind the target to, or -1 for none */
     const char *tmp_dir;      /* directory for the private input file; NULL for $TMPDIR or /tmp */
     bool debug_child;         /* keep the target's stderr on ours (for -v debugging) */
+    unsigned crash_frames;    /* program frames in a crash state (cd_exec_crash_state); 0: none
+                                 is made, a sanitizer crash is named by its kind alone */
 };
 
 /* Result of one run. Pointers are owned by the executor, valid until its next run or free. */
@@ -49,6 +51,8 @@ struct cd_run {
     size_t map_size;
     const char *san_tool;     /* "asan", "ubsan", ... when a sanitizer reported, else NULL */
     const char *san_kind;     /* its error kind ("heap-buffer-overflow"), else NULL */
+    const char *crash_state;  /* with a sanitizer report and crash_frames: its crash state
+                                 (cd_exec_crash_state), else NULL */
     const char *stderr_tail;  /* last bytes of the target's stderr for this run, NUL-terminated */
     uint64_t exec_ns;         /* wall time of the run */
 };
@@ -93,6 +97,16 @@ enum cd_status cd_exec_run_quick(struct cd_exec *ex, const uint8_t *data, size_t
  * is not one we know, ...) into kind (cap bytes) and returns true. cd_exec_run does this for
  * every crashing run. */
 bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap);
+
+/* Writes into out (cap bytes) the crash state of the first sanitizer report in text, the name of
+ * the bug as ClusterFuzz names one: a first line "<tool>:<kind>", with " READ" or " WRITE" when the
+ * report gives the access, then one line per frame for the top `frames` frames of the crashing
+ * stack that belong to the program (sanitizer runtime, libc and C++ runtime, allocator,
+ * interceptor and fuzzing-driver frames skipped; inlined frames counted), by function name
+ * without arguments. Unsymbolized frames are named with llvm-symbolizer when symbolize is set
+ * (ASAN_SYMBOLIZER_PATH, else PATH); a frame no symbolizer names is "<module>+0x<offset>".
+ * Returns false when text holds no sanitizer report. */
+bool cd_exec_crash_state(const char *text, unsigned frames, bool symbolize, char *out, size_t cap);
 
 /* Returns what the executor knows about the target; valid until cd_exec_free. */
 const struct cd_exec_info *cd_exec_info(const struct cd_exec *ex);

@@ -4,8 +4,11 @@
  * "crash:SIGSEGV" (by signal name; "crash:SIG<n>" for a signal without a name here),
  * "crash:exit86" (a crash by exit status: sanitizer codes or AFL_CRASH_EXITCODE), and the
  * sanitizer report of a crashing run as "<tool>:<kind>" ("asan:heap-buffer-overflow",
- * "ubsan:signed-integer-overflow"; a kind not in our table is "<tool>:unknown"). Labels are 32-bit
- * ids; outcome ids come from fixed append-only tables, so a label has the same id in every run. */
+ * "ubsan:signed-integer-overflow"; a kind not in our table is "<tool>:unknown"), and the bug it
+ * is, "bug:<6 hex digits>", 24 bits of a hash of its crash state (kind, access and top program
+ * frames: cd_exec_crash_state), whose text the table keeps as the label's note. Labels are 32-bit
+ * ids; outcome ids come from fixed append-only tables or hashes, so a label has the same id in
+ * every run. */
 #ifndef CD_LABELS_H
 #define CD_LABELS_H
 
@@ -30,10 +33,17 @@ unsigned cd_labels_class(uint8_t count);
 uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 
 /* Replaces set's contents with the labels of run: every non-zero map slot but index 0 (each in
- * class 1 when edges_only, as afl-cmin -e counts), plus the outcome labels; a run that timed out
+ * class 1 when edges_only, as afl-cmin -e counts), plus the outcome labels (the bug label when the
+ * run has a crash state); a run that timed out
  * (or ran slow, unconfirmed) has the timeout label alone. FAILED only when out of memory. */
 enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err);
+
+/* The bug label of a crash state's text. */
+uint32_t cd_labels_bug(const char *crash_state);
+
+/* True when id is a bug label ("bug:1a2b3c"). */
+bool cd_labels_is_bug(uint32_t id);
 
 /* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
 bool cd_labels_is_outcome(uint32_t id);

@@ -80,6 +80,19 @@ struct cd_manifest_label {
     char *function;              /* the function it is in (afl-clang-lto edge IDs), or NULL */
 };
 
+/* Longest kind ("asan:heap-buffer-overflow") written, with its NUL. */
+#define CD_MANIFEST_KIND_MAX 96
+
+/* One distinct bug as the reader sees it: a bug label and its crash state. */
+struct cd_manifest_bug {
+    uint32_t id;                 /* its bug label */
+    char *kind;                  /* "asan:heap-buffer-overflow" */
+    char *access;                /* "READ", "WRITE", or NULL */
+    char **frames;               /* NULL-terminated, innermost first */
+    uint64_t inputs;             /* first-pass inputs that showed it */
+    char reproducer[41];         /* sha1 of its reproducer (a label's best) */
+};
+
 /* A parsed manifest. */
 struct cd_manifest {
     int schema_version;
@@ -97,6 +110,8 @@ struct cd_manifest {
     size_t n_series;
     uint32_t *unstable;                 /* run.unstable_edges; none in older manifests */
     size_t n_unstable;
+    struct cd_manifest_bug *bugs;       /* by label; none in older manifests */
+    size_t n_bugs;
 };
 
 /* Writes the manifest of result r and run info to path atomically (temp file + rename). */

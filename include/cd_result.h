@@ -29,6 +29,8 @@ struct cd_result_label {
     size_t example;              /* index into examples */
     bool finished;               /* reduction can do nothing more for it */
     bool found;                  /* found during reduction: no input showed it (a bonus label) */
+    uint64_t shown;              /* first-pass inputs of this run that showed it */
+    char *note;                  /* a bug label's crash state (cd_table_note), or NULL */
 };
 
 /* Counters of the run. */
@@ -100,9 +102,15 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);
 
-/* Returns the file name (without directory) of example ex in the output ("<sha1>" for a seed,
- * "crash-<sha1>" / "timeout-<sha1>" for a reproducer) into buf of at least 64 bytes. */
-const char *cd_result_file_name(const struct cd_result_example *ex, char *buf, size_t cap);
+/* Longest file name cd_result_file_name writes, with its NUL. */
+#define CD_RESULT_NAME_MAX 192
+
+/* Returns the file name (without directory) of example ex of r in the output into buf of at least
+ * 64 bytes: "<sha1>" for a seed, "timeout-<sha1>" for a hang, "crash-<sha1>" for a crash, and for a
+ * crash of a known bug, given CD_RESULT_NAME_MAX bytes, its kind, access and top frame between
+ * ("crash-asan-heap-buffer-overflow-read-parse_chunk-<sha1>": letters, digits, '_' and '-'). */
+const char *cd_result_file_name(const struct cd_result *r, const struct cd_result_example *ex,
+                                char *buf, size_t cap);
 
 /* True when example ex is a seed: not a reproducer, not left out, and best for some coverage
  * label. */

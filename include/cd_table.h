@@ -171,6 +171,18 @@ const uint32_t *cd_table_unstable(const struct cd_table *t, size_t *n);
 /* Returns the record index of label id (as cd_table_label_at numbers them); id must be known. */
 size_t cd_table_label_index(const struct cd_table *t, uint32_t id);
 
+/* Longest note kept, in bytes. */
+#define CD_TABLE_NOTE_MAX 4096
+
+/* Keeps a copy of text (at most CD_TABLE_NOTE_MAX bytes) as the note of label id unless it has
+ * one: what a hashed label stands for (a bug label's crash state). Notes are saved, loaded and
+ * merged with the table. FAILED when out of memory, with the table unchanged. */
+enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
+                             struct cd_error *err);
+
+/* The note of label id, or NULL. Valid while the table lives. */
+const char *cd_table_note_of(const struct cd_table *t, uint32_t id);
+
 /* Bumped once for every label added or improved. */
 uint64_t cd_table_changes(const struct cd_table *t);
 

@@ -3,6 +3,8 @@
 #ifndef CD_CLI_H
 #define CD_CLI_H
 
+#define CLI_CRASH_FRAMES_MAX 16 /* --crash-frames */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,6 +91,7 @@ struct cli_opts {
     size_t seen_mem;             /* --seen-mem: bytes; 0 for the engine's default */
     bool raw_archives;
     const char *crashes_dir;     /* NULL: DIR.crashes */
+    unsigned crash_frames;       /* program frames in a bug's crash state (3); 0: kind only */
     const char *manifest;        /* NULL: DIR.manifest.json */
     const char *state;           /* NULL: DIR.state */
     bool no_state;               /* neither read nor write a state */

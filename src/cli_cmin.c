@@ -53,6 +53,7 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
     o->no_reduce = true;
     o->no_state = true;
     o->jobs = 1; /* afl-cmin's default */
+    o->crash_frames = 0; /* afl-cmin's labels: no bug labels */
     o->verbosity = -1;
     o->inputs = calloc(2, sizeof *o->inputs);
     if (!o->inputs)

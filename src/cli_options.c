@@ -13,6 +13,7 @@ enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS, OPT_SHARD,
     OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
+    OPT_CRASH_FRAMES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
@@ -65,11 +66,12 @@ static const struct cli_option options[] = {
     {0, "keep-found", NULL, "--keep-found, -q, --quiet",
      "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
     {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
-    {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
-     OPT_VERBOSE},
-    {0, "ids", "FILE", "--ids F, --json-summary",
-     "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
+    {'v', "verbose", NULL, "-v, --json-summary",
+     "target details, pass report; JSON summary at the end", OPT_VERBOSE},
     {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
+    {0, "crash-frames", "N", "--crash-frames N, --ids F",
+     "frames naming a bug (3); label functions (LTO IDs)", OPT_CRASH_FRAMES},
+    {0, "ids", "FILE", NULL, NULL, OPT_IDS},
     {'h', "help", NULL, "-h, --help", "this help; -V, --version: the version", OPT_HELP},
     {'V', "version", NULL, NULL, NULL, OPT_VERSION},
 };
@@ -227,6 +229,11 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         break;
     case OPT_RAW: o->raw_archives = true; break;
     case OPT_CRASHES: o->crashes_dir = val; break;
+    case OPT_CRASH_FRAMES:
+        if (!parse_num(val, false, CLI_CRASH_FRAMES_MAX, &v))
+            goto bad;
+        o->crash_frames = (unsigned)v;
+        break;
     case OPT_MANIFEST: o->manifest = val; break;
     case OPT_STATE: o->state = val; break;
     case OPT_NO_STATE: o->no_state = true; break;
@@ -437,6 +444,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     memset(o, 0, sizeof *o);
     o->max_input_size = 1u << 20;
     o->checkpoint_s = 300;
+    o->crash_frames = 3;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
     if (argc > 1 && strcmp(argv[1], "cmin") == 0)

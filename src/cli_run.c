@@ -413,6 +413,7 @@ static void fill_exec_opts(struct run_state *s)
         s->exec_opts.crash_exitcode_set = true;
     }
     s->exec_opts.cpu = -1;
+    s->exec_opts.crash_frames = o->crash_frames;
     const char *tmp = getenv("TMPDIR");
     s->exec_opts.tmp_dir = tmp && *tmp ? tmp : NULL;
     const char *dbg = getenv("AFL_DEBUG");

@@ -24,7 +24,7 @@
 
 /* This run's settings that change labels, as one line: the target's arguments (its path is
  * identified by the binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge
- * labels, the map size and AFL_CRASH_EXITCODE. Owned; NULL when out of memory. */
+ * labels, the map size, AFL_CRASH_EXITCODE and the frames of a crash state. Owned; NULL when out of memory. */
 static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *eo,
                            size_t map_size)
 {
@@ -43,6 +43,8 @@ static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *
         p += sprintf(p, "%d", eo->crash_exitcode);
     else
         p += sprintf(p, "none");
+    if (o->crash_frames)
+        p += sprintf(p, "; crash_frames=%u", o->crash_frames);
     if (o->shards > 1)
         sprintf(p, "%s%u/%u", SHARD_KEY, o->shard, o->shards);
     return s;

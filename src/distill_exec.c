@@ -110,6 +110,20 @@ bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
     return true;
 }
 
+/* Keeps in the table the crash state a bug label of w's last run stands for. Lock held. */
+static enum cd_status note_bugs(struct worker *w)
+{
+    struct cd_distill *d = w->d;
+    for (size_t i = w->labels.n; i-- > 0 && cd_labels_is_outcome(w->labels.v[i]);) {
+        uint32_t id = w->labels.v[i];
+        const char *note;
+        if (cd_labels_is_bug(id) && d->ops->note && !cd_table_note_of(d->table, id) &&
+            cd_table_find(d->table, id) && (note = d->ops->note(w->state, id)))
+            CD_FORWARD_IF_ERROR(cd_table_note(d->table, id, note, &w->err));
+    }
+    return CD_OK;
+}
+
 /* Offers w's last run to the table, without the labels of unstable edges; a run that ended
  * normally and shows a new coverage label is rechecked first. Lock held; released while a
  * recheck runs. */
@@ -141,6 +155,8 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
             return false;
         st = cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err);
     }
+    if (st == CD_OK && cd_labelset_has_outcome(&w->labels))
+        st = note_bugs(w);
     if (st != CD_OK) {
         distill_fail(d, &w->err);
         return false;

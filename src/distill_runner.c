@@ -17,6 +17,7 @@ struct exec_runner {
     struct cd_exec *ex;
     int cpu;       /* the target's CPU, or -1 */
     bool pinned;   /* the worker's own thread was bound to cpu */
+    const char *crash_state; /* of the last run, or NULL; owned by ex */
 };
 
 /* Whether the "Cpus_allowed_list:" value names exactly one CPU; stores it in *cpu. */
@@ -128,7 +129,14 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, 
     if (st != CD_OK)
         return cd_error_mark(err, st, CD_ERR_TARGET);
     *outcome = run.outcome;
+    r->crash_state = run.crash_state;
     return cd_labels_from_run(&run, r->ctx->edges_only, labels, err);
+}
+
+static const char *runner_note(void *vstate, uint32_t id)
+{
+    struct exec_runner *r = vstate;
+    return r->crash_state && cd_labels_bug(r->crash_state) == id ? r->crash_state : NULL;
 }
 
 static void runner_close(void *vstate)
@@ -142,4 +150,5 @@ static void runner_close(void *vstate)
     free(r);
 }
 
-const struct cd_runner_ops cd_distill_exec_runner = {runner_open, runner_run, runner_close};
+const struct cd_runner_ops cd_distill_exec_runner = {runner_open, runner_run, runner_close,
+                                                     runner_note};

@@ -702,8 +702,8 @@ enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct
             CD_FORWARD_IF_ERROR(mkdir_p(opts->crashes_dir, err));
             made = true;
         }
-        char name[64];
-        cd_result_file_name(ex, name, sizeof name);
+        char name[CD_RESULT_NAME_MAX];
+        cd_result_file_name(r, ex, name, sizeof name);
         char *path = cd_file_join(opts->crashes_dir, name);
         if (!path)
             return cd_error_oom(err, CD_FAILED, "out of memory");

@@ -66,17 +66,24 @@ static bool servers_have(pid_t pid)
     return false;
 }
 
-/* afl-fuzz's sanitizer defaults, used only when the user set no *SAN_OPTIONS at all. */
-#define SAN_HANDLERS "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0"
-static const char *const san_defaults[] = {
-    "ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:malloc_context_size=0:symbolize=0:"
-    "allocator_may_return_null=1:detect_odr_violation=0:" SAN_HANDLERS,
-    "UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:malloc_context_size=0:symbolize=0:"
-    "allocator_may_return_null=1:" SAN_HANDLERS,
-    "MSAN_OPTIONS=exit_code=86:abort_on_error=1:symbolize=0:msan_track_origins=0:"
-    "malloc_context_size=0:allocator_may_return_null=1:" SAN_HANDLERS,
-    "LSAN_OPTIONS=exitcode=23:fast_unwind_on_malloc=0:symbolize=0:print_suppressions=0",
-};
+/* afl-fuzz's sanitizer defaults, used only when the user set no *SAN_OPTIONS at all. With crash
+ * states wanted, the sanitizers handle signals too (ClusterFuzz's setting): a SEGV or an abort is
+ * then reported with its stack, and the run still ends by SIGABRT. */
+#define SAN_HANDLERS(on)                                                                      \
+    "handle_segv=" on ":handle_sigbus=" on ":handle_abort=" on ":handle_sigfpe=" on             \
+    ":handle_sigill=" on
+#define SAN_DEFAULTS(h)                                                                       \
+    {                                                                                         \
+        "ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:malloc_context_size=0:symbolize=0:"      \
+        "allocator_may_return_null=1:detect_odr_violation=0:" h,                              \
+            "UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:malloc_context_size=0:symbolize=0:" \
+            "allocator_may_return_null=1:print_stacktrace=1:" h,                              \
+            "MSAN_OPTIONS=exit_code=86:abort_on_error=1:symbolize=0:msan_track_origins=0:"      \
+            "malloc_context_size=0:allocator_may_return_null=1:" h,                           \
+            "LSAN_OPTIONS=exitcode=23:fast_unwind_on_malloc=0:symbolize=0:print_suppressions=0" \
+    }
+static const char *const san_defaults[] = SAN_DEFAULTS(SAN_HANDLERS("0"));
+static const char *const san_defaults_states[] = SAN_DEFAULTS(SAN_HANDLERS("1"));
 
 static bool contains(const uint8_t *hay, size_t n, const char *needle, size_t len)
 {
@@ -307,8 +314,9 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
         ok = push_env(ex->envp, &n, "__AFL_PERSISTENT=1");
     if (ok && ex->bin.deferred)
         ok = push_env(ex->envp, &n, "__AFL_DEFER_FORKSRV=1");
+    const char *const *defaults = ex->opts.crash_frames ? san_defaults_states : san_defaults;
     for (size_t i = 0; ok && !user_san && i < sizeof san_defaults / sizeof san_defaults[0]; i++)
-        ok = push_env(ex->envp, &n, "%s", san_defaults[i]);
+        ok = push_env(ex->envp, &n, "%s", defaults[i]);
     if (!ok)
         return cd_error_oom(err, CD_FAILED, "out of memory");
     return CD_OK;

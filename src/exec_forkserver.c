@@ -532,5 +532,6 @@ void cd_exec_free(struct cd_exec *ex)
     if (ex->fuzz)
         shmdt(ex->fuzz);
     free(ex->tail);
+    exec_symbolizer_free(ex->symbolizer);
     free(ex);
 }

@@ -15,6 +15,7 @@
 #define EXEC_CONFIRM_MS 1000u             /* calibration runs, cap, and the re-run of a hang */
 #define EXEC_PID_TIMEOUT_MS 2000u         /* a request until the fork server reports the child */
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
+#define EXEC_STATE_CAP 1024u              /* a crash state's text */
 
 /* What the target binary contains. */
 struct exec_binary {
@@ -58,9 +59,30 @@ struct cd_exec {
     char *tail;              /* stderr of the current run, NUL-terminated */
     size_t tail_len;
     char san_kind[64];
+    char crash_state[EXEC_STATE_CAP];
+    struct exec_symbolizer *symbolizer; /* started at the first unsymbolized stack, or NULL */
 
     struct cd_exec_info info;
 };
+
+/* exec_outcome.c: where the first sanitizer report of text starts (after "XSanitizer: " or
+ * "runtime error: "), its tool in *tool and whether it is a UBSan "runtime error:" line; NULL
+ * when there is none. */
+const char *exec_report_find(const char *text, const char **tool, bool *ubsan_line);
+
+/* exec_crash_state.c: the crash state of the report in text (cd_exec_crash_state), naming
+ * unsymbolized frames through *sym (started on first use; NULL: frames stay unnamed). */
+struct exec_symbolizer;
+bool exec_crash_state(const char *text, const char *tool, const char *kind, unsigned frames,
+                      struct exec_symbolizer **sym, char *out, size_t cap);
+
+/* exec_symbolizer.c: the function names at offset of module (module_len bytes), innermost
+ * inlined frame first, each followed by '\n' ("" when it names none); NULL when no symbolizer
+ * answers. *s is created on first use; valid until the next call or exec_symbolizer_free. */
+const char *exec_symbolize(struct exec_symbolizer **s, const char *module, size_t module_len,
+                           uint64_t offset);
+/* Stops the symbolizer and frees the cache. NULL is a no-op. */
+void exec_symbolizer_free(struct exec_symbolizer *s);
 
 /* exec_child.c */
 enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err);

@@ -150,7 +150,7 @@ static void ubsan_kind_of(const char *s, const char *end, char *kind, size_t cap
     copy_kind(kind, cap, "undefined-behavior", 18);
 }
 
-bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap)
+const char *exec_report_find(const char *text, const char **tool, bool *ubsan_line)
 {
     const char *best = NULL, *best_tool = NULL;
     bool best_ubsan_line = false;
@@ -177,16 +177,24 @@ bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, s
         best_tool = "ubsan";
         best_ubsan_line = true;
     }
+    *tool = best_tool;
+    *ubsan_line = best_ubsan_line;
+    return best;
+}
+
+bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap)
+{
+    bool ubsan_line;
+    const char *best = exec_report_find(text, tool, &ubsan_line);
     if (!best)
         return false;
     const char *end = strchr(best, '\n');
     if (!end)
         end = best + strlen(best);
-    if (best_ubsan_line)
+    if (ubsan_line)
         ubsan_kind_of(best, end, kind, cap);
     else
         san_kind_of(best, end, kind, cap);
-    *tool = best_tool;
     return true;
 }
 
@@ -196,6 +204,7 @@ void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struc
     run->exit_status = -1;
     run->san_tool = NULL;
     run->san_kind = NULL;
+    run->crash_state = NULL;
     run->stderr_tail = ex->tail;
     if (timed_out) {
         run->outcome = CD_OUTCOME_TIMEOUT;
@@ -214,6 +223,11 @@ void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struc
     }
     /* A stopped persistent child is a finished iteration: ok. */
     if (run->outcome == CD_OUTCOME_CRASH && ex->tail_len &&
-        cd_exec_sanitizer_report(ex->tail, &run->san_tool, ex->san_kind, sizeof ex->san_kind))
+        cd_exec_sanitizer_report(ex->tail, &run->san_tool, ex->san_kind, sizeof ex->san_kind)) {
         run->san_kind = ex->san_kind;
+        if (ex->opts.crash_frames &&
+            exec_crash_state(ex->tail, run->san_tool, run->san_kind, ex->opts.crash_frames,
+                             &ex->symbolizer, ex->crash_state, sizeof ex->crash_state))
+            run->crash_state = ex->crash_state;
+    }
 }

@@ -15,6 +15,7 @@ enum {
     OUT_SIGNAL = 2,   /* payload: signal number */
     OUT_EXIT = 3,     /* payload: exit status counted as a crash */
     OUT_SAN = 4,      /* payload: tool << 12 | kind (kind 0 is "unknown") */
+    OUT_BUG = 5,      /* payload: 24 bits of the crash state's FNV-1a hash */
 };
 #define OUT_KIND(id) (((id) >> 24) & 0x7fu)
 #define OUT_PAYLOAD(id) ((id) & 0xffffffu)
@@ -200,6 +201,8 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                 goto oom;
         }
     }
+    if (run->crash_state && !cd_labelset_push(set, cd_labels_bug(run->crash_state)))
+        goto oom;
     /* Coverage ids are already ascending and below every outcome id; sort only the tail. */
     if (set->n - coverage > 1)
         qsort(set->v + coverage, set->n - coverage, sizeof *set->v, cmp_u32);
@@ -207,6 +210,19 @@ enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
 oom:
     set->n = 0;
     return cd_error_oom(err, CD_FAILED, "out of memory building a label set");
+}
+
+uint32_t cd_labels_bug(const char *crash_state)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)crash_state; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return outcome_id(OUT_BUG, (h >> 24 ^ h) & 0xffffffu); /* xor-folded to 24 bits */
+}
+
+bool cd_labels_is_bug(uint32_t id)
+{
+    return cd_labels_is_outcome(id) && OUT_KIND(id) == OUT_BUG;
 }
 
 int cd_labels_format(uint32_t id, char *buf, size_t cap)
@@ -224,6 +240,8 @@ int cd_labels_format(uint32_t id, char *buf, size_t cap)
         return snprintf(buf, cap, "crash:SIG%u", payload);
     case OUT_EXIT:
         return snprintf(buf, cap, "crash:exit%u", payload);
+    case OUT_BUG:
+        return snprintf(buf, cap, "bug:%06x", payload);
     case OUT_SAN: {
         uint32_t tool = payload >> 12, kind = payload & 0xfffu;
         if (tool > 0 && tool < SAN_TOOLS && kind < SAN_KINDS)
@@ -272,6 +290,12 @@ bool cd_labels_parse(const char *text, uint32_t *id)
         return false;
     const char *rest = colon + 1, *end = rest + strlen(rest);
     uint32_t n;
+    if ((size_t)(colon - text) == 3 && strncmp(text, "bug", 3) == 0) {
+        if (end - rest != 6 || strspn(rest, "0123456789abcdef") != 6)
+            return false;
+        *id = outcome_id(OUT_BUG, (uint32_t)strtoul(rest, NULL, 16));
+        return true;
+    }
     if ((size_t)(colon - text) == 5 && strncmp(text, "crash", 5) == 0) {
         if (strncmp(rest, "exit", 4) == 0 && parse_uint(rest + 4, end, 255, &n)) {
             *id = outcome_id(OUT_EXIT, n);

@@ -30,6 +30,10 @@
  *                    function (only when afl-clang-lto's edge IDs were given)}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
+ *   bugs            [{label: "bug:1a2b3c", kind: "asan:heap-buffer-overflow", access: "READ"|
+ *                    "WRITE"|null, frames: [..] (top program frames, innermost first), inputs
+ *                    (first-pass inputs of this run that showed it), reproducer: sha1, file, size,
+ *                    origin}]   by label; earlier manifests lack it
  * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
 #include "cd_manifest.h"
 #include "cd_file.h"
@@ -120,14 +124,59 @@ static json_object *build_examples(const struct cd_result *r, bool reproducers)
         const struct cd_result_example *ex = &r->examples[i];
         if (reproducers ? !ex->reproducer : !cd_result_is_seed(ex))
             continue;
-        char file[64];
+        char file[CD_RESULT_NAME_MAX];
         json_object *e = json_object_new_object();
         put(e, "sha1", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_result_file_name(ex, file, sizeof file)));
+        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
         put(e, "size", json_object_new_uint64(ex->len));
         put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
         put(e, "labels", jlabels(&ex->labels));
         put(e, "best", jlabels(&ex->best));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
+/* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
+ * frames, the inputs that showed it, and its reproducer. */
+static json_object *build_bugs(const struct cd_result *r)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < r->n_labels; i++) {
+        const struct cd_result_label *l = &r->labels[i];
+        if (!cd_labels_is_bug(l->id) || !l->note)
+            continue;
+        const struct cd_result_example *ex = &r->examples[l->example];
+        char text[64], file[CD_RESULT_NAME_MAX];
+        cd_labels_format(l->id, text, sizeof text);
+        const char *nl = strchr(l->note, '\n');
+        size_t head = nl ? (size_t)(nl - l->note) : strlen(l->note);
+        const char *sp = memchr(l->note, ' ', head);
+        char kind[CD_MANIFEST_KIND_MAX];
+        snprintf(kind, sizeof kind, "%.*s", (int)(sp ? (size_t)(sp - l->note) : head), l->note);
+        char access[16] = "";
+        if (sp)
+            snprintf(access, sizeof access, "%.*s", (int)(head - (size_t)(sp + 1 - l->note)),
+                     sp + 1);
+        json_object *frames = json_object_new_array();
+        for (const char *p = nl; p;) {
+            const char *next = strchr(p + 1, '\n');
+            size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
+            char frame[4097]; /* a note holds at most 4,096 bytes */
+            snprintf(frame, sizeof frame, "%.*s", (int)n, p + 1);
+            json_object_array_add(frames, jstr(frame));
+            p = next;
+        }
+        json_object *e = json_object_new_object();
+        put(e, "label", json_object_new_string(text));
+        put(e, "kind", jstr(kind));
+        put(e, "access", *access ? jstr(access) : NULL);
+        put(e, "frames", frames);
+        put(e, "inputs", json_object_new_uint64(l->shown));
+        put(e, "reproducer", json_object_new_string(ex->sha1));
+        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
+        put(e, "size", json_object_new_uint64(ex->len));
+        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
         json_object_array_add(a, e);
     }
     return a;
@@ -269,6 +318,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(root, "labels", o);
     put(root, "seeds", build_examples(r, false));
     put(root, "reproducers", build_examples(r, true));
+    put(root, "bugs", build_bugs(r));
     return root;
 }
 
@@ -460,13 +510,17 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         *count = i + 1;
         copy_sha1(rd, e, "sha1", x->sha1);
         x->file = get_str(rd, e, "file");
-        /* The writer names a seed by its SHA-1, a reproducer "crash-SHA1" or "timeout-SHA1":
-           anything else could name another file beside them. */
+        /* The writer names a seed by its SHA-1, a reproducer "crash-[WORDS-]SHA1" or
+           "timeout-SHA1": anything else could name another file beside them. */
         bool seeds = strcmp(key, "seeds") == 0;
         const char *f = x->file ? x->file : "", *h = seeds ? f
                                                     : !strncmp(f, "crash-", 6)   ? f + 6
                                                     : !strncmp(f, "timeout-", 8) ? f + 8
                                                                                  : "";
+        size_t hl = strlen(h);
+        if (!seeds && !strncmp(f, "crash-", 6) && hl > 41 && h[hl - 41] == '-' &&
+            strspn(h, "abcdefghijklmnopqrstuvwxyz0123456789_-") == hl && hl < CD_RESULT_NAME_MAX)
+            h += hl - 40; /* the bug's words before the SHA-1 */
         if (x->file && !rd->bad && strcmp(h, x->sha1) != 0) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad \"file\" '%s'",
@@ -554,6 +608,55 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
             rd->bad = true; /* two spellings of one label */
             snprintf(rd->what, sizeof rd->what, "label %u listed twice", m->labels[k].id);
         }
+}
+
+/* "bugs" into m->bugs; earlier manifests have none. Every bug must be a bug label of the
+ * manifest whose best example is its reproducer. */
+static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    json_object *a = NULL;
+    if (rd->bad || !json_object_object_get_ex(root, "bugs", &a))
+        return;
+    if (!json_object_is_type(a, json_type_array)) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "wrong \"bugs\" (a list is expected)");
+        return;
+    }
+    size_t n = json_object_array_length(a);
+    m->bugs = calloc(n ? n : 1, sizeof *m->bugs);
+    if (!m->bugs) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n && !rd->bad; i++) {
+        json_object *e = json_object_array_get_idx(a, i);
+        struct cd_manifest_bug *b = &m->bugs[i];
+        m->n_bugs = i + 1;
+        json_object *lab = get(rd, e, "label", json_type_string);
+        const struct cd_manifest_label *l = NULL;
+        if (lab && (!cd_labels_parse(json_object_get_string(lab), &b->id) ||
+                    !cd_labels_is_bug(b->id) || !(l = cd_manifest_find_label(m, b->id)))) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "bug %zu: not a bug label of the manifest", i);
+            break;
+        }
+        b->kind = get_str(rd, e, "kind");
+        json_object *acc = NULL;
+        if (json_object_object_get_ex(e, "access", &acc) && json_object_is_type(acc, json_type_string))
+            b->access = strdup(json_object_get_string(acc));
+        b->frames = get_strv(rd, e, "frames");
+        b->inputs = get_measured(rd, e, "inputs");
+        copy_sha1(rd, e, "reproducer", b->reproducer);
+        if (!rd->bad && (!b->kind || !b->frames || (acc && json_object_is_type(acc, json_type_string) && !b->access))) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "out of memory");
+        }
+        if (!rd->bad && l && strcmp(l->best, b->reproducer) != 0) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "bug %zu: its reproducer is not its label's best", i);
+        }
+    }
 }
 
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
@@ -791,6 +894,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     read_labels(&rd, root, m);
     m->seeds = read_examples(&rd, root, "seeds", &m->n_seeds);
     m->reproducers = read_examples(&rd, root, "reproducers", &m->n_reproducers);
+    read_bugs(&rd, root, m);
     json_object_put(root);
     if (rd.bad) {
         cd_manifest_release(m);
@@ -866,5 +970,11 @@ void cd_manifest_release(struct cd_manifest *m)
     free(m->labels);
     free(m->series);
     free(m->unstable);
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        free(m->bugs[i].kind);
+        free(m->bugs[i].access);
+        free_strv(m->bugs[i].frames);
+    }
+    free(m->bugs);
     memset(m, 0, sizeof *m);
 }

@@ -23,6 +23,8 @@ void cd_result_release(struct cd_result *r)
         cd_labelset_release(&e->best);
     }
     free(r->examples);
+    for (size_t i = 0; i < r->n_labels; i++)
+        free(r->labels[i].note);
     free(r->labels);
     free(r->series);
     free(r->unstable);
@@ -101,13 +103,16 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
     for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next)
         if (!copy_example(&out->examples[rank[i++]], e))
             goto oom;
+    out->n_labels = nl; /* zeroed: release frees the notes copied so far */
     for (i = 0; i < nl; i++) {
         const struct cd_table_label *l = cd_table_label_at(t, i);
         out->labels[i] = (struct cd_result_label){
             .id = l->id, .example = rank[position(serials, n, l->best->serial)],
-            .finished = cd_table_skippable(l), .found = l->found};
+            .finished = cd_table_skippable(l), .found = l->found, .shown = l->shown};
+        const char *note = cd_table_note_of(t, l->id);
+        if (note && !(out->labels[i].note = strdup(note)))
+            goto oom;
     }
-    out->n_labels = nl;
     qsort(out->labels, nl, sizeof *out->labels, by_id);
     for (i = 0; i < nl; i++)
         if (!cd_labelset_push(&out->examples[out->labels[i].example].best, out->labels[i].id))
@@ -386,25 +391,56 @@ bool cd_result_is_seed(const struct cd_result_example *ex)
     return false;
 }
 
-const char *cd_result_file_name(const struct cd_result_example *ex, char *buf, size_t cap)
+/* Appends to buf (at n of cap) '-' and text up to its first newline (at most max bytes) with every
+ * run of bytes other than letters, digits and '_' as one '-', lower-cased. */
+static size_t put_slug(char *buf, size_t n, size_t cap, const char *text, size_t max)
+{
+    bool dash = true;
+    for (size_t i = 0; text[i] && text[i] != '\n' && i < max && n + 2 < cap; i++) {
+        char c = text[i];
+        bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_';
+        if (word) {
+            if (dash)
+                buf[n++] = '-';
+            buf[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+        dash = !word;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+const char *cd_result_file_name(const struct cd_result *r, const struct cd_result_example *ex,
+                                char *buf, size_t cap)
 {
     if (!ex->reproducer) {
         snprintf(buf, cap, "%s", ex->sha1);
         return buf;
     }
-    const char *kind = "crash";
+    const char *note = NULL;
+    bool crash = false, timeout = false; /* a crash outranks a timeout in the name */
     for (size_t i = 0; i < ex->labels.n; i++) {
         char text[64];
         if (!cd_labels_is_outcome(ex->labels.v[i]))
             continue;
+        size_t li = cd_labels_is_bug(ex->labels.v[i]) ? label_index(r, ex->labels.v[i])
+                                                      : SIZE_MAX;
+        if (li != SIZE_MAX && r->labels[li].note)
+            note = r->labels[li].note;
         cd_labels_format(ex->labels.v[i], text, sizeof text);
         if (strcmp(text, "timeout") == 0)
-            kind = "timeout";
-        else {
-            kind = "crash";
-            break; /* a crash outranks a timeout in the name */
-        }
+            timeout = true;
+        else
+            crash = true;
     }
-    snprintf(buf, cap, "%s-%s", kind, ex->sha1);
+    size_t n = (size_t)snprintf(buf, cap, "%s", timeout && !crash ? "timeout" : "crash");
+    if (note && cap >= CD_RESULT_NAME_MAX) { /* the bug's kind, access and top frame */
+        n = put_slug(buf, n, cap, note, 64);
+        const char *frame = strchr(note, '\n');
+        if (frame)
+            n = put_slug(buf, n, cap, frame + 1, 48);
+    }
+    snprintf(buf + n, cap - n, "-%s", ex->sha1);
     return buf;
 }

@@ -68,9 +68,52 @@ void cd_table_free(struct cd_table *t)
     }
     free(t->labels);
     free(t->map);
+    for (size_t i = 0; i < t->n_notes; i++)
+        free(t->notes[i].text);
+    free(t->notes);
     cd_labelset_release(&t->unstable);
     cd_hashset_release(&t->seen);
     free(t);
+}
+
+enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
+                             struct cd_error *err)
+{
+    size_t lo = 0, hi = t->n_notes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->notes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->n_notes && t->notes[lo].id == id)
+        return CD_OK;
+    struct table_note *v = realloc(t->notes, (t->n_notes + 1) * sizeof *v);
+    if (v)
+        t->notes = v;
+    char *copy = strndup(text, CD_TABLE_NOTE_MAX);
+    if (!v || !copy) {
+        free(copy);
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    }
+    memmove(v + lo + 1, v + lo, (t->n_notes - lo) * sizeof *v);
+    v[lo] = (struct table_note){id, copy};
+    t->n_notes++;
+    return CD_OK;
+}
+
+const char *cd_table_note_of(const struct cd_table *t, uint32_t id)
+{
+    size_t lo = 0, hi = t->n_notes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->notes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_notes && t->notes[lo].id == id ? t->notes[lo].text : NULL;
 }
 
 /* map_key is set by then: every table comes from cd_table_new. */

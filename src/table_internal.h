@@ -18,6 +18,11 @@ struct cd_table {
     uint64_t changes;
     bool count_shown;
     struct cd_labelset unstable;   /* unstable edges (map slots, not label ids), ascending */
+    struct table_note {
+        uint32_t id;
+        char *text;
+    } *notes;                      /* label notes (cd_table_note), by ascending id */
+    size_t n_notes;
 };
 
 /* Returns the record of label id, or NULL. */

@@ -180,6 +180,31 @@ static enum cd_status mark_kept(struct merge_item *items, size_t n,
     return st;
 }
 
+/* Gives t the notes of its labels: per label the least text among the inputs', so that order does
+ * not matter. */
+static enum cd_status unite_notes(struct cd_table *t, const struct cd_table *const *in, size_t n_in,
+                                  struct cd_error *err)
+{
+    for (size_t k = 0; k < n_in; k++) {
+        for (size_t i = 0; i < in[k]->n_notes; i++) {
+            const struct table_note *note = &in[k]->notes[i];
+            if (!table_lookup(t, note->id))
+                continue;
+            CD_FORWARD_IF_ERROR(cd_table_note(t, note->id, note->text, err));
+            for (size_t j = 0; j < t->n_notes; j++) {
+                if (t->notes[j].id != note->id || strcmp(note->text, t->notes[j].text) >= 0)
+                    continue;
+                char *copy = strdup(note->text);
+                if (!copy)
+                    return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+                free(t->notes[j].text);
+                t->notes[j].text = copy;
+            }
+        }
+    }
+    return CD_OK;
+}
+
 enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *const *in, size_t n_in,
                               struct cd_error *err)
 {
@@ -206,6 +231,8 @@ enum cd_status cd_table_merge(struct cd_table **out, const struct cd_table *cons
     }
     if (st == CD_OK)
         st = unite_seen(t, in, n_in, err);
+    if (st == CD_OK)
+        st = unite_notes(t, in, n_in, err);
     if (st != CD_OK) {
         cd_table_free(t);
         return st;

@@ -5,7 +5,7 @@
  * kept while best for no label): the seed cover of a warm run that changes nothing is then the
  * one its predecessor wrote.
  *
- * Format, version 3. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
+ * Format, version 4. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
  *
  *   magic "CDSTATE\0" (8 bytes), u32 version (3), u32 0
  *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
@@ -19,6 +19,8 @@
  *   u64 fingerprints forgotten, u64 fingerprints, that many u64 in ascending order
  *   u32 unstable edges, that many u32 in ascending order (version 1 lacks this line: it loads
  *       as a table with none)
+ *   u32 notes, then each in ascending id order: u32 id (a bug label of the table), str text
+ *       (1 to 4096 bytes, no NUL) (versions 1 to 3 lack this line: no notes)
  *   16 bytes: XXH3-128 of every byte before them (low half first)
  *
  * Loading checks the checksum before anything else, then every count against the bytes left and
@@ -31,7 +33,7 @@
 #include <string.h>
 
 #define STATE_MAGIC "CDSTATE"   /* and its NUL: 8 bytes */
-#define STATE_VERSION 3u
+#define STATE_VERSION 4u
 #define SUM_LEN 16
 
 enum { EX_FINISHED = 1, EX_PINNED = 2, EX_CHECKED = 4 };
@@ -148,6 +150,15 @@ static void put_unstable(struct out *o, const struct cd_table *t)
         put_u32(o, t->unstable.v[i]);
 }
 
+static void put_notes(struct out *o, const struct cd_table *t)
+{
+    put_u32(o, (uint32_t)t->n_notes);
+    for (size_t i = 0; i < t->n_notes; i++) {
+        put_u32(o, t->notes[i].id);
+        put_str(o, t->notes[i].text);
+    }
+}
+
 static void put_seen(struct out *o, const struct cd_table *t)
 {
     uint64_t *fps = malloc((t->seen.count ? t->seen.count : 1) * sizeof *fps);
@@ -187,6 +198,7 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     put_labels(&o, t, serials, n);
     put_seen(&o, t);
     put_unstable(&o, t);
+    put_notes(&o, t);
     free(serials);
     if (o.ok) {
         struct cd_hash h = cd_hash_bytes(o.p, o.n);
@@ -415,6 +427,32 @@ static bool get_unstable(struct in *r, struct cd_table *t, const char **why)
     return true;
 }
 
+/* Reads the label notes into t: bug labels of the table, each once, in ascending order. */
+static bool get_notes(struct in *r, struct cd_table *t, const char **why)
+{
+    uint32_t n = get_u32(r);
+    if (!fits(r, n, 4 + 4 + 1))
+        return *why = "notes past the end", false;
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id = get_u32(r), len = get_u32(r);
+        const uint8_t *b = take(r, len);
+        if (!b || !len || len > CD_TABLE_NOTE_MAX || memchr(b, 0, len) || (i && id <= prev) ||
+            !cd_labels_is_bug(id) || !table_lookup(t, id))
+            return *why = r->bad ? "notes past the end" : "a damaged note", false;
+        char *text = strndup((const char *)b, len);
+        if (!text)
+            return *why = "out of memory", false;
+        prev = id;
+        struct cd_error err;
+        enum cd_status st = cd_table_note(t, id, text, &err);
+        free(text);
+        if (st != CD_OK)
+            return *why = "out of memory", false;
+    }
+    return true;
+}
+
 bool cd_table_state_magic(const uint8_t *head, size_t len)
 {
     return len >= 8 && memcmp(head, STATE_MAGIC, 8) == 0;
@@ -488,6 +526,7 @@ enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, 
     t->changes = get_u64(&r);
     if (!get_examples(&r, t, &by_index, &n_ex, &why) || !get_labels(&r, t, by_index, n_ex, version, &why) ||
         !get_seen(&r, t, &why) || (version > 1 && !get_unstable(&r, t, &why)) ||
+        (version > 3 && !get_notes(&r, t, &why)) ||
         (r.at != r.n && (why = "bytes after the last section")) ||
         (r.bad && (why = "cut short"))) {
         cd_error_set(err, CD_FAILED, "damaged state file: %s", why);

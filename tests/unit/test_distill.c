@@ -117,7 +117,7 @@ static void r_close(void *state)
     free(s);
 }
 
-static const struct cd_runner_ops pure_ops = {r_open, r_run, r_close};
+static const struct cd_runner_ops pure_ops = {r_open, r_run, r_close, NULL};
 
 static const char *const inputs[] = {
     "hello world, hello distillation",

@@ -39,7 +39,7 @@ static void add_example(struct cd_result *r, const char *data, const char *origi
             continue;
         cd_labelset_push(&ex->best, id);
         r->labels = realloc(r->labels, (r->n_labels + 1) * sizeof *r->labels);
-        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, true, false};
+        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, true, false, 0, NULL};
     }
 }
 
@@ -180,7 +180,7 @@ static void test_emit_reproducers_never_in_seed_dir(void)
     char *in_seeds = cd_test_join(f.seeds, r.examples[2].sha1);
     CU_ASSERT_NOT_EQUAL(access(in_seeds, F_OK), 0);
     char name[64];
-    CU_ASSERT_PTR_EQUAL(cd_result_file_name(&r.examples[2], name, sizeof name), name);
+    CU_ASSERT_PTR_EQUAL(cd_result_file_name(&r, &r.examples[2], name, sizeof name), name);
     CU_ASSERT_EQUAL(strncmp(name, "crash-", 6), 0);
     CU_ASSERT_STRING_EQUAL(name + 6, r.examples[2].sha1);
     char *in_crashes = cd_test_join(f.crashes, name);

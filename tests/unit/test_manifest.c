@@ -32,7 +32,7 @@ static void add_example(struct cd_result *r, const char *data, const char *origi
             continue;
         cd_labelset_push(&ex->best, id);
         r->labels = realloc(r->labels, (r->n_labels + 1) * sizeof *r->labels);
-        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, i % 2 == 0, false};
+        r->labels[r->n_labels++] = (struct cd_result_label){id, r->n_examples - 1, i % 2 == 0, false, 0, NULL};
     }
 }
 
