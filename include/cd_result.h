@@ -18,7 +18,8 @@ struct cd_result_example {
     bool reproducer;             /* shows an outcome label: written apart from the seeds */
     bool baseline;               /* in the engine's last seed cover (at first the select-only
                                     one): the cover never weighs more than these */
-    bool left_out;               /* best for found labels only, not worth their bytes as a seed:
+    bool left_out;               /* best for found labels only, not worth their bytes as a seed,
+                                    or a crashing or hanging input best for no outcome label:
                                     neither seed nor reproducer, kept in the state only */
     char sha1[41];               /* hex SHA-1 of data: its file name */
 };
@@ -93,7 +94,8 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
  * keep_found, its lower bound in stats.cover_bound; with all_best, every example best for some
  * label instead. The empty example is taken last, only for labels nothing else shows. Each label
  * is then held by the smallest taken example that shows it; a found label no taken example shows
- * stays with its best, marked left_out (counted in stats). Other examples neither taken nor
+ * stays with its best, marked left_out (counted in stats); so does a reproducer best for no
+ * outcome label (not counted): one reproducer per outcome label. Other examples neither taken nor
  * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
  * memory, with r unchanged. */
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,

@@ -118,6 +118,7 @@ struct cli_opts {
     const char *audit_function;  /* --function NAME */
     const char *audit_line;      /* --line FILE:N */
     bool audit_uncovered;        /* --uncovered */
+    bool audit_crashes;          /* --crashes */
     const char *audit_html;      /* --html DIR: the report */
     const char *ids;             /* --ids FILE (both modes): afl-clang-lto's edge ID file */
 };

@@ -239,6 +239,68 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
     return CLI_EXIT_OK;
 }
 
+static const struct cd_manifest_bug *find_bug(const struct cd_manifest *m, uint32_t id)
+{
+    for (size_t i = 0; i < m->n_bugs; i++)
+        if (m->bugs[i].id == id)
+            return &m->bugs[i];
+    return NULL;
+}
+
+/* The bugs part of --diff: new (in now only), gone (in old only: fixed, or no longer reached),
+ * changed (another reproducer). Into j as "bugs" when given, else printed. */
+static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *old, json_object *j)
+{
+    json_object *d[3] = {json_object_new_array(), json_object_new_array(),
+                         json_object_new_array()};
+    const char *names[3] = {"new", "gone", "changed"}, *marks = "+-~";
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cd_manifest *a = pass ? old : now, *b = pass ? now : old;
+        for (size_t i = 0; i < a->n_bugs; i++) {
+            const struct cd_manifest_bug *x = &a->bugs[i], *y = find_bug(b, x->id);
+            int kind = !y ? pass : 2;
+            if (y && (pass || strcmp(x->reproducer, y->reproducer) == 0))
+                continue;
+            char label[64];
+            cd_labels_format(x->id, label, sizeof label);
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "label", json_object_new_string(label));
+            json_object_object_add(e, "kind", json_object_new_string(x->kind));
+            json_object_object_add(e, "frame", json_object_new_string(x->frames[0] ? x->frames[0]
+                                                                                    : ""));
+            if (kind == 2) {
+                json_object_object_add(e, "old_reproducer", json_object_new_string(y->reproducer));
+                json_object_object_add(e, "reproducer", json_object_new_string(x->reproducer));
+            }
+            json_object_array_add(d[kind], e);
+        }
+    }
+    if (j) {
+        json_object *b = json_object_new_object();
+        for (int k = 0; k < 3; k++)
+            json_object_object_add(b, names[k], d[k]);
+        json_object_object_add(j, "bugs", b);
+        return;
+    }
+    printf("bugs: %zu -> %zu; new %zu, gone %zu, changed %zu\n", old->n_bugs, now->n_bugs,
+           json_object_array_length(d[0]), json_object_array_length(d[1]),
+           json_object_array_length(d[2]));
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < json_object_array_length(d[k]); i++) {
+            json_object *e = json_object_array_get_idx(d[k], i), *v;
+            char q[512], f[512];
+            json_object_object_get_ex(e, "kind", &v);
+            cd_shown(json_object_get_string(v), q, sizeof q);
+            json_object_object_get_ex(e, "frame", &v);
+            cd_shown(json_object_get_string(v), f, sizeof f);
+            json_object_object_get_ex(e, "label", &v);
+            printf("%c %s  %s  in %s%s\n", marks[k], json_object_get_string(v), q, f,
+                   k == 2 ? "  (another reproducer)" : "");
+        }
+        json_object_put(d[k]);
+    }
+}
+
 static int audit_diff(const struct cd_manifest *now, const char *now_path, const char *old_path,
                       bool as_json)
 {
@@ -278,6 +340,7 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
         json_object_object_add(j, "labels_new", json_object_new_uint64(now->n_labels));
         json_object_object_add(j, "gained", gained);
         json_object_object_add(j, "lost", lost);
+        diff_bugs(now, &old, j);
         cli_audit_source_diff(now_path, old_path, j);
         print_json(j);
     } else {
@@ -288,9 +351,65 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
             printf("- %s\n", json_object_get_string(json_object_array_get_idx(lost, x)));
         json_object_put(gained);
         json_object_put(lost);
+        if (now->n_bugs || old.n_bugs)
+            diff_bugs(now, &old, NULL);
         cli_audit_source_diff(now_path, old_path, NULL);
     }
     cd_manifest_release(&old);
+    return CLI_EXIT_OK;
+}
+
+/* The reproducer of bug b among the manifest's reproducers, or NULL. */
+static const struct cd_manifest_example *bug_reproducer(const struct cd_manifest *m,
+                                                        const struct cd_manifest_bug *b)
+{
+    for (size_t i = 0; i < m->n_reproducers; i++)
+        if (strcmp(m->reproducers[i].sha1, b->reproducer) == 0)
+            return &m->reproducers[i];
+    return NULL;
+}
+
+/* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
+ * reproducer's size and file, then its frames. */
+static int audit_crashes(const struct cd_manifest *m, bool as_json)
+{
+    json_object *j = as_json ? json_object_new_array() : NULL;
+    if (!as_json)
+        printf("%zu distinct bug%s\n", m->n_bugs, m->n_bugs == 1 ? "" : "s");
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        const struct cd_manifest_bug *b = &m->bugs[i];
+        const struct cd_manifest_example *x = bug_reproducer(m, b);
+        char label[64], q[512], f[512], o[512];
+        cd_labels_format(b->id, label, sizeof label);
+        if (as_json) {
+            json_object *e = json_object_new_object();
+            json_object *frames = json_object_new_array();
+            for (char **p = b->frames; *p; p++)
+                json_object_array_add(frames, json_object_new_string(*p));
+            json_object_object_add(e, "label", json_object_new_string(label));
+            json_object_object_add(e, "kind", json_object_new_string(b->kind));
+            json_object_object_add(e, "access", b->access ? json_object_new_string(b->access)
+                                                          : NULL);
+            json_object_object_add(e, "frames", frames);
+            json_object_object_add(e, "inputs", json_object_new_uint64(b->inputs));
+            json_object_object_add(e, "reproducer", json_object_new_string(b->reproducer));
+            json_object_object_add(e, "file", x ? json_object_new_string(x->file) : NULL);
+            json_object_object_add(e, "size", json_object_new_uint64(x ? x->size : 0));
+            json_object_object_add(e, "origin", x ? json_object_new_string(x->origin) : NULL);
+            json_object_array_add(j, e);
+            continue;
+        }
+        printf("%s  %s%s%s  %llu input%s  %llu B  %s\n", label, cd_shown(b->kind, q, sizeof q),
+               b->access ? " " : "", b->access ? b->access : "", (unsigned long long)b->inputs,
+               b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
+               x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
+        for (char **p = b->frames; *p; p++)
+            printf("    in %s\n", cd_shown(*p, q, sizeof q));
+        if (x)
+            printf("    from %s\n", cd_shown(x->origin, o, sizeof o));
+    }
+    if (as_json)
+        print_json(j);
     return CLI_EXIT_OK;
 }
 
@@ -318,6 +437,8 @@ int cli_audit(const struct cli_opts *o)
         code = audit_label(&m, o->audit_label, ids, o->audit_json);
     else if (o->audit_diff)
         code = audit_diff(&m, o->audit_manifest, o->audit_diff, o->audit_json);
+    else if (o->audit_crashes)
+        code = audit_crashes(&m, o->audit_json);
     else
         code = audit_overview(&m, o->audit_json);
     cd_edge_ids_free(ids);

@@ -333,6 +333,76 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
 
 /* The page of example ex (its file in the directory seeds): what it covers and its first
  * bytes. */
+/* The first PREVIEW bytes of file in dir, as text when they are text, else as hex. */
+static void preview(FILE *f, const char *dir, const char *file)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *in = fopen(path, "rb");
+    unsigned char buf[PREVIEW];
+    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+    if (in)
+        fclose(in);
+    bool text = true;
+    for (size_t i = 0; i < n; i++)
+        text &= buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r' || buf[i] >= 0x20;
+    fprintf(f, "<h2>Preview (%s, first %zu bytes)</h2><pre>", text ? "text" : "hex", n);
+    if (text) {
+        esc(f, (const char *)buf, (long)n);
+    } else {
+        for (size_t i = 0; i < n; i += 16) {
+            fprintf(f, "%08zx ", i);
+            for (size_t k = i; k < i + 16 && k < n; k++)
+                fprintf(f, " %02x", buf[k]);
+            fputc('\n', f);
+        }
+    }
+    fputs("</pre>", f);
+}
+
+/* crashes.html: one section per distinct bug, with its kind, frames, the inputs that showed it
+ * and a preview of its reproducer. */
+static bool crashes_page(const char *dir, const struct cd_manifest *m, const char *crashes)
+{
+    FILE *f = open_page(dir, "crashes.html");
+    if (!f)
+        return false;
+    page_start(f, "distinct bugs");
+    fprintf(f, "<p><a href=\"index.html\">overview</a></p><h1>%zu distinct bug%s</h1>\n",
+            m->n_bugs, m->n_bugs == 1 ? "" : "s");
+    for (size_t i = 0; i < m->n_bugs; i++) {
+        const struct cd_manifest_bug *b = &m->bugs[i];
+        const struct cd_manifest_example *x = NULL;
+        for (size_t k = 0; k < m->n_reproducers; k++)
+            if (strcmp(m->reproducers[k].sha1, b->reproducer) == 0)
+                x = &m->reproducers[k];
+        char label[64];
+        cd_labels_format(b->id, label, sizeof label);
+        fprintf(f, "<h2 id=\"%s\">%s: ", label + 4, label);
+        esc(f, b->kind, -1);
+        if (b->access) {
+            fputc(' ', f);
+            esc(f, b->access, -1);
+        }
+        fputs("</h2><table><tr><td>frames</td><td>", f);
+        for (char **p = b->frames; *p; p++) {
+            esc(f, *p, -1);
+            fputs(p[1] ? "<br>" : "", f);
+        }
+        fprintf(f, "</td></tr><tr><td>inputs that showed it</td><td>%llu</td></tr>"
+                   "<tr><td>reproducer</td><td><a href=\"seed-%.40s.html\">%.40s</a> (%llu "
+                   "bytes, from ",
+                (unsigned long long)b->inputs, b->reproducer, b->reproducer,
+                (unsigned long long)(x ? x->size : 0));
+        esc(f, x && x->origin ? x->origin : "", -1);
+        fputs(")</td></tr></table>\n", f);
+        if (x && crashes)
+            preview(f, crashes, x->file);
+    }
+    fputs("</body></html>\n", f);
+    return fclose(f) == 0;
+}
+
 static bool seed_page(const char *dir, const struct cd_manifest_example *ex, const char *seeds,
                       const struct cd_srccov *c, bool reproducer)
 {
@@ -361,28 +431,7 @@ static bool seed_page(const char *dir, const struct cd_manifest_example *ex, con
                 s->n_fns, lines, s->n_brs);
     }
     fputs("</table>", f);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", seeds, ex->file);
-    FILE *in = fopen(path, "rb");
-    unsigned char buf[PREVIEW];
-    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
-    if (in)
-        fclose(in);
-    bool text = true;
-    for (size_t i = 0; i < n; i++)
-        text &= buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r' || buf[i] >= 0x20;
-    fprintf(f, "<h2>Preview (%s, first %zu bytes)</h2><pre>", text ? "text" : "hex", n);
-    if (text) {
-        esc(f, (const char *)buf, (long)n);
-    } else {
-        for (size_t i = 0; i < n; i += 16) {
-            fprintf(f, "%08zx ", i);
-            for (size_t k = i; k < i + 16 && k < n; k++)
-                fprintf(f, " %02x", buf[k]);
-            fputc('\n', f);
-        }
-    }
-    fputs("</pre>", f);
+    preview(f, seeds, ex->file);
     if (s && s->measured && s->n_fns) {
         fputs("<h2>Functions reached</h2><p>", f);
         for (size_t k = 0; k < s->n_fns; k++) {
@@ -431,9 +480,12 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "<tr><td>seed bytes</td><td id=\"seed-bytes\">%llu</td></tr>"
                "<tr><td>reproducers</td><td id=\"reproducers\">%zu</td></tr>"
                "<tr><td>labels</td><td id=\"labels\">%zu</td></tr>"
-               "<tr><td>labels finished</td><td>%llu</td></tr>",
+               "<tr><td>labels finished</td><td>%llu</td></tr>"
+               "<tr><td>distinct bugs</td><td id=\"bugs\"><a href=\"crashes.html\">%zu</a>"
+               "</td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
-            (unsigned long long)m->labels_finished);
+            (unsigned long long)m->labels_finished, m->n_bugs);
+    ok &= crashes_page(dir, m, crashes_dir);
     const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;
     size_t fns_hit = 0;

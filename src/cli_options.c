@@ -43,8 +43,9 @@ static const struct cli_option options[] = {
     {0, "max-execs", "N", "--max-execs N, --shard K/N",
      "stop after N executions; only shard K's inputs", OPT_MAX_EXECS},
     {0, "shard", "K/N", NULL, NULL, OPT_SHARD},
-    {'e', "edges-only", NULL, "-e, --edges-only",
-     "labels are edges, hit counts ignored (afl-cmin -e)", OPT_EDGES},
+    {'e', "edges-only", NULL, "-e, --edges-only, --crash-frames N",
+     "edges only (afl-cmin -e); bug frames (3)", OPT_EDGES},
+    {0, "crash-frames", "N", NULL, NULL, OPT_CRASH_FRAMES},
     {0, "no-reduce", NULL, "--no-reduce, --all-best",
      "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
     {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
@@ -66,12 +67,11 @@ static const struct cli_option options[] = {
     {0, "keep-found", NULL, "--keep-found, -q, --quiet",
      "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
     {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
-    {'v', "verbose", NULL, "-v, --json-summary",
-     "target details, pass report; JSON summary at the end", OPT_VERBOSE},
+    {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
+     OPT_VERBOSE},
+    {0, "ids", "FILE", "--ids F, --json-summary",
+     "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
     {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
-    {0, "crash-frames", "N", "--crash-frames N, --ids F",
-     "frames naming a bug (3); label functions (LTO IDs)", OPT_CRASH_FRAMES},
-    {0, "ids", "FILE", NULL, NULL, OPT_IDS},
     {'h', "help", NULL, "-h, --help", "this help; -V, --version: the version", OPT_HELP},
     {'V', "version", NULL, NULL, NULL, OPT_VERSION},
 };
@@ -262,6 +262,7 @@ enum audit_kind {
     AUDIT_VALUE,
     AUDIT_QUESTION,
     AUDIT_UNCOVERED,
+    AUDIT_CRASHES,
     AUDIT_JOBS,
     AUDIT_JSON,
     AUDIT_HELP,
@@ -282,6 +283,8 @@ static const struct {
     {"--line", "FILE:N", "which examples reach a source line", AUDIT_QUESTION,
      offsetof(struct cli_opts, audit_line)},
     {"--uncovered", NULL, "functions no example reaches", AUDIT_UNCOVERED, 0},
+    {"--crashes", NULL, "one line per distinct bug: kind, frames, inputs, reproducer",
+     AUDIT_CRASHES, 0},
     {"--coverage", "BIN", "measure source coverage with this coverage build", AUDIT_VALUE,
      offsetof(struct cli_opts, audit_coverage)},
     {"-j", "N", "workers for --coverage", AUDIT_JOBS, 0},
@@ -311,10 +314,10 @@ void cli_print_audit_help(FILE *f)
 static bool asks_already(const struct cli_opts *o)
 {
     bool asks = o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
-                o->audit_line || o->audit_uncovered;
+                o->audit_line || o->audit_uncovered || o->audit_crashes;
     if (asks)
         cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
-                        "--uncovered");
+                        "--uncovered, --crashes");
     return asks;
 }
 
@@ -340,6 +343,11 @@ static bool audit_option(size_t k, int argc, char **argv, int *i, struct cli_opt
         if (asks_already(o))
             return false;
         o->audit_uncovered = true;
+        break;
+    case AUDIT_CRASHES:
+        if (asks_already(o))
+            return false;
+        o->audit_crashes = true;
         break;
     case AUDIT_JOBS:
         if (!parse_num(val, false, 4096, &v) || v == 0) {

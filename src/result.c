@@ -343,6 +343,16 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
             r->stats.left_out_bytes += e->len;
         e->left_out = true;
     }
+    /* The reproducers written are the best examples of outcome labels: one per bug, hang or
+       signal. Another crashing example, best only for coverage that crashing inputs show, stays
+       in the state. */
+    for (size_t i = 0; i < n; i++) {
+        struct cd_result_example *e = &r->examples[i];
+        if (e->reproducer && !cd_labelset_has_outcome(&best[i])) {
+            e->reproducer = false;
+            e->left_out = true;
+        }
+    }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         struct cd_result_example *e = &r->examples[i];

@@ -15,3 +15,6 @@ if(CD_CLANG)
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping
                   ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
 endif()
+# Crash triage: three planted bugs; the second build moves every address (-DCD_SHIFT).
+cd_target(sample_bugs sample_bugs.c FLAGS -fsanitize=address)
+cd_target(sample_bugs_shift sample_bugs.c FLAGS -fsanitize=address -DCD_SHIFT)

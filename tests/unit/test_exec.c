@@ -731,10 +731,60 @@ static void test_exec_sanitizer_parser(void)
     CU_ASSERT_FALSE(cd_exec_sanitizer_report("Segmentation fault\n", &tool, kind, sizeof kind));
 }
 
+/* Crash states from canned reports: symbolized frames (inlined ones as ASan prints them), runtime,
+ * libc and allocator frames skipped, arguments and clone suffixes dropped, the access type, a
+ * SEGV's access, UBSan's stack, and unnamed frames as module+offset when not symbolizing. */
+static void test_exec_crash_states(void)
+{
+    static const struct {
+        const char *text, *state;
+        unsigned frames;
+    } cases[] = {
+        {"==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020 at pc 0x1\n"
+         "READ of size 1 at 0x602000000012 thread T0\n"
+         "    #0 0x5 in __interceptor_memcpy /src/asan_interceptors.inc:1:1\n"
+         "    #1 0x5 in text /t/png.c:313:14\n"
+         "    #2 0x5 in chunk /t/png.c:555:16\n"
+         "    #3 0x5 in parse(char const*, unsigned long) /t/png.c:596:13\n"
+         "    #4 0x5 in main /t/png.c:626:10\n"
+         "    #5 0x7 in __libc_start_main csu/libc-start.c:360:3\n\n"
+         "0x602 is located 1 bytes to the right of 1-byte region\n"
+         "allocated by thread T0 here:\n    #0 0x5 in malloc /src/asan_malloc_linux.cpp:69:3\n",
+         "asan:heap-buffer-overflow READ\ntext\nchunk\nparse", 3},
+        {"AddressSanitizer:DEADLYSIGNAL\n==4==ERROR: AddressSanitizer: SEGV on unknown address "
+         "0x0 (pc 0x5 bp 0x1 sp 0x7 T0)\n==4==The signal is caused by a WRITE memory access.\n"
+         "    #0 0x5 in store.cold /t/b.c:86:20\n    #1 0x5 in flush /t/b.c:93:13\n",
+         "asan:SEGV WRITE\nstore\nflush", 3},
+        {"==4==ERROR: AddressSanitizer: SEGV on unknown address 0x0\n"
+         "    #0 0x5 in a /t/b.c:1:1\n    #1 0x5 in b /t/b.c:2:1\n    #2 0x5 in c /t/b.c:3:1\n",
+         "asan:SEGV\na", 1},
+        {"b.c:7:9: runtime error: signed integer overflow: 2147483647 + 1\n"
+         "    #0 0x5 in add /t/b.c:7:9\n    #1 0x5 in LLVMFuzzerTestOneInput /t/b.c:20:3\n"
+         "    #2 0x5 in ExecuteFilesOnyByOne /afl/aflpp_driver.c:255:7\n",
+         "ubsan:signed-integer-overflow\nadd\nLLVMFuzzerTestOneInput", 3},
+        {"==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6\n"
+         "READ of size 4 at 0x6 thread T0\n"
+         "    #0 0x55 (/work/t+0xe8a2a) (BuildId: 4cd4)\n"
+         "    #1 0x7f (/lib/x86_64-linux-gnu/libc.so.6+0x27249) (BuildId: 93ac)\n",
+         "asan:heap-use-after-free READ\nt+0xe8a2a", 3},
+        {"==1==ERROR: AddressSanitizer: stack-overflow on address 0x7\n", "asan:stack-overflow",
+         3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[1024];
+        CU_ASSERT_FATAL(cd_exec_crash_state(cases[i].text, cases[i].frames, false, out,
+                                            sizeof out));
+        CU_ASSERT_STRING_EQUAL(out, cases[i].state);
+    }
+    char out[16];
+    CU_ASSERT_FALSE(cd_exec_crash_state("Segmentation fault\n", 3, false, out, sizeof out));
+}
+
 int main(void)
 {
     CU_TestInfo parser_only[] = {
         {"test_exec_sanitizer_parser", test_exec_sanitizer_parser},
+        {"test_exec_crash_states", test_exec_crash_states},
         CU_TEST_INFO_NULL,
     };
     CU_TestInfo tests[] = {

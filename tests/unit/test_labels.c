@@ -190,9 +190,41 @@ static void test_labels_set_push_has(void)
     CU_ASSERT(!cd_labelset_has(&set, 0));
 }
 
+/* A bug label: the same id for the same crash state, its text parses back, a crash state makes
+ * a run show it beside its kind label, and nothing else parses as one. */
+static void test_labels_bug(void)
+{
+    uint32_t a = cd_labels_bug("asan:heap-buffer-overflow READ\nparse\nmain");
+    uint32_t b = cd_labels_bug("asan:heap-buffer-overflow READ\nchunk\nmain");
+    CU_ASSERT(cd_labels_is_bug(a) && cd_labels_is_bug(b) && cd_labels_is_outcome(a));
+    CU_ASSERT_NOT_EQUAL(a, b);
+    CU_ASSERT_EQUAL(a, cd_labels_bug("asan:heap-buffer-overflow READ\nparse\nmain"));
+    char text[64];
+    uint32_t back = 0;
+    CU_ASSERT_EQUAL(cd_labels_format(a, text, sizeof text), 10);
+    CU_ASSERT_EQUAL(strncmp(text, "bug:", 4), 0);
+    CU_ASSERT(cd_labels_parse(text, &back) && back == a && cd_labels_valid(a));
+    CU_ASSERT_FALSE(cd_labels_parse("bug:12345", &back));
+    CU_ASSERT_FALSE(cd_labels_parse("bug:1234567", &back));
+    CU_ASSERT_FALSE(cd_labels_parse("bug:ABCDEF", &back));
+    CU_ASSERT_FALSE(cd_labels_is_bug(cd_labels_edge(5, 1)));
+    struct cd_run run = {.outcome = CD_OUTCOME_CRASH, .signal = 6, .exit_status = -1,
+                         .san_tool = "asan", .san_kind = "heap-buffer-overflow",
+                         .crash_state = "asan:heap-buffer-overflow READ\nparse\nmain"};
+    struct cd_labelset set = {0};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_labels_from_run(&run, false, &set, &err), CD_OK);
+    CU_ASSERT(cd_labelset_has(&set, a));
+    CU_ASSERT(cd_labels_parse("asan:heap-buffer-overflow", &back) && cd_labelset_has(&set, back));
+    for (size_t i = 1; i < set.n; i++)
+        CU_ASSERT(set.v[i - 1] < set.v[i]);
+    cd_labelset_release(&set);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
+        {"test_labels_bug", test_labels_bug},
         {"test_labels_class_boundaries", test_labels_class_boundaries},
         {"test_labels_from_run_ignores_index_0", test_labels_from_run_ignores_index_0},
         {"test_labels_edges_only_ignores_counts", test_labels_edges_only_ignores_counts},

@@ -456,22 +456,75 @@ static void test_table_state_version_1(void)
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, alen = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
-    CU_ASSERT_FATAL(buf[8] == 3 && len > 36);
-    uint8_t *v1 = malloc(len - 4);
+    CU_ASSERT_FATAL(buf[8] == 4 && len > 40);
+    uint8_t *v1 = malloc(len - 8);
     CU_ASSERT_FATAL(v1 != NULL);
-    memcpy(v1, buf, len - 20);
+    memcpy(v1, buf, len - 24); /* without the unstable edges' and the notes' counts */
     v1[8] = 1;
-    resum(v1, len - 4);
-    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, len - 4, 0, &err), CD_OK);
+    resum(v1, len - 8);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, len - 8, 0, &err), CD_OK);
     CU_ASSERT(best_of_is(u, 8, "abc") && best_of_is(u, 16, "abc"));
     CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
-    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 3 */
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 4 */
     free(v1);
     free(buf);
     free(again);
     cd_table_meta_release(&back);
     cd_table_free(t);
     cd_table_free(u);
+}
+
+/* Notes: kept once per label (the first text stays), saved and loaded, merged as the least text
+ * whatever the order; a note of a label the table lacks, or of no bug label, is damage. */
+static void test_table_notes(void)
+{
+    struct cd_table *t = NULL, *u = NULL, *w = NULL, *m1 = NULL, *m2 = NULL;
+    struct cd_error err;
+    uint32_t bug = cd_labels_bug("asan:heap-buffer-overflow READ\nparse\nmain");
+    CU_ASSERT_FATAL(cd_labels_is_bug(bug));
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    offer(t, "abc", (uint32_t[]){8, bug}, 2, NULL);
+    CU_ASSERT_EQUAL(cd_table_note(t, bug, "asan:heap-buffer-overflow READ\nparse\nmain", &err),
+                    CD_OK);
+    CU_ASSERT_EQUAL(cd_table_note(t, bug, "other", &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(cd_table_note_of(t, bug), "asan:heap-buffer-overflow READ\nparse\nmain");
+    CU_ASSERT_PTR_NULL(cd_table_note_of(t, 8));
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    uint8_t *buf = NULL, *again = NULL;
+    size_t len = 0, alen = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(cd_table_note_of(u, bug), "asan:heap-buffer-overflow READ\nparse\nmain");
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0);
+    cd_table_meta_release(&back);
+    /* a note whose id is no bug label of the table: damage */
+    uint8_t *copy = malloc(len);
+    CU_ASSERT_FATAL(copy != NULL);
+    memcpy(copy, buf, len);
+    size_t at = len - 16 - (strlen(cd_table_note_of(t, bug)) + 4) - 4; /* the note's id */
+    CU_ASSERT_EQUAL_FATAL(memcmp(copy + at, &bug, 4), 0);
+    copy[at] ^= 1;
+    resum(copy, len);
+    CU_ASSERT_EQUAL(cd_table_load(&w, &back, copy, len, 0, &err), CD_FAILED);
+    CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a damaged note");
+    /* merged: the least text, in either order */
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&w, &err), CD_OK);
+    offer(w, "abd", (uint32_t[]){8, bug}, 2, NULL);
+    CU_ASSERT_EQUAL(cd_table_note(w, bug, "a:b", &err), CD_OK);
+    const struct cd_table *ab[] = {t, w}, *ba[] = {w, t};
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m1, ab, 2, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m2, ba, 2, &err), CD_OK);
+    CU_ASSERT_STRING_EQUAL(cd_table_note_of(m1, bug), "a:b");
+    CU_ASSERT_STRING_EQUAL(cd_table_note_of(m2, bug), "a:b");
+    free(copy);
+    free(buf);
+    free(again);
+    cd_table_free(t);
+    cd_table_free(u);
+    cd_table_free(w);
+    cd_table_free(m1);
+    cd_table_free(m2);
 }
 
 /* Every damaged copy is refused with a message, never read past its end or half loaded. */
@@ -506,7 +559,7 @@ static void test_table_state_refuses_damage(void)
     CU_ASSERT_STRING_EQUAL(err.msg, "not a corpus-distill state file");
     /* an unstable edge that still has labels is damage */
     memcpy(copy, buf, len);
-    size_t at = len - 16 - 4; /* the last unstable edge, 5, becomes edge 2, which has labels */
+    size_t at = len - 16 - 4 - 4; /* the last unstable edge, 5, becomes edge 2, which has labels */
     CU_ASSERT_EQUAL_FATAL(copy[at], 5);
     copy[at] = 2;
     resum(copy, len);
@@ -782,6 +835,7 @@ int main(void)
         {"test_table_state_round_trip", test_table_state_round_trip},
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         {"test_table_state_version_1", test_table_state_version_1},
+        {"test_table_notes", test_table_notes},
         {"test_table_found_marks", test_table_found_marks},
         {"test_table_unstable_set", test_table_unstable_set},
         {"test_table_merge", test_table_merge},
