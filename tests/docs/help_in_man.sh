@@ -118,6 +118,7 @@ if [ "${CD_HAVE_AFL:-0}" = 1 ] && [ -x "$target" ] && [ -f "$corpus" ]; then
     cp "$m" "$tmp/new.manifest.json"
     cp "$m" "$tmp/seeds.manifest.json"
     cp "$m" "$tmp/yesterday.manifest.json"
+    cp "$m" "$tmp/triage.manifest.json"
     # audit reads the seeds beside the manifest, under the name the manifest gives them
     cp -r "$tmp/out/json-seeds" "$tmp/json-seeds"
     [ ! -d "$tmp/out/json-seeds.crashes" ] || cp -r "$tmp/out/json-seeds.crashes" "$tmp/"
