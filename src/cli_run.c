@@ -192,6 +192,15 @@ static int run_fail(struct run_state *s, int code, const char *fmt, ...)
     return code;
 }
 
+/* The distinct bugs of r: its bug labels (crash states). */
+static size_t count_bugs(const struct cd_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_labels; i++)
+        n += cd_labels_is_bug(r->labels[i].id);
+    return n;
+}
+
 static void print_summary(struct run_state *s, int code)
 {
     const struct cli_opts *o = s->o;
@@ -231,6 +240,10 @@ static void print_summary(struct run_state *s, int code)
         if (s->emitted.reproducers)
             fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
                     (unsigned long long)s->emitted.reproducers, s->crashes);
+        size_t bugs = count_bugs(&s->result);
+        if (bugs)
+            fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
+                    bugs == 1 ? "" : "s");
         if (rs->select_only_bytes) {
             char b3[32], b4[32], b5[32];
             fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
@@ -302,6 +315,7 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "seeds", json_object_new_uint64(s->emitted.seeds));
     json_object_object_add(j, "seed_bytes", json_object_new_uint64(s->emitted.seed_bytes));
     json_object_object_add(j, "reproducers", json_object_new_uint64(s->emitted.reproducers));
+    json_object_object_add(j, "bugs", json_object_new_uint64(count_bugs(&s->result)));
     json_object_object_add(j, "select_only_bytes", json_object_new_uint64(rs->select_only_bytes));
     json_object_object_add(j, "cmin_rule_bytes", json_object_new_uint64(rs->cmin_bytes));
     json_object_object_add(j, "cover_bound_bytes", json_object_new_uint64(rs->cover_bound));

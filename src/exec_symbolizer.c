@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SYM_TIMEOUT_MS 10000   /* one answer; the first one loads the module's debug info */
+#define SYM_TIMEOUT_MS 5000    /* one answer; the first one loads the module's debug info */
 #define SYM_CACHE_MAX 4096     /* entries before the cache starts over */
 #define SYM_ANSWER_MAX (64u << 10)
 
