@@ -4,7 +4,8 @@
 # generated crashing inputs, laid out as two afl-fuzz instances' crashes/ and libFuzzer's crash-*
 # files, must come out as exactly the three bugs: one reproducer each in DIR.crashes, named by its
 # bug, minimal (5 bytes), showing its own kind and top frame when run alone; the manifest and
-# `audit --crashes` list them with the inputs that showed each; a rebuild with other addresses
+# `audit --crashes` list them with the inputs that showed each, and the HTML report has a page of
+# them with previews; a rebuild with other addresses
 # gives the same bug labels; --crash-frames 4 tells the two stacks apart; --crash-frames 0 names
 # crashes by kind only; a nightly run over the triage keeps each bug's reproducer and
 # `audit --diff` reports no bug new or gone.
@@ -84,6 +85,13 @@ done < bugs.txt
 "$bin" audit triage.manifest.json --crashes > crashes.txt || err "audit --crashes failed"
 head -1 crashes.txt | grep -q '^3 distinct bugs$' || err "audit --crashes: $(head -1 crashes.txt)"
 grep -q '    in store_record' crashes.txt || err "audit --crashes lists no frames"
+
+# The HTML report's page of bugs: each with its frames and a preview of its reproducer.
+"$bin" audit triage.manifest.json --html report > /dev/null 2>&1 || err "audit --html failed"
+[ "$(grep -c '<h2 id=' report/crashes.html)" = 3 ] || err "crashes.html does not list 3 bugs"
+grep -q 'store_record<br>flush<br>commit' report/crashes.html || err "crashes.html: no frames"
+grep -q '<pre>del:!</pre>\|<pre>put:!</pre>' report/crashes.html || err "crashes.html: no preview"
+grep -q 'href="crashes.html">3<' report/index.html || err "index.html does not link the 3 bugs"
 
 # A rebuild with other addresses: the same bugs.
 nm "$t" | grep -q ' t read_name$' &&
