@@ -24,7 +24,7 @@
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${CD_BUILD:-$SRC/build}
+BUILD=$(cd "${CD_BUILD:-$SRC/build}" && pwd)
 BIN=$BUILD/corpus-distill
 BENCH=${BENCH_DIR:-$BUILD/bench-real}
 FUZZ_TIME=${FUZZ_TIME:-600}
@@ -77,10 +77,16 @@ head -n "$SEEDS" by_size.txt | while read -r _ f; do
     i=$((i + 1))
     cp "$f" "seeds/$i-$(basename "$f")"
 done
-echo "fuzzing: 2 afl-fuzz instances, ${FUZZ_TIME} s, $(ls seeds | wc -l) seeds"
-afl-fuzz -M m -i seeds -o findings -m none -t 1000 -V "$FUZZ_TIME" -- ./t_asan @@ >fuzz-m.log 2>&1 &
-afl-fuzz -S s -i seeds -o findings -m none -t 1000 -V "$FUZZ_TIME" -- ./t_asan @@ >fuzz-s.log 2>&1
-wait
+# (a WORK kept from an earlier run keeps its findings: the rest runs again on the same pile)
+if [ ! -d findings ]; then
+    echo "fuzzing: 2 afl-fuzz instances, ${FUZZ_TIME} s, $(ls seeds | wc -l) seeds"
+    afl-fuzz -M m -i seeds -o findings -m none -t 1000 -V "$FUZZ_TIME" -- ./t_asan @@ \
+        >fuzz-m.log 2>&1 &
+    afl-fuzz -S s -i seeds -o findings -m none -t 1000 -V "$FUZZ_TIME" -- ./t_asan @@ \
+        >fuzz-s.log 2>&1
+    wait
+fi
+rm -rf pile triage* tmin
 mkdir -p pile
 for d in findings/*/crashes; do
     find "$d" -type f -name 'id:*' -exec cp {} pile/ \;
@@ -90,26 +96,32 @@ echo "crashes: $n files"
 [ "$n" -gt 0 ] || { echo "bench_triage: afl-fuzz found no crash; raise FUZZ_TIME" >&2; exit 1; }
 
 # The ClusterFuzz rule, independently: the sanitizer symbolizes, this parser keeps the state.
-state_of() { # FILE -> one line "kind access frame1 frame2 frame3"
-    ASAN_OPTIONS=symbolize=1:detect_leaks=0:handle_segv=1:handle_abort=1:abort_on_error=1 \
-        ./t_asan "$1" 2>&1 >/dev/null | python3 -c '
+cat > cf_state.py <<'EOF'
 import re, sys
-skip = re.compile(r"^(__asan|__interceptor|___interceptor|__sanitizer|__libc_|_start$|'\
-'malloc$|calloc$|realloc$|free$|memcpy$|memmove$|memset$|strlen$|abort$|raise$)")
+skip = re.compile(r"^(__asan|__interceptor|___interceptor|__sanitizer|__libc_|_start$|malloc$|"
+                  r"calloc$|realloc$|free$|memcpy$|memmove$|memset$|strlen$|abort$|raise$)")
 kind, access, frames = None, "-", []
 for line in sys.stdin:
     m = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", line)
     if m and not kind:
-        kind = m.group(1); continue
+        kind = m.group(1)
+        continue
     if kind and access == "-":
         m = re.search(r"(READ|WRITE) of size|caused by a (READ|WRITE) memory", line)
-        if m: access = m.group(1) or m.group(2)
+        if m:
+            access = m.group(1) or m.group(2)
     m = re.match(r"\s+#\d+ 0x[0-9a-f]+ in (\S+)", line)
     if kind and m:
         f = m.group(1).split("(")[0]
-        if not skip.match(f) and len(frames) < 3: frames.append(f)
-    if kind and frames and not line.strip(): break
-print("asan:%s %s %s" % (kind or "none", access, " ".join(frames)))'
+        if not skip.match(f) and len(frames) < 3:
+            frames.append(f)
+    if kind and frames and not line.strip():
+        break
+print("asan:%s %s %s" % (kind or "none", access, " ".join(frames)))
+EOF
+state_of() { # FILE -> one line "kind access frame1 frame2 frame3"
+    { ASAN_OPTIONS=symbolize=1:detect_leaks=0:handle_segv=1:handle_abort=1:abort_on_error=1 \
+        ./t_asan "$1" 2>&1 >/dev/null || true; } 2>/dev/null | python3 cf_state.py
 }
 for f in pile/*; do state_of "$f"; done | sort | uniq -c | sort -rn > cf_groups.txt
 echo; echo "ClusterFuzz rule: $(wc -l < cf_groups.txt) distinct crash states over $n crashes"
@@ -135,18 +147,30 @@ for x in sorted(ours ^ cf):
     print("  only in", "corpus-distill:" if x in ours else "ClusterFuzz rule:", *x)
 EOF
 
-# afl-tmin on every crash file (smallest first, TMIN_FILES at most).
+# afl-tmin on every crash file (smallest first, TMIN_FILES at most), timed alone; then whether
+# each minimized file still shows its original's crash state, and per state the smallest one.
 mkdir -p tmin
 start=$(date +%s.%N)
-drift=0 done_files=0 bytes=0
+done_files=0
 while read -r _ f; do
     [ "$done_files" -lt "$TMIN_FILES" ] || break
-    out=tmin/$(basename "$f")
-    afl-tmin -i "$f" -o "$out" -m none -t 1000 -- ./t_asan @@ >/dev/null 2>&1 || continue
-    done_files=$((done_files + 1))
-    bytes=$((bytes + $(stat -c %s "$out")))
-    [ "$(state_of "$f")" = "$(state_of "$out")" ] || drift=$((drift + 1))
+    afl-tmin -i "$f" -o "tmin/$(basename "$f")" -m none -t 1000 -- ./t_asan @@ >/dev/null 2>&1 &&
+        done_files=$((done_files + 1))
 done < <(find pile -type f -printf '%s %p\n' | sort -n)
 dur=$(python3 -c "import time; print('%.1f' % (time.time() - $start))")
-echo; echo "afl-tmin: $done_files files in ${dur} s (state checks included), $bytes bytes;" \
-    "$drift minimized files show another crash state than their original"
+for out in tmin/*; do
+    printf '%s\t%s\t%s\n' "$(state_of "pile/${out#tmin/}")" "$(state_of "$out")" "$(stat -c %s "$out")"
+done > tmin_states.txt
+python3 - tmin_states.txt "$done_files" "$dur" <<'EOF'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+drift = sum(1 for a, b, _ in rows if a != b)
+best = {}
+for a, b, n in rows:
+    if a == b:
+        best[a] = min(best.get(a, 1 << 60), int(n))
+print("afl-tmin: %s files in %s s, %d bytes in all; %d minimized files show another crash state "
+      "than their original; the smallest that keeps its state, per state: %d bytes in all (%d "
+      "states)" % (sys.argv[2], sys.argv[3], sum(int(n) for *_, n in rows), drift,
+                   sum(best.values()), len(best)))
+EOF
