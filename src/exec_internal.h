@@ -15,7 +15,7 @@
 #define EXEC_CONFIRM_MS 1000u             /* calibration runs, cap, and the re-run of a hang */
 #define EXEC_PID_TIMEOUT_MS 2000u         /* a request until the fork server reports the child */
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
-#define EXEC_STATE_CAP 1024u              /* a crash state's text */
+#define EXEC_STATE_CAP 4096u              /* a crash state's text (a table note's most) */
 
 /* What the target binary contains. */
 struct exec_binary {

@@ -9,6 +9,7 @@
  *   threadflood   four threads write to stderr without end; the program exits after 50 ms
  *   die           kills its parent, the fork server
  *   sleep:MS      sleeps MS milliseconds, then exits 0
+ *   report:TEXT   writes TEXT to stderr (a forged sanitizer report, say), then SIGABRT
  * Anything else is scanned byte by byte so that different inputs give different coverage. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -78,6 +79,10 @@ int main(int argc, char **argv)
     if (strncmp(buf, "crash", 5) == 0) {
         *(volatile int *)(uintptr_t)(n - n) = 1;
     } else if (strncmp(buf, "abort", 5) == 0) {
+        abort();
+    } else if (strncmp(buf, "report:", 7) == 0) {
+        if (write(2, buf + 7, (size_t)n - 7) < 0)
+            return 2;
         abort();
     } else if (strncmp(buf, "hang", 4) == 0) {
         for (;;)

@@ -48,6 +48,24 @@ static struct cd_exec *start(const char *name, unsigned timeout_ms, const char *
     return ex;
 }
 
+/* Starts target name on "@@" with crash states of `frames` frames; NULL when it cannot start. */
+static struct cd_exec *start_frames(const char *name, unsigned frames)
+{
+    static char path[4096];
+    static char *argv[3];
+    char *p = cd_test_target(name);
+    snprintf(path, sizeof path, "%s", p ? p : name);
+    free(p);
+    argv[0] = path;
+    argv[1] = "@@";
+    argv[2] = NULL;
+    struct cd_exec_opts opts = {.argv = argv, .timeout_ms = 3000, .cpu = -1, .tmp_dir = tmp_dir,
+                                .crash_frames = frames};
+    struct cd_exec *ex = NULL;
+    struct cd_error err;
+    return cd_exec_new(&ex, &opts, &err) == CD_OK ? ex : NULL;
+}
+
 static enum cd_status run_str(struct cd_exec *ex, const char *s, struct cd_run *run)
 {
     struct cd_error err;
@@ -680,6 +698,48 @@ static void test_exec_sanitizer_reports(void)
     CU_ASSERT_EQUAL_FATAL(run_str(ex, "ovf", &run), CD_OK);
     CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(run.stderr_tail, "runtime error: signed integer overflow"));
+    cd_exec_free(ex);
+
+    /* Crash states from a real sanitizer build: the heap overflow's and UBSan's stacks name main
+       (the sanitizers handle the signals themselves and print the stack); without frames, none. */
+    ex = start_frames("exec_san", 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "heap", &run), CD_OK);
+    CU_ASSERT_STRING_EQUAL(run.crash_state ? run.crash_state : "",
+                           "asan:heap-buffer-overflow WRITE\nmain");
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "ovf", &run), CD_OK);
+    CU_ASSERT_STRING_EQUAL(run.crash_state ? run.crash_state : "",
+                           "ubsan:signed-integer-overflow\nmain");
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "fine", &run), CD_OK);
+    CU_ASSERT_PTR_NULL(run.crash_state);
+    cd_exec_free(ex);
+    ex = start("exec_san", 3000, "@@", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, "heap", &run), CD_OK);
+    CU_ASSERT_PTR_NULL(run.crash_state);
+    cd_exec_free(ex);
+
+    /* A forged report is data: escapes and bytes past ASCII in its frame names come out as '?',
+       a frame's name is cut at 160 bytes, and a stack of thousands of frames costs 256 lines. */
+    ex = start_frames("exec_basic", 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    static char forged[40000];
+    int k = snprintf(forged, sizeof forged, "report:==1==ERROR: AddressSanitizer: "
+                     "heap-buffer-overflow on x\nREAD of size 1\n"
+                     "    #0 0x1 in \x1b]0;pwned\x07\xc3\xa9" "f /x.c:1:1\n    #1 0x1 in ");
+    memset(forged + k, 'a', 300);
+    k += 300;
+    k += snprintf(forged + k, sizeof forged - (size_t)k, " /x.c:2:2\n");
+    for (int i = 0; i < 1000 && k < (int)sizeof forged - 64; i++)
+        k += snprintf(forged + k, sizeof forged - (size_t)k, "    #%d 0x1 in f%d /x.c:3:3\n", i + 2, i);
+    CU_ASSERT_EQUAL_FATAL(run_str(ex, forged, &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    const char *st = run.crash_state ? run.crash_state : "";
+    const char *head = "asan:heap-buffer-overflow READ\n?]0;pwned???f\naaaa";
+    CU_ASSERT_EQUAL(strncmp(st, head, strlen(head)), 0);
+    CU_ASSERT_EQUAL(strlen(st), strlen("asan:heap-buffer-overflow READ\n?]0;pwned???f\n") + 160);
+    for (const char *c = st; *c; c++)
+        CU_ASSERT_FATAL(*c == '\n' || (*c >= ' ' && *c < 127));
     cd_exec_free(ex);
 
     /* AFL_CRASH_EXITCODE, as the CLI passes it. */
