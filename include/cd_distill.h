@@ -58,15 +58,12 @@ struct cd_distill_progress {
 
 /* How reduction picks its next work. */
 enum cd_distill_order {
-    /* The default, where the seeds' bytes are: a label uniformly at random among the unfinished
-       ones, weighed by the bytes of its best example when the seed cover holds that example (a
-       label whose best is in no seed weighs one byte), so that attempts go to the labels that keep
-       the largest seeds in the cover. Measured in one bench_real run on the final build, -j 2,
-       10 and 100 executions per input file, seed bytes against afl-cmin's, fresh then cover:
-       libxml2 0.39/0.40 and 0.36/0.30, cJSON (large files) 0.49/0.46 and 0.34/0.24, json-c
-       0.45/0.34 and 0.38/0.26, libyaml 0.72/0.64 and 0.47/0.60, Lua 0.77/0.79 and 0.76/0.77.
-       Runs at -j 2 vary: an earlier run gave libxml2 0.22 and cJSON 0.13 at 100 for cover,
-       libyaml 0.50 for cover against 0.61 for fresh. */
+    /* The default, where the seeds' bytes are: the largest example the seed cover holds is
+       reduced whole under "keeps every label it is best for" (as in bytes order, but only the
+       cover's examples), until no whole reduction of one changes anything; then a label
+       uniformly at random among the unfinished ones, weighed by the bytes of its best example
+       when the seed cover holds that example (a label whose best is in no seed weighs one
+       byte). Measurements: choose_whole in distill_schedule.c. */
     CD_ORDER_COVER = 0,
     /* A label found during reduction, oldest first, before any other, then the write-up's
        uniform choice. The default while found labels were seeded whatever they cost: their first

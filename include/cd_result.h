@@ -52,6 +52,9 @@ struct cd_result_stats {
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
     uint64_t labels_left_out;    /* found labels no seed shows, not worth their bytes */
     uint64_t left_out_bytes;     /* the bytes of their best examples (select_seeds) */
+    /* Coverage labels only crashing inputs show whose best example reproduces no outcome label
+       of its own, kept in the state (select_seeds with per_outcome), and those examples' bytes. */
+    uint64_t crash_only_labels, crash_only_bytes;
     /* Seeds kept only for size-bound labels (hit-count classes of 16 or more: a long input is
        what shows them) and those labels: the bytes that only shorter inputs with as many hits
        could take out, a floor of deletion-based reduction (select_seeds). */
@@ -94,12 +97,13 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
  * keep_found, its lower bound in stats.cover_bound; with all_best, every example best for some
  * label instead. The empty example is taken last, only for labels nothing else shows. Each label
  * is then held by the smallest taken example that shows it; a found label no taken example shows
- * stays with its best, marked left_out (counted in stats); so does a reproducer best for no
- * outcome label (not counted): one reproducer per outcome label. Other examples neither taken nor
+ * stays with its best, marked left_out (counted in stats); with per_outcome, so does a reproducer
+ * best for no outcome label (counted apart): one reproducer per outcome label. Other examples
+ * neither taken nor
  * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
  * memory, with r unchanged. */
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      struct cd_error *err);
+                                      bool per_outcome, struct cd_error *err);
 
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);

@@ -37,8 +37,10 @@ struct cd_table_label {
     bool finished;                /* reducing its best changed nothing for it */
     bool busy;                    /* a worker is reducing it */
     bool donor_pending;           /* cd_table_donor has an untried donor for it */
-    bool found;                   /* first shown outside a first pass (by reduction), and no
-                                     first-pass input has shown it since: a bonus label */
+    bool found;                   /* first shown outside a first pass (by reduction), or a
+                                     coverage label only crashing or hanging first-pass inputs
+                                     showed, and no first-pass input that ran normally has shown
+                                     it since: a bonus label */
     uint64_t donor_tried;         /* serial of the last donor taken for it, or 0 */
     uint64_t shown;               /* offers showing it while counting (cd_table_count_shown) */
 };
@@ -148,7 +150,8 @@ void cd_table_checked(struct cd_table *t, const struct cd_table_example *e);
 void cd_table_unpin(struct cd_table *t, const struct cd_table_example *e);
 
 /* While on (the first pass), every offer counts each label it shows in the label's `shown` and
- * clears its found mark; a label first shown while off is found. */
+ * clears its found mark (a crashing or hanging offer only its outcome labels', and it marks found
+ * a coverage label it shows first); a label first shown while off is found. */
 void cd_table_count_shown(struct cd_table *t, bool on);
 
 /* Marks edge (a map slot) unstable: two runs of one input showed it in different hit-count

@@ -278,6 +278,12 @@ static void print_summary(struct run_state *s, int code)
                     "--keep-found seeds them)",
                     (unsigned long long)rs->labels_left_out, rs->labels_left_out == 1 ? "" : "s",
                     cli_bytes(rs->left_out_bytes, b1, sizeof b1));
+        if (rs->crash_only_labels)
+            cli_msg("crash-only: %llu label%s only crashing inputs show, held by no "
+                    "reproducer of a bug, hang or signal: their %s of inputs are kept in the "
+                    "state", (unsigned long long)rs->crash_only_labels,
+                    rs->crash_only_labels == 1 ? "" : "s",
+                    cli_bytes(rs->crash_only_bytes, b1, sizeof b1));
         if (s->result.n_unstable)
             cli_msg("unstable: %zu edge%s showed other hit counts when an "
                     "input ran again; their labels are left out (manifest: "
@@ -323,6 +329,9 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
     json_object_object_add(j, "left_out_bytes", json_object_new_uint64(rs->left_out_bytes));
+    json_object_object_add(j, "crash_only_labels",
+                           json_object_new_uint64(rs->crash_only_labels));
+    json_object_object_add(j, "crash_only_bytes", json_object_new_uint64(rs->crash_only_bytes));
     json_object_object_add(j, "size_bound_labels", json_object_new_uint64(rs->size_bound_labels));
     json_object_object_add(j, "size_bound_bytes", json_object_new_uint64(rs->size_bound_bytes));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
@@ -576,7 +585,10 @@ static int distill(struct run_state *s)
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->have_result = true;
-    if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, &err) != CD_OK)
+    /* afl-cmin -C keeps a crashing input for every tuple crashing inputs show; so does
+       --all-best: every best example */
+    if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, !o->cmin && !o->all_best,
+                               &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     if (s->late_code) {
         s->result.stats.stopped_by = "error";

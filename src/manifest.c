@@ -14,6 +14,8 @@
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
  *                    cmin_rule_bytes, cover_bound_bytes, labels_left_out, left_out_bytes (found
  *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
+ *                    crash_only_labels, crash_only_bytes (labels only crashing inputs show, held
+ *                    by no reproducer of an outcome label: their inputs stay in the state),
  *                    size_bound_labels, size_bound_bytes (seeds kept only for labels of 16 or
  *                    more hits, and those labels)}
  *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
@@ -25,8 +27,10 @@
  *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
  *                    "settings changed"|"unreadable", note: null|text, runs}
  *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers"|"state", finished,
- *                    found (no input showed it), size (only with "state": a found label left
- *                    out of the seeds, its best example kept in the state alone),
+ *                    found (no input showed it, or crashing ones only), size (only with
+ *                    "state": a found label left out of the seeds, its best example kept in the
+ *                    state alone), crash_only (only when true: "state" for a label only
+ *                    crashing inputs show),
  *                    function (only when afl-clang-lto's edge IDs were given)}, ...}
  *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
  *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
@@ -254,6 +258,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
     put(o, "labels_left_out", json_object_new_uint64(r->stats.labels_left_out));
     put(o, "left_out_bytes", json_object_new_uint64(r->stats.left_out_bytes));
+    put(o, "crash_only_labels", json_object_new_uint64(r->stats.crash_only_labels));
+    put(o, "crash_only_bytes", json_object_new_uint64(r->stats.crash_only_bytes));
     put(o, "size_bound_labels", json_object_new_uint64(r->stats.size_bound_labels));
     put(o, "size_bound_bytes", json_object_new_uint64(r->stats.size_bound_bytes));
     put(root, "output", o);
@@ -310,6 +316,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
         put(e, "found", json_object_new_boolean(l->found));
         if (ex->left_out)
             put(e, "size", json_object_new_uint64(ex->len));
+        if (ex->left_out && !cd_labels_is_outcome(l->id) && cd_labelset_has_outcome(&ex->labels))
+            put(e, "crash_only", json_object_new_boolean(true));
         const char *fn = cd_edge_ids_function(info->edge_ids, l->id);
         if (fn)
             put(e, "function", jstr(fn));
@@ -716,6 +724,8 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
     m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
     m->stats.labels_left_out = get_later_measured(rd, out, "labels_left_out");
     m->stats.left_out_bytes = get_later_measured(rd, out, "left_out_bytes");
+    m->stats.crash_only_labels = get_later_measured(rd, out, "crash_only_labels");
+    m->stats.crash_only_bytes = get_later_measured(rd, out, "crash_only_bytes");
     m->stats.size_bound_labels = get_later_measured(rd, out, "size_bound_labels");
     m->stats.size_bound_bytes = get_later_measured(rd, out, "size_bound_bytes");
     json_object *kf = NULL; /* optional: manifests from before --keep-found lack it */

@@ -228,6 +228,31 @@ static void take_chosen(struct cover *c, const bool *chosen)
     }
 }
 
+/* One reproducer per outcome label: a coverage label no seed holds, held by a crashing or hanging
+ * example best for no outcome label or by a found label's best left out, moves to the smallest
+ * reproducer of an outcome label that shows it, when one does (writes is scratch: which examples
+ * those are). */
+static void rehome_to_reproducers(struct cover *c, bool *writes)
+{
+    const struct cd_result *r = c->r;
+    size_t n = r->n_examples;
+    memset(writes, 0, n * sizeof *writes);
+    for (size_t li = 0; li < r->n_labels; li++)
+        if (cd_labels_is_outcome(r->labels[li].id))
+            writes[c->holder[li]] = true;
+    for (size_t li = 0; li < r->n_labels; li++) {
+        size_t h = c->holder[li];
+        if (cd_labels_is_outcome(r->labels[li].id) || c->taken[h] || writes[h])
+            continue;
+        for (size_t x = 0; x < n; x++) {
+            const struct cd_result_example *e = &r->examples[x];
+            if (writes[x] && cd_labelset_has(&e->labels, r->labels[li].id) &&
+                (c->holder[li] == h || e->len < r->examples[c->holder[li]].len))
+                c->holder[li] = x;
+        }
+    }
+}
+
 /* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
  * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve,
  * found labels optional unless keep_found), whose bound goes into r's stats. */
@@ -297,7 +322,7 @@ static void count_size_bound(struct cd_result *r)
 }
 
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      struct cd_error *err)
+                                      bool per_outcome, struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     size_t n = r->n_examples, nl = r->n_labels;
@@ -326,6 +351,8 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     if (st != CD_OK)
         goto out;
     take_chosen(&c, chosen);
+    if (per_outcome)
+        rehome_to_reproducers(&c, chosen);
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)
         if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
@@ -343,14 +370,17 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
             r->stats.left_out_bytes += e->len;
         e->left_out = true;
     }
-    /* The reproducers written are the best examples of outcome labels: one per bug, hang or
-       signal. Another crashing example, best only for coverage that crashing inputs show, stays
-       in the state. */
-    for (size_t i = 0; i < n; i++) {
+    /* With per_outcome the reproducers written are the best examples of outcome labels: one per
+       bug, hang or signal. Another crashing example, best only for coverage no seed and no such
+       reproducer shows, stays in the state. */
+    r->stats.crash_only_labels = r->stats.crash_only_bytes = 0;
+    for (size_t i = 0; per_outcome && i < n; i++) {
         struct cd_result_example *e = &r->examples[i];
         if (e->reproducer && !cd_labelset_has_outcome(&best[i])) {
             e->reproducer = false;
             e->left_out = true;
+            r->stats.crash_only_labels += best[i].n;
+            r->stats.crash_only_bytes += e->len;
         }
     }
     size_t kept = 0;

@@ -321,17 +321,23 @@ struct cd_table_wins cd_table_wins(const struct cd_table *t, const uint8_t *data
 }
 
 /* Counts every label of an offer in its record while counting is on; all are known by then, but
- * for labels not stored (a run that won nothing shows only known labels or none). */
+ * for labels not stored (a run that won nothing shows only known labels or none). A coverage
+ * label that crashing or hanging inputs alone show stays found: no seed can hold it from them, so
+ * that the seeds owe it nothing (a bonus, as the labels reduction finds). */
 static void count_shown(struct cd_table *t, const struct cd_labelset *labels)
 {
     if (!t->count_shown)
         return;
+    bool outcome = cd_labelset_has_outcome(labels);
     for (size_t i = 0; i < labels->n; i++) {
         struct cd_table_label *l = table_lookup(t, labels->v[i]);
-        if (l) {
-            l->shown++;
+        if (!l)
+            continue;
+        if (!outcome || cd_labels_is_outcome(l->id))
             l->found = false;
-        }
+        else if (!l->shown)
+            l->found = true;
+        l->shown++;
     }
 }
 

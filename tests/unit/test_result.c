@@ -51,7 +51,7 @@ static void test_result_select_takes_needed_seeds_only(void)
         r.labels[i] = (struct cd_result_label){.id = ids[i], .example = holder[i]};
 
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 3); /* A, C and the reproducer D; B dropped */
     CU_ASSERT_EQUAL(r.examples[0].len, 10);
     CU_ASSERT_EQUAL(r.examples[1].len, 2);
@@ -86,7 +86,7 @@ static void test_result_select_empty_example_last(void)
     r.labels[1] = (struct cd_result_label){.id = l2, .example = 0};
     r.labels[2] = (struct cd_result_label){.id = l3, .example = 1};
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
     /* the 5-byte example (needed for l3) also holds l1; the empty one keeps only l2 */
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 2);
     CU_ASSERT_EQUAL(r.examples[0].len, 0);
@@ -101,7 +101,7 @@ static void test_result_select_empty(void)
 {
     struct cd_result r = {0};
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 0);
     cd_result_release(&r);
 }
