@@ -24,7 +24,8 @@
 
 /* This run's settings that change labels, as one line: the target's arguments (its path is
  * identified by the binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge
- * labels, the map size, AFL_CRASH_EXITCODE and the frames of a crash state. Owned; NULL when out of memory. */
+ * labels, the map size, AFL_CRASH_EXITCODE and the frames of a crash state. Owned; NULL when out
+ * of memory. */
 static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *eo,
                            size_t map_size)
 {

@@ -651,18 +651,21 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
         }
         b->kind = get_str(rd, e, "kind");
         json_object *acc = NULL;
-        if (json_object_object_get_ex(e, "access", &acc) && json_object_is_type(acc, json_type_string))
+        bool has_access = json_object_object_get_ex(e, "access", &acc) &&
+                          json_object_is_type(acc, json_type_string);
+        if (has_access)
             b->access = strdup(json_object_get_string(acc));
         b->frames = get_strv(rd, e, "frames");
         b->inputs = get_measured(rd, e, "inputs");
         copy_sha1(rd, e, "reproducer", b->reproducer);
-        if (!rd->bad && (!b->kind || !b->frames || (acc && json_object_is_type(acc, json_type_string) && !b->access))) {
+        if (!rd->bad && (!b->kind || !b->frames || (has_access && !b->access))) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "out of memory");
         }
         if (!rd->bad && l && strcmp(l->best, b->reproducer) != 0) {
             rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bug %zu: its reproducer is not its label's best", i);
+            snprintf(rd->what, sizeof rd->what, "bug %zu: its reproducer is not its label's best",
+                     i);
         }
     }
 }

@@ -71,7 +71,8 @@ grep -q '^asan:heap-buffer-overflow READ read_name,' bugs.txt || err "no overflo
 grep -q '^asan:heap-buffer-overflow READ sum_values,' bugs.txt || err "no overflow in sum_values"
 grep -q '^asan:SEGV WRITE store_record,flush,commit ' bugs.txt || err "no null write in store_record"
 [ "$(awk '{s += $4} END {print s}' bugs.txt)" = 400 ] || err "the bugs' inputs do not add up to 400"
-[ "$(ls triage.crashes | wc -l)" = 3 ] || err "triage.crashes holds $(ls triage.crashes | wc -l) files, not 3"
+n=$(ls triage.crashes | wc -l)
+[ "$n" = 3 ] || err "triage.crashes holds $n files, not 3"
 while read -r kind access frames inputs size file; do
     f=triage.crashes/$file
     [ -f "$f" ] || { err "reproducer $file missing"; continue; }
