@@ -90,13 +90,13 @@ static bool contains(const uint8_t *hay, size_t n, const char *needle, size_t le
     return memmem(hay, n, needle, len) != NULL;
 }
 
-/* Resolves argv[0] like execvp would, but up front, so a missing target is named clearly. */
-static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
+char *exec_which(const char *name)
 {
-    const char *name = ex->opts.argv[0];
     if (strchr(name, '/')) {
-        ex->path = strdup(name);
-        return ex->path ? CD_OK : cd_error_oom(err, CD_FAILED, "out of memory");
+        char *path = strdup(name);
+        if (!path)
+            errno = ENOMEM;
+        return path;
     }
     const char *p = getenv("PATH");
     if (!p || !*p)
@@ -107,11 +107,26 @@ static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
         char cand[PATH_MAX];
         int len = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name);
         if (n > 0 && len > 0 && (size_t)len < sizeof cand && access(cand, X_OK) == 0) {
-            ex->path = strdup(cand);
-            return ex->path ? CD_OK : cd_error_oom(err, CD_FAILED, "out of memory");
+            char *path = strdup(cand);
+            if (!path)
+                errno = ENOMEM;
+            return path;
         }
         p += n + (colon ? 1 : 0);
     }
+    errno = ENOENT;
+    return NULL;
+}
+
+/* Resolves argv[0] like execvp would, but up front, so a missing target is named clearly. */
+static enum cd_status resolve_path(struct cd_exec *ex, struct cd_error *err)
+{
+    const char *name = ex->opts.argv[0];
+    ex->path = exec_which(name);
+    if (ex->path)
+        return CD_OK;
+    if (errno == ENOMEM)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
     return cd_error_set(err, CD_FAILED, "target '%s' not found in PATH", name);
 }
 

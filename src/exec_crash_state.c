@@ -72,7 +72,6 @@ struct state {
     char *out;
     size_t cap, len;
     unsigned frames, want;
-    bool full;
 };
 
 /* Appends frame name [name, name+n) unless skipped: arguments ("f(int)"), clone suffixes
@@ -97,10 +96,8 @@ static void add_frame(struct state *st, const char *name, size_t n)
         return;
     if (n > MAX_NAME)
         n = MAX_NAME;
-    if (st->len + n + 2 > st->cap) {
-        st->full = true;
+    if (st->len + n + 2 > st->cap)
         return;
-    }
     st->out[st->len++] = '\n';
     for (size_t i = 0; i < n; i++)
         st->out[st->len++] = name[i] > ' ' && name[i] < 127 ? name[i] : '?';
@@ -216,13 +213,10 @@ static bool stack_line(const char *s, const char *end)
     return s < end && *s == ' ';
 }
 
-bool exec_crash_state(const char *text, const char *tool, const char *kind, unsigned frames,
-                      struct exec_symbolizer **sym, char *out, size_t cap)
+bool exec_crash_state(const char *text, const char *at, const char *tool, const char *kind,
+                      unsigned frames, struct exec_symbolizer **sym, char *out, size_t cap)
 {
-    const char *found_tool;
-    bool ubsan_line;
-    const char *at = exec_report_find(text, &found_tool, &ubsan_line);
-    if (!at || cap < 2)
+    if (cap < 2)
         return false;
     /* The report's line start: the stack comes after it. */
     const char *line = at;
@@ -244,7 +238,7 @@ bool exec_crash_state(const char *text, const char *tool, const char *kind, unsi
     int n = snprintf(out, cap, "%s:%s%s%s", tool, kind, access ? " " : "", access ? access : "");
     if (n <= 0 || (size_t)n >= cap)
         return false;
-    struct state st = {out, cap, (size_t)n, 0, frames, false};
+    struct state st = {out, cap, (size_t)n, 0, frames};
     unsigned read = 0;
     for (const char *p = stack; p && *p && st.frames < frames && read < MAX_STACK_LINES; read++) {
         const char *nl = strchr(p, '\n');
@@ -263,10 +257,11 @@ bool cd_exec_crash_state(const char *text, unsigned frames, bool symbolize, char
 {
     const char *tool;
     char kind[64];
-    if (!cd_exec_sanitizer_report(text, &tool, kind, sizeof kind))
+    const char *at = exec_sanitizer_report(text, &tool, kind, sizeof kind);
+    if (!at)
         return false;
     struct exec_symbolizer *sym = NULL;
-    bool ok = exec_crash_state(text, tool, kind, frames, symbolize ? &sym : NULL, out, cap);
+    bool ok = exec_crash_state(text, at, tool, kind, frames, symbolize ? &sym : NULL, out, cap);
     exec_symbolizer_free(sym);
     return ok;
 }

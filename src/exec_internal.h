@@ -65,16 +65,16 @@ struct cd_exec {
     struct cd_exec_info info;
 };
 
-/* exec_outcome.c: where the first sanitizer report of text starts (after "XSanitizer: " or
- * "runtime error: "), its tool in *tool and whether it is a UBSan "runtime error:" line; NULL
- * when there is none. */
-const char *exec_report_find(const char *text, const char **tool, bool *ubsan_line);
+/* exec_outcome.c: cd_exec_sanitizer_report, returning where the report starts in text (after
+ * "XSanitizer: " or "runtime error: "), NULL when there is none. */
+const char *exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap);
 
-/* exec_crash_state.c: the crash state of the report in text (cd_exec_crash_state), naming
- * unsymbolized frames through *sym (started on first use; NULL: frames stay unnamed). */
+/* exec_crash_state.c: the crash state (cd_exec_crash_state) of the report of tool and kind that
+ * starts at `at` in text, naming unsymbolized frames through *sym (started on first use; NULL:
+ * frames stay unnamed). */
 struct exec_symbolizer;
-bool exec_crash_state(const char *text, const char *tool, const char *kind, unsigned frames,
-                      struct exec_symbolizer **sym, char *out, size_t cap);
+bool exec_crash_state(const char *text, const char *at, const char *tool, const char *kind,
+                      unsigned frames, struct exec_symbolizer **sym, char *out, size_t cap);
 
 /* exec_symbolizer.c: the function names at offset of module (module_len bytes), innermost
  * inlined frame first, each followed by '\n' ("" when it names none); NULL when no symbolizer
@@ -85,6 +85,9 @@ const char *exec_symbolize(struct exec_symbolizer **s, const char *module, size_
 void exec_symbolizer_free(struct exec_symbolizer *s);
 
 /* exec_child.c */
+/* The path execvp would run for name: name itself when it holds a '/', else the first executable
+ * of that name in PATH. Owned (free with free()); NULL with errno ENOENT or ENOMEM. */
+char *exec_which(const char *name);
 enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err);
 enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err);
 void exec_child_stop(struct cd_exec *ex);

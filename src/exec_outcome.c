@@ -150,7 +150,9 @@ static void ubsan_kind_of(const char *s, const char *end, char *kind, size_t cap
     copy_kind(kind, cap, "undefined-behavior", 18);
 }
 
-const char *exec_report_find(const char *text, const char **tool, bool *ubsan_line)
+/* Where the first sanitizer report of text starts (after "XSanitizer: " or "runtime error: "),
+ * its tool in *tool and whether it is a UBSan "runtime error:" line; NULL when there is none. */
+static const char *report_find(const char *text, const char **tool, bool *ubsan_line)
 {
     const char *best = NULL, *best_tool = NULL;
     bool best_ubsan_line = false;
@@ -182,12 +184,12 @@ const char *exec_report_find(const char *text, const char **tool, bool *ubsan_li
     return best;
 }
 
-bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap)
+const char *exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap)
 {
     bool ubsan_line;
-    const char *best = exec_report_find(text, tool, &ubsan_line);
+    const char *best = report_find(text, tool, &ubsan_line);
     if (!best)
-        return false;
+        return NULL;
     const char *end = strchr(best, '\n');
     if (!end)
         end = best + strlen(best);
@@ -195,7 +197,12 @@ bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, s
         ubsan_kind_of(best, end, kind, cap);
     else
         san_kind_of(best, end, kind, cap);
-    return true;
+    return best;
+}
+
+bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap)
+{
+    return exec_sanitizer_report(text, tool, kind, cap) != NULL;
 }
 
 void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struct cd_run *run)
@@ -222,12 +229,15 @@ void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struc
             run->outcome = CD_OUTCOME_CRASH;
     }
     /* A stopped persistent child is a finished iteration: ok. */
-    if (run->outcome == CD_OUTCOME_CRASH && ex->tail_len &&
-        cd_exec_sanitizer_report(ex->tail, &run->san_tool, ex->san_kind, sizeof ex->san_kind)) {
-        run->san_kind = ex->san_kind;
-        if (ex->opts.crash_frames &&
-            exec_crash_state(ex->tail, run->san_tool, run->san_kind, ex->opts.crash_frames,
-                             &ex->symbolizer, ex->crash_state, sizeof ex->crash_state))
-            run->crash_state = ex->crash_state;
-    }
+    const char *at = run->outcome == CD_OUTCOME_CRASH && ex->tail_len
+                         ? exec_sanitizer_report(ex->tail, &run->san_tool, ex->san_kind,
+                                                 sizeof ex->san_kind)
+                         : NULL;
+    if (!at)
+        return;
+    run->san_kind = ex->san_kind;
+    if (ex->opts.crash_frames &&
+        exec_crash_state(ex->tail, at, run->san_tool, run->san_kind, ex->opts.crash_frames,
+                         &ex->symbolizer, ex->crash_state, sizeof ex->crash_state))
+        run->crash_state = ex->crash_state;
 }

@@ -43,19 +43,7 @@ static char *symbolizer_path(void)
     const char *env = getenv("ASAN_SYMBOLIZER_PATH");
     if (env && *env)
         return access(env, X_OK) == 0 ? strdup(env) : NULL;
-    const char *p = getenv("PATH");
-    if (!p || !*p)
-        p = "/usr/local/bin:/usr/bin:/bin";
-    while (*p) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        char cand[4096];
-        int len = snprintf(cand, sizeof cand, "%.*s/llvm-symbolizer", (int)n, p);
-        if (n > 0 && len > 0 && (size_t)len < sizeof cand && access(cand, X_OK) == 0)
-            return strdup(cand);
-        p += n + (colon ? 1 : 0);
-    }
-    return NULL;
+    return exec_which("llvm-symbolizer");
 }
 
 static void sym_stop(struct exec_symbolizer *s)
