@@ -76,8 +76,7 @@ void cd_table_free(struct cd_table *t)
     free(t);
 }
 
-enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
-                             struct cd_error *err)
+size_t table_note_index(const struct cd_table *t, uint32_t id)
 {
     size_t lo = 0, hi = t->n_notes;
     while (lo < hi) {
@@ -87,7 +86,14 @@ enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
         else
             hi = mid;
     }
-    if (lo < t->n_notes && t->notes[lo].id == id)
+    return lo;
+}
+
+enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
+                             struct cd_error *err)
+{
+    size_t at = table_note_index(t, id);
+    if (at < t->n_notes && t->notes[at].id == id)
         return CD_OK;
     struct table_note *v = realloc(t->notes, (t->n_notes + 1) * sizeof *v);
     if (v)
@@ -97,23 +103,16 @@ enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
         free(copy);
         return cd_error_oom(err, CD_FAILED, "out of memory");
     }
-    memmove(v + lo + 1, v + lo, (t->n_notes - lo) * sizeof *v);
-    v[lo] = (struct table_note){id, copy};
+    memmove(v + at + 1, v + at, (t->n_notes - at) * sizeof *v);
+    v[at] = (struct table_note){id, copy};
     t->n_notes++;
     return CD_OK;
 }
 
 const char *cd_table_note_of(const struct cd_table *t, uint32_t id)
 {
-    size_t lo = 0, hi = t->n_notes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->notes[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < t->n_notes && t->notes[lo].id == id ? t->notes[lo].text : NULL;
+    size_t at = table_note_index(t, id);
+    return at < t->n_notes && t->notes[at].id == id ? t->notes[at].text : NULL;
 }
 
 /* map_key is set by then: every table comes from cd_table_new. */

@@ -28,6 +28,9 @@ struct cd_table {
 /* Returns the record of label id, or NULL. */
 struct cd_table_label *table_lookup(const struct cd_table *t, uint32_t id);
 
+/* The index of label id's note in t->notes, or where it would go (t->n_notes at most). */
+size_t table_note_index(const struct cd_table *t, uint32_t id);
+
 /* Makes room for `more` new label records; false when out of memory or past 2^32 labels. */
 bool table_reserve_labels(struct cd_table *t, size_t more);
 

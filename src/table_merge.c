@@ -190,16 +190,18 @@ static enum cd_status unite_notes(struct cd_table *t, const struct cd_table *con
             const struct table_note *note = &in[k]->notes[i];
             if (!table_lookup(t, note->id))
                 continue;
-            CD_FORWARD_IF_ERROR(cd_table_note(t, note->id, note->text, err));
-            for (size_t j = 0; j < t->n_notes; j++) {
-                if (t->notes[j].id != note->id || strcmp(note->text, t->notes[j].text) >= 0)
-                    continue;
-                char *copy = strdup(note->text);
-                if (!copy)
-                    return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
-                free(t->notes[j].text);
-                t->notes[j].text = copy;
+            size_t at = table_note_index(t, note->id);
+            if (at == t->n_notes || t->notes[at].id != note->id) {
+                CD_FORWARD_IF_ERROR(cd_table_note(t, note->id, note->text, err));
+                continue;
             }
+            if (strcmp(note->text, t->notes[at].text) >= 0)
+                continue;
+            char *copy = strdup(note->text);
+            if (!copy)
+                return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+            free(t->notes[at].text);
+            t->notes[at].text = copy;
         }
     }
     return CD_OK;
