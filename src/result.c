@@ -230,27 +230,38 @@ static void take_chosen(struct cover *c, const bool *chosen)
 
 /* One reproducer per outcome label: a coverage label no seed holds, held by a crashing or hanging
  * example best for no outcome label or by a found label's best left out, moves to the smallest
- * reproducer of an outcome label that shows it, when one does (writes is scratch: which examples
- * those are). */
-static void rehome_to_reproducers(struct cover *c, bool *writes)
+ * reproducer of an outcome label that shows it, when one does. writes (n_examples entries) is
+ * scratch: which examples those reproducers are. Their list is short (a few per bug, hang or
+ * signal), so each such label looks through it alone. */
+static enum cd_status rehome_to_reproducers(struct cover *c, bool *writes, struct cd_error *err)
 {
     const struct cd_result *r = c->r;
-    size_t n = r->n_examples;
+    size_t n = r->n_examples, n_writers = 0;
     memset(writes, 0, n * sizeof *writes);
     for (size_t li = 0; li < r->n_labels; li++)
         if (cd_labels_is_outcome(r->labels[li].id))
             writes[c->holder[li]] = true;
-    for (size_t li = 0; li < r->n_labels; li++) {
+    for (size_t x = 0; x < n; x++)
+        n_writers += writes[x];
+    size_t *writers = malloc((n_writers ? n_writers : 1) * sizeof *writers), k = 0;
+    if (!writers)
+        return cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
+    for (size_t x = 0; x < n; x++)
+        if (writes[x])
+            writers[k++] = x;
+    for (size_t li = 0; li < r->n_labels && n_writers; li++) {
         size_t h = c->holder[li];
         if (cd_labels_is_outcome(r->labels[li].id) || c->taken[h] || writes[h])
             continue;
-        for (size_t x = 0; x < n; x++) {
-            const struct cd_result_example *e = &r->examples[x];
-            if (writes[x] && cd_labelset_has(&e->labels, r->labels[li].id) &&
+        for (k = 0; k < n_writers; k++) {
+            const struct cd_result_example *e = &r->examples[writers[k]];
+            if (cd_labelset_has(&e->labels, r->labels[li].id) &&
                 (c->holder[li] == h || e->len < r->examples[c->holder[li]].len))
-                c->holder[li] = x;
+                c->holder[li] = writers[k];
         }
     }
+    free(writers);
+    return CD_OK;
 }
 
 /* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
@@ -351,8 +362,8 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     if (st != CD_OK)
         goto out;
     take_chosen(&c, chosen);
-    if (per_outcome)
-        rehome_to_reproducers(&c, chosen);
+    if (per_outcome && (st = rehome_to_reproducers(&c, chosen, err)) != CD_OK)
+        goto out;
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)
         if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
