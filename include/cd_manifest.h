@@ -138,6 +138,10 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
 const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest *m,
                                                         const char *sha1);
 
+/* Returns the reproducer with this sha1 (all 40 hex digits), else NULL. */
+const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_manifest *m,
+                                                              const char *sha1);
+
 /* Returns the label entry for id, else NULL. */
 const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id);
 

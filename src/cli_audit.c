@@ -359,16 +359,6 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     return CLI_EXIT_OK;
 }
 
-/* The reproducer of bug b among the manifest's reproducers, or NULL. */
-static const struct cd_manifest_example *bug_reproducer(const struct cd_manifest *m,
-                                                        const struct cd_manifest_bug *b)
-{
-    for (size_t i = 0; i < m->n_reproducers; i++)
-        if (strcmp(m->reproducers[i].sha1, b->reproducer) == 0)
-            return &m->reproducers[i];
-    return NULL;
-}
-
 /* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
  * reproducer's size and file, then its frames. */
 static int audit_crashes(const struct cd_manifest *m, bool as_json)
@@ -378,7 +368,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
         printf("%zu distinct bug%s\n", m->n_bugs, m->n_bugs == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
-        const struct cd_manifest_example *x = bug_reproducer(m, b);
+        const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
         char label[64], q[512], f[512], o[512];
         cd_labels_format(b->id, label, sizeof label);
         if (as_json) {

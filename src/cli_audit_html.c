@@ -372,10 +372,7 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
             m->n_bugs, m->n_bugs == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
-        const struct cd_manifest_example *x = NULL;
-        for (size_t k = 0; k < m->n_reproducers; k++)
-            if (strcmp(m->reproducers[k].sha1, b->reproducer) == 0)
-                x = &m->reproducers[k];
+        const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
         char label[64];
         cd_labels_format(b->id, label, sizeof label);
         fprintf(f, "<h2 id=\"%s\">%s: ", label + 4, label);

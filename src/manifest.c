@@ -933,6 +933,23 @@ const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest
     return hit;
 }
 
+const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_manifest *m,
+                                                              const char *sha1)
+{
+    size_t lo = 0, hi = m->n_reproducers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(m->reproducers[mid].sha1, sha1);
+        if (c == 0)
+            return &m->reproducers[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id)
 {
     size_t lo = 0, hi = m->n_labels;
