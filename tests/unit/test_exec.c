@@ -27,9 +27,10 @@ static bool have(const char *name)
     return p != NULL;
 }
 
-/* Starts target `name` with extra arguments (NULL-terminated). */
-static struct cd_exec *start(const char *name, unsigned timeout_ms, const char *a1,
-                             const char *a2, struct cd_error *err)
+/* Starts target name with arguments a1, a2 (each may be NULL) and crash states of `frames`
+ * frames; NULL when it cannot start. */
+static struct cd_exec *start_with(const char *name, unsigned timeout_ms, const char *a1,
+                                  const char *a2, unsigned frames, struct cd_error *err)
 {
     static char path[4096];
     static char *argv[4];
@@ -41,29 +42,25 @@ static struct cd_exec *start(const char *name, unsigned timeout_ms, const char *
     argv[2] = a1 ? (char *)a2 : NULL;
     argv[3] = NULL;
     struct cd_exec_opts opts = {.argv = argv, .timeout_ms = timeout_ms, .cpu = -1,
-                                .tmp_dir = tmp_dir};
+                                .tmp_dir = tmp_dir, .crash_frames = frames};
     struct cd_exec *ex = NULL;
     if (cd_exec_new(&ex, &opts, err) != CD_OK)
         return NULL;
     return ex;
 }
 
+/* start_with, without crash states. */
+static struct cd_exec *start(const char *name, unsigned timeout_ms, const char *a1,
+                             const char *a2, struct cd_error *err)
+{
+    return start_with(name, timeout_ms, a1, a2, 0, err);
+}
+
 /* Starts target name on "@@" with crash states of `frames` frames; NULL when it cannot start. */
 static struct cd_exec *start_frames(const char *name, unsigned frames)
 {
-    static char path[4096];
-    static char *argv[3];
-    char *p = cd_test_target(name);
-    snprintf(path, sizeof path, "%s", p ? p : name);
-    free(p);
-    argv[0] = path;
-    argv[1] = "@@";
-    argv[2] = NULL;
-    struct cd_exec_opts opts = {.argv = argv, .timeout_ms = 3000, .cpu = -1, .tmp_dir = tmp_dir,
-                                .crash_frames = frames};
-    struct cd_exec *ex = NULL;
     struct cd_error err;
-    return cd_exec_new(&ex, &opts, &err) == CD_OK ? ex : NULL;
+    return start_with(name, 3000, "@@", NULL, frames, &err);
 }
 
 static enum cd_status run_str(struct cd_exec *ex, const char *s, struct cd_run *run)
