@@ -60,8 +60,9 @@ EOF
 }
 
 # to completion (every label finished: some 14,000 executions), so that each bug's reproducer is
-# as small as reduction makes it, whatever the order the two workers took
-"$bin" -q findings -o triage --max-time 300 -j 2 -- "$t" @@
+# as small as reduction makes it, whatever the order the two workers took; bounded by executions,
+# not time, so that a slow machine gets the same verdict
+"$bin" -q findings -o triage --max-execs 200000 -j 2 -- "$t" @@
 rc=$?
 [ $rc = 0 ] || err "triage run exited $rc, not complete"
 bugs triage.manifest.json > bugs.txt
