@@ -5,7 +5,8 @@
  * reduce_text.c: lines, brackets, lists, blanks, strings; reduce_numbers.c: counts and digits;
  * reduce_markup.c: elements and attributes; reduce_chunks.c: length-prefixed and CRC-checked
  * binary chunks; reduce_image.c: images by rows and columns), declare it below, and give it
- * one row in reduce_passes.c. */
+ * one row in reduce_passes.c. A pass that deletes units of its own (lines, records) can leave
+ * the search to reduce_units.c's delta debugging (cd_reduce_cdd) by naming where a unit ends. */
 #ifndef CD_REDUCE_INTERNAL_H
 #define CD_REDUCE_INTERNAL_H
 
@@ -61,6 +62,14 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
 
 /* Tests cur without the n bytes at i (false, untested, when they are not all inside it). */
 bool cd_reduce_try_delete(struct cd_reduce_run *r, size_t i, size_t n);
+
+/* Where the unit (a line, a record) that starts at `at` in r->cur ends: past at, at most
+ * r->len. */
+typedef size_t (*cd_reduce_unit_end_fn)(const struct cd_reduce_run *r, size_t at);
+
+/* Deletes the units that unit_end delimits by counter-based delta debugging, groups weighted by
+ * their bytes and tried heaviest first (reduce_units.c); returns whether it deleted any. */
+bool cd_reduce_cdd(struct cd_reduce_run *r, cd_reduce_unit_end_fn unit_end);
 
 /* A pass: runs once over r->cur, adopting what the predicate accepts; returns whether it did. */
 typedef bool (*cd_reduce_pass_fn_t)(struct cd_reduce_run *r);

@@ -1122,6 +1122,71 @@ static void test_reduce_blocks_sweep_is_bounded(void)
     }
 }
 
+/* What a delta-debugging run under keep_line tried: how many candidates, the first one's length. */
+struct cdd_log {
+    uint64_t calls;
+    size_t first_len;
+    bool keep_line_only; /* false: refuse every candidate */
+};
+
+static bool cdd_pred(void *ctx, const uint8_t *cand, size_t len)
+{
+    struct cdd_log *log = ctx;
+    if (!log->calls++)
+        log->first_len = len;
+    return log->keep_line_only && keep_line(cand, len);
+}
+
+/* Runs the lines pass (cd_reduce_cdd over lines) on the n bytes at text; returns the result's
+ * length and leaves it in text. */
+static size_t cdd_lines(char *text, size_t n, struct cdd_log *log)
+{
+    struct cd_reduce_stats st = {0};
+    struct cd_reduce_target t = {cdd_pred, NULL, log, false, false};
+    uint8_t *cand = malloc(n);
+    struct cd_reduce_run r = {&t, (uint8_t *)text, n, cand, n, &st, false};
+    cd_reduce_lines(&r);
+    CU_ASSERT_EQUAL(st.execs, log->calls);
+    if (r.cur != (uint8_t *)text) { /* the buffers swapped on each adoption */
+        memcpy(text, r.cur, r.len);
+        free(r.cur);
+    } else {
+        free(r.cand);
+    }
+    return r.len;
+}
+
+/* Groups are cut by bytes and tried heaviest first: the long line goes with the first candidate;
+ * a round tries each group once and tests no complement, so a sweep where nothing can go costs
+ * about n/9 + n/5 + n/3 + n candidates for n lines, never more. */
+static void test_reduce_lines_delta_debugging(void)
+{
+    char text[2048] = "";
+    for (int i = 0; i < 25; i++)
+        strcat(text, "a\n");
+    memset(text + strlen(text), 'x', 500);
+    strcat(text, "\nKEEP\n");
+    for (int i = 0; i < 25; i++)
+        strcat(text, "b\n");
+    size_t n = strlen(text);
+    struct cdd_log log = {.keep_line_only = true};
+    size_t len = cdd_lines(text, n, &log);
+    CU_ASSERT(log.first_len + 500 <= n);
+    CU_ASSERT_EQUAL(len, 5);
+    CU_ASSERT(!memcmp(text, "KEEP\n", 5));
+    CU_ASSERT(log.calls < 52); /* fewer than one per line */
+
+    enum { LINES = 1000 };
+    char *many = malloc(LINES * 4);
+    for (int i = 0; i < LINES; i++)
+        memcpy(many + 4 * i, "abc\n", 4);
+    struct cdd_log none = {.keep_line_only = false};
+    CU_ASSERT_EQUAL(cdd_lines(many, LINES * 4, &none), LINES * 4);
+    CU_ASSERT(none.calls >= LINES);
+    CU_ASSERT(none.calls <= LINES / 9 + LINES / 5 + LINES / 3 + LINES + 4);
+    free(many);
+}
+
 static bool anything(const uint8_t *s, size_t n)
 {
     (void)s;
@@ -1308,6 +1373,7 @@ int main(void)
         {"test_reduce_checked_repairs_chunks", test_reduce_checked_repairs_chunks},
         {"test_reduce_image_cuts_rows_and_columns", test_reduce_image_cuts_rows_and_columns},
         {"test_reduce_blocks_sweep_is_bounded", test_reduce_blocks_sweep_is_bounded},
+        {"test_reduce_lines_delta_debugging", test_reduce_lines_delta_debugging},
         {"test_reduce_stop_check", test_reduce_stop_check},
         {"test_reduce_random_inputs", test_reduce_random_inputs},
         {"test_reduce_registry", test_reduce_registry},
