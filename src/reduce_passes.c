@@ -10,7 +10,7 @@ const struct cd_reduce_pass_def cd_reduce_passes[] = {
     {"prefix", cd_reduce_prefix, CD_PASS_DELETE, CD_FRONT_LONG, false},
     {"image", cd_reduce_image, CD_PASS_DELETE, CD_FRONT_LONG, false},
     {"suffix", cd_reduce_suffix, CD_PASS_DELETE, CD_FRONT_NONE, false},
-    {"lines", cd_reduce_lines, CD_PASS_DELETE, CD_FRONT_NONE, false},
+    {"lines", cd_reduce_lines, CD_PASS_DELETE, CD_FRONT_NONE, true},
     {"elements", cd_reduce_elements, CD_PASS_DELETE, CD_FRONT_NONE, true},
     {"kinds", cd_reduce_kinds, CD_PASS_DELETE, CD_FRONT_NONE, true},
     {"brackets", cd_reduce_brackets, CD_PASS_DELETE, CD_FRONT_NONE, true},

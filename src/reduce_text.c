@@ -19,7 +19,10 @@ static size_t line_end(const struct cd_reduce_run *r, size_t p)
  * of seeds with the sweep and 284,356 / 263,669 / 269,539 / 286,200 B with this, libyaml
  * 692-695 KB against 688-691 KB, Lua and json-c the same within their run-to-run spread. Also
  * probing 1, 2, 4, ... groups after each deletion (shrinkray) lost on Lua (3.1 to 4.4 MB against
- * 3.0 to 3.1 MB) and changed nothing on libyaml. */
+ * 3.0 to 3.1 MB) and changed nothing on libyaml. The pass is a text pass (reduce_passes.c): in
+ * binary data a line is any run of bytes up to a 0x0a, and on libpng at 100 executions per file
+ * (-j 1) the seeds came to 573,443 B with the old sweep, 583,976 B with this on binary inputs,
+ * and 564,321 B with no line deletion there, the blocks pass doing that work. */
 bool cd_reduce_lines(struct cd_reduce_run *r)
 {
     if (!r->len || !memchr(r->cur, '\n', r->len))
