@@ -137,7 +137,8 @@ struct cd_distill {
     struct cd_result_point *series;
     size_t n_series;
     uint64_t next_checkpoint_ns;
-    struct cd_hashset whole_done; /* bytes order: serials of examples reduced whole to a fixpoint */
+    /* serials of examples reduced whole to a fixpoint, or left as they were by a whole attempt */
+    struct cd_hashset whole_done;
 };
 
 /* distill.c: the core (random numbers, the lock, failure and stop, the execution reservation) and

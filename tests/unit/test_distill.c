@@ -628,6 +628,35 @@ static void test_distill_short_attempts_complete(void)
     cd_test_rmdir(dir);
 }
 
+/* A whole attempt that leaves its example as it was moves the whole reductions on: 128 'a's,
+ * the largest input, lose their label to any cut, and 100 'b's, which 32 keep, are reduced whole
+ * within a budget that the first would take in full if it were chosen again after each attempt. */
+static void test_distill_resisting_example_is_left(void)
+{
+    char a[129], b[101];
+    memset(a, 'a', 128);
+    a[128] = 0;
+    memset(b, 'b', 100);
+    b[100] = 0;
+    const char *const two[] = {a, b};
+    char *dir = write_files(two, 2);
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.seed = 3, .jobs = 1, .attempt_execs = 3, .max_execs = 80};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT(!res.stats.complete);
+    uint32_t bs = cd_labels_edge('b' + 1, 100);
+    bool shrunk = false;
+    for (size_t k = 0; k < res.n_examples; k++)
+        for (size_t j = 0; j < res.examples[k].best.n; j++)
+            if (res.examples[k].best.v[j] == bs)
+                shrunk = res.examples[k].len < 100;
+    CU_ASSERT(shrunk);
+    check_shape(&res);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
 /* One input label, whose reduction takes a while: the worker that does not hold it helps, and
  * every label still ends at its minimum, finished by its owner. */
 static void test_distill_idle_worker_helps(void)
@@ -769,6 +798,7 @@ int main(void)
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
         {"test_distill_warm_start", test_distill_warm_start},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
+        {"test_distill_resisting_example_is_left", test_distill_resisting_example_is_left},
         {"test_distill_unstable_edge", test_distill_unstable_edge},
         {"test_distill_idle_worker_helps", test_distill_idle_worker_helps},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
