@@ -11,7 +11,6 @@
 #include "reduce_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Mean-sized units' worth of bytes in a group, round by round (see above). */
 static const unsigned cdd_sizes[] = {9, 5, 3, 1};
@@ -81,26 +80,23 @@ bool cd_reduce_cdd(struct cd_reduce_run *r, cd_reduce_unit_end_fn unit_end)
         if (units < 2)
             break;
         size_t weight = cdd_sizes[round] * r->len / units;
-        struct group *g = malloc(units * sizeof *g), *order = malloc(units * sizeof *order);
+        struct group *g = malloc(units * sizeof *g);
         size_t *tree = calloc(units, sizeof *tree);
-        if (!g || !order || !tree) {
+        if (!g || !tree) {
             free(g);
-            free(order);
             free(tree);
             break; /* out of memory: the other passes go on */
         }
         size_t n = make_groups(r, unit_end, weight ? weight : 1, g);
-        memcpy(order, g, n * sizeof *g);
-        qsort(order, n, sizeof *order, by_weight);
+        qsort(g, n, sizeof *g, by_weight); /* each group keeps its place in position order */
         for (size_t k = 0; k < n && !r->stopped; k++) {
-            const struct group *x = &order[k];
+            const struct group *x = &g[k];
             if (cd_reduce_try_delete(r, x->at - removed_before(tree, x->i), x->len)) {
                 removed_add(tree, n, x->i, x->len);
                 any = true;
             }
         }
         free(g);
-        free(order);
         free(tree);
     }
     return any;
