@@ -63,7 +63,8 @@ enum cd_distill_order {
        cover's examples), until no whole reduction of one changes anything; then a label
        uniformly at random among the unfinished ones, weighed by the bytes of its best example
        when the seed cover holds that example (a label whose best is in no seed weighs one
-       byte). Measurements: choose_whole in distill_schedule.c. */
+       byte), halved for each attempt at it that ended idle (STALL_EXECS in
+       distill_internal.h). Measurements: choose_whole in distill_schedule.c. */
     CD_ORDER_COVER = 0,
     /* A label found during reduction, oldest first, before any other, then the write-up's
        uniform choice. The default while found labels were seeded whatever they cost: their first
@@ -111,7 +112,8 @@ struct cd_distill_opts {
     unsigned label_shard, label_shards;
     /* Most executions one attempt at a label spends before another label is chosen (the label is
      * not finished by that: a later attempt carries on, the seen-set skipping what was tried);
-     * 0 for the default: 500, or two per byte of the label's best example when that is more. */
+     * 0 for the default: 500, or two per byte of the label's best example when that is more, an
+     * attempt also ending, idle, when 512 executions took less than 32 bytes off the example. */
     unsigned attempt_execs;
     /* Memory the seen-set may take (0: CD_DISTILL_SEEN_MEM_DEFAULT). Past it, it forgets old
      * entries: a candidate met again after that runs again. */

@@ -43,6 +43,7 @@ struct cd_table_label {
                                      it since: a bonus label */
     uint64_t donor_tried;         /* serial of the last donor taken for it, or 0 */
     uint64_t shown;               /* offers showing it while counting (cd_table_count_shown) */
+    unsigned idle;                /* reduction attempts at it that ended idle (cd_table_idle) */
 };
 
 struct cd_table;
@@ -123,6 +124,10 @@ void cd_table_unfinish(struct cd_table *t, uint32_t id);
  * went with an unstable edge meanwhile). */
 void cd_table_claim(struct cd_table *t, uint32_t id);
 void cd_table_release(struct cd_table *t, uint32_t id);
+
+/* Counts one more attempt at label id that ended idle, saving too little to go on (a no-op when
+ * its record went with an unstable edge meanwhile). */
+void cd_table_idle(struct cd_table *t, uint32_t id);
 
 /* Whether reduction may skip the label: finished, or its best example is finished, and no donor
  * is pending for it. */

@@ -274,7 +274,7 @@ char *cd_distill_pass_report(const struct cd_distill *d)
             sum[p].successes += d->workers[i].red.stats[p].successes;
             sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
         }
-    size_t cap = 128 * (n + 3), used = 0;
+    size_t cap = 128 * (n + 4), used = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -312,6 +312,15 @@ char *cd_distill_pass_report(const struct cd_distill *d)
                              "helpers  %10llu executions %8llu started %10llu adopted\n",
                              (unsigned long long)help[0], (unsigned long long)help[1],
                              (unsigned long long)help[2]);
+    if (used >= cap)
+        return s;
+    uint64_t attempts[2] = {0, 0};
+    for (unsigned i = 0; i < d->jobs; i++) {
+        attempts[0] += d->workers[i].label_attempts;
+        attempts[1] += d->workers[i].idle_attempts;
+    }
+    used += (size_t)snprintf(s + used, cap - used, "attempts %10llu at labels %8llu idle\n",
+                             (unsigned long long)attempts[0], (unsigned long long)attempts[1]);
     if (used >= cap)
         return s;
     snprintf(s + used, cap - used, "labels left at the timeout cap (%d timed-out runs): %llu\n",

@@ -45,8 +45,13 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         distill_unlock(d);
         return false;
     }
-    if (++w->execs >= w->attempt_cap)
+    if (++w->execs >= w->attempt_cap) {
         w->yielded = true;
+    } else if (!w->whole && !d->opts.attempt_execs && w->execs % STALL_EXECS == 0) {
+        if (w->window_len - w->cut_len < STALL_BYTES)
+            w->yielded = w->idle = true;
+        w->window_len = w->cut_len;
+    }
     w->help_execs += w->helping;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
@@ -88,6 +93,8 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     distill_lock(d);
     bool held = distill_offer_run(w, st, cand, len, outcome);
+    if (held && len < w->cut_len)
+        w->cut_len = len;
     if (st == CD_OK && cd_outcome_timed_out(outcome) && !held && ++w->timeouts >= TIMEOUT_CAP)
         w->capped = true;
     distill_unlock(d);
@@ -190,8 +197,9 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
         w->attempt_cap = d->attempt_execs;
         if (!d->opts.attempt_execs && 2 * (uint64_t)len > w->attempt_cap)
             w->attempt_cap = 2 * (uint64_t)len;
-        w->stale = w->capped = w->yielded = false;
+        w->stale = w->capped = w->yielded = w->idle = false;
         w->timeouts = w->execs = 0;
+        w->cut_len = w->window_len = len;
         distill_unlock(d);
 
         uint8_t *out = NULL;
@@ -243,6 +251,11 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
         if (w->stale && !distill_should_stop(d)) {
             distill_unlock(d);
             continue;
+        }
+        w->label_attempts++;
+        if (w->idle && !w->capped) {
+            w->idle_attempts++;
+            cd_table_idle(d->table, id);
         }
         bool done = (st == CD_OK && !stopped) || (w->capped && !distill_should_stop(d));
         d->capped_labels += w->capped;

@@ -6,10 +6,13 @@
 #include <time.h>
 
 /* A label's weight in the random choice: one, or in cover order the bytes of its best example
- * when the seed cover holds that example (plus one: never zero). */
+ * when the seed cover holds that example, halved for each idle attempt at it (plus one: never
+ * zero). */
 static uint64_t weight_of(const struct cd_distill *d, const struct cd_table_label *l)
 {
-    return d->opts.order == CD_ORDER_COVER && l->best->pinned ? l->best->len + 1 : 1;
+    if (d->opts.order != CD_ORDER_COVER || !l->best->pinned)
+        return 1;
+    return (l->idle < 64 ? (uint64_t)l->best->len >> l->idle : 0) + 1;
 }
 
 /* Picks a label among the unskippable ones nobody is reducing: at random, weighed by weight_of

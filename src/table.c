@@ -5,6 +5,7 @@
 #include "table_internal.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,13 @@ void cd_table_release(struct cd_table *t, uint32_t id)
     struct cd_table_label *l = table_lookup(t, id);
     if (l)
         l->busy = false;
+}
+
+void cd_table_idle(struct cd_table *t, uint32_t id)
+{
+    struct cd_table_label *l = table_lookup(t, id);
+    if (l && l->idle < UINT_MAX)
+        l->idle++;
 }
 
 size_t cd_table_n_labels(const struct cd_table *t)

@@ -18,6 +18,7 @@
 static uint32_t crash_id, timeout_id;
 /* The edge of the runner's flickering label (runner_ctx.flicker_every): past every byte's edge. */
 #define FLICKER_EDGE 300u
+#define LONG_EDGE 301u
 
 static bool contains(const uint8_t *s, size_t n, const char *word)
 {
@@ -61,6 +62,8 @@ struct runner_ctx {
     size_t delay_from;            /* least this long */
     unsigned flicker_every;       /* when set, every clean run also shows edge FLICKER_EDGE, in */
     unsigned flicks;              /* class 1 or 2 by flicks (all workers' runs) / flicker_every */
+    size_t long_from;             /* when set, an input this long or longer shows LONG_EDGE */
+                                  /* alone, as a read of a large buffer does */
     unsigned opened, closed;
 };
 
@@ -90,6 +93,10 @@ static enum cd_status r_run(void *state, const uint8_t *data, size_t len, bool q
     if (s->ctx->delay_us && len >= s->ctx->delay_from)
         nanosleep(&(struct timespec){0, 1000L * s->ctx->delay_us}, NULL);
     label(data, len, labels);
+    if (s->ctx->long_from && len >= s->ctx->long_from) {
+        labels->n = 0;
+        cd_labelset_push(labels, cd_labels_edge(LONG_EDGE, 1));
+    }
     *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
     bool hang = s->ctx->hangs && contains(data, len, "HANG");
     if (hang || (s->ctx->slow && contains(data, len, "SLOW"))) {
@@ -657,6 +664,54 @@ static void test_distill_resisting_example_is_left(void)
     cd_test_rmdir(dir);
 }
 
+/* A label that only inputs of 20,000 bytes or more show (as libpng's reads of 8 KiB of image data
+ * do) cannot be reduced, and its example no cut keeps: its attempts each end after a run of
+ * executions that adopt nothing, as idle ones, and the run still ends complete, that label at its
+ * input and every other at its minimum. At two executions per byte, the first attempt would take
+ * every execution until its fixpoint (1,972). */
+static void test_distill_size_bound_label_yields(void)
+{
+    static char big[20001];
+    static char pairs[3][81];
+    const char *in[4];
+    for (unsigned i = 0; i < 20000; i++) /* varied, so that cuts at different places differ */
+        big[i] = (char)('0' + i * 7919u % 10);
+    in[0] = big;
+    for (unsigned i = 0; i < 3; i++) {
+        memset(pairs[i], 'a' + (int)i, 40);
+        memset(pairs[i] + 40, 'A' + (int)i, 40);
+        in[i + 1] = pairs[i];
+    }
+    char *dir = write_files(in, 4);
+    struct runner_ctx rc = {.long_from = 20000};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 1};
+    struct cd_result res;
+    char *report = NULL;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, &report), CD_OK);
+    CU_ASSERT(res.stats.complete);
+    uint32_t long_id = cd_labels_edge(LONG_EDGE, 1);
+    size_t at_minimum = 0;
+    for (size_t k = 0; k < res.n_examples; k++) {
+        const struct cd_result_example *e = &res.examples[k];
+        if (cd_labelset_has(&e->best, long_id))
+            CU_ASSERT(e->len == 20000 && memcmp(e->data, big, 20000) == 0);
+        for (unsigned i = 0; i < 3; i++)
+            for (unsigned c = 0; c < 2; c++)
+                at_minimum += e->len == 32 && cd_labelset_has(&e->best, cd_labels_edge(
+                                                  (unsigned char)pairs[i][c * 40] + 1u, 40));
+    }
+    CU_ASSERT_EQUAL(at_minimum, 6);
+    const char *line = report ? strstr(report, "attempts") : NULL;
+    unsigned long long attempts = 0, idle = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT_EQUAL(sscanf(line, "attempts %llu at labels %llu idle", &attempts, &idle), 2);
+    CU_ASSERT(idle >= 3);
+    CU_ASSERT(attempts >= idle);
+    free(report);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
 /* One input label, whose reduction takes a while: the worker that does not hold it helps, and
  * every label still ends at its minimum, finished by its owner. */
 static void test_distill_idle_worker_helps(void)
@@ -799,6 +854,7 @@ int main(void)
         {"test_distill_warm_start", test_distill_warm_start},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},
         {"test_distill_resisting_example_is_left", test_distill_resisting_example_is_left},
+        {"test_distill_size_bound_label_yields", test_distill_size_bound_label_yields},
         {"test_distill_unstable_edge", test_distill_unstable_edge},
         {"test_distill_idle_worker_helps", test_distill_idle_worker_helps},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
