@@ -55,9 +55,10 @@ struct cd_result_stats {
     /* Coverage labels only crashing inputs show whose best example reproduces no outcome label
        of its own, kept in the state (select_seeds with per_outcome), and those examples' bytes. */
     uint64_t crash_only_labels, crash_only_bytes;
-    /* Seeds kept only for size-bound labels (hit-count classes of 16 or more: a long input is
-       what shows them) and those labels: the bytes that only shorter inputs with as many hits
-       could take out, a floor of deletion-based reduction (select_seeds). */
+    /* Seeds kept only for size-bound labels (higher hit-count classes of edges that a shorter
+       example in the output shows at a lower class: only a longer input showed the count) and
+       those labels: the bytes the hit counts cost, which a cover by edges alone would not keep
+       (select_seeds). */
     uint64_t size_bound_labels, size_bound_bytes;
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */

@@ -267,8 +267,8 @@ static void print_summary(struct run_state *s, int code)
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
         if (rs->size_bound_bytes)
-            cli_msg("size-bound: %s of seeds kept only for %llu label%s "
-                    "of 16 or more hits, which only long inputs show",
+            cli_msg("size-bound: %s of seeds kept only for %llu label%s of more hits "
+                    "than shorter seeds show (a cover by edges alone drops them)",
                     cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
                     (unsigned long long)rs->size_bound_labels,
                     rs->size_bound_labels == 1 ? "" : "s");

@@ -16,8 +16,8 @@
  *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
  *                    crash_only_labels, crash_only_bytes (labels only crashing inputs show, held
  *                    by no reproducer of an outcome label: their inputs stay in the state),
- *                    size_bound_labels, size_bound_bytes (seeds kept only for labels of 16 or
- *                    more hits, and those labels)}
+ *                    size_bound_labels, size_bound_bytes (seeds kept only for higher hit-count
+ *                    classes of edges shorter seeds show, and those labels)}
  *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
  *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
  *                    labels flicker from run to run, left out of labels and seeds),

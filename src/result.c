@@ -310,10 +310,23 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found, bo
     return st;
 }
 
-/* Whether coverage label id is of a hit-count class of 16 or more. */
-static bool size_bound(uint32_t id)
+/* Whether coverage label id, held by a seed of len bytes, is a higher hit-count class of an edge
+ * that a shorter example in the output holds at a lower class: a cover by edges alone would not
+ * need it, and only a longer input showed its count. Labels are held (r->labels[].example) after
+ * selection. */
+static bool size_bound(const struct cd_result *r, uint32_t id, size_t len)
 {
-    return !cd_labels_is_outcome(id) && (id & 7u) >= 5;
+    if (cd_labels_is_outcome(id))
+        return false;
+    for (uint32_t lower = id & ~7u; lower < id; lower++) {
+        size_t li = label_index(r, lower);
+        if (li == SIZE_MAX)
+            continue;
+        const struct cd_result_example *h = &r->examples[r->labels[li].example];
+        if (!h->left_out && h->len < len)
+            return true;
+    }
+    return false;
 }
 
 /* Counts the seeds whose every held label is size-bound, and those labels, into r's stats. */
@@ -324,7 +337,7 @@ static void count_size_bound(struct cd_result *r)
         const struct cd_result_example *e = &r->examples[i];
         bool all = cd_result_is_seed(e);
         for (size_t k = 0; all && k < e->best.n; k++)
-            all = size_bound(e->best.v[k]);
+            all = size_bound(r, e->best.v[k], e->len);
         if (all) {
             r->stats.size_bound_labels += e->best.n;
             r->stats.size_bound_bytes += e->len;

@@ -106,12 +106,48 @@ static void test_result_select_empty(void)
     cd_result_release(&r);
 }
 
+/* A seed is size-bound when every label it holds is a higher hit-count class of an edge that a
+ * shorter seed shows at a lower class: only those bytes are counted. */
+static void test_result_size_bound_counts_hit_count_ladders(void)
+{
+    uint32_t e1a = cd_labels_edge(1, 1), e1c = cd_labels_edge(1, 3), e2b = cd_labels_edge(2, 2),
+             e3 = cd_labels_edge(3, 1), e4a = cd_labels_edge(4, 1), e4b = cd_labels_edge(4, 2),
+             e5a = cd_labels_edge(5, 1), e5b = cd_labels_edge(5, 2), e6 = cd_labels_edge(6, 1);
+    struct cd_result r = {0};
+    r.examples = calloc(6, sizeof *r.examples);
+    r.n_examples = 6;
+    /* 0 (5 bytes): e1, e3, e5 once; 1 (50): e1 three times, size-bound; 2 (60): e2 twice, no
+       lower class; 3 (40): e4 twice, its single hit on the longer 4 (100); 5 (70): e5 twice, but
+       also e6 once, which only it shows */
+    make_example(&r.examples[0], 0, 5, (uint32_t[]){e1a, e3, e5a}, 3, (uint32_t[]){e1a, e3, e5a},
+                 3);
+    make_example(&r.examples[1], 1, 50, (uint32_t[]){e1c, e3}, 2, (uint32_t[]){e1c}, 1);
+    make_example(&r.examples[2], 2, 60, (uint32_t[]){e2b}, 1, (uint32_t[]){e2b}, 1);
+    make_example(&r.examples[3], 3, 40, (uint32_t[]){e4b}, 1, (uint32_t[]){e4b}, 1);
+    make_example(&r.examples[4], 4, 100, (uint32_t[]){e4a}, 1, (uint32_t[]){e4a}, 1);
+    make_example(&r.examples[5], 5, 70, (uint32_t[]){e5b, e6}, 2, (uint32_t[]){e5b, e6}, 2);
+    uint32_t ids[] = {e1a, e1c, e2b, e3, e4a, e4b, e5a, e5b, e6};
+    size_t holder[] = {0, 1, 2, 0, 4, 3, 0, 5, 5};
+    r.labels = calloc(9, sizeof *r.labels);
+    r.n_labels = 9;
+    for (size_t i = 0; i < 9; i++)
+        r.labels[i] = (struct cd_result_label){.id = ids[i], .example = holder[i]};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
+    CU_ASSERT_EQUAL(r.n_examples, 6);
+    CU_ASSERT_EQUAL(r.stats.size_bound_bytes, 50);
+    CU_ASSERT_EQUAL(r.stats.size_bound_labels, 1);
+    cd_result_release(&r);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_result_select_takes_needed_seeds_only", test_result_select_takes_needed_seeds_only},
         {"test_result_select_empty", test_result_select_empty},
         {"test_result_select_empty_example_last", test_result_select_empty_example_last},
+        {"test_result_size_bound_counts_hit_count_ladders",
+         test_result_size_bound_counts_hit_count_ladders},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("result", tests);
