@@ -121,9 +121,10 @@ ours() {
 o, r = m["output"], m["run"]
 c = [p[4] for p in r["course"]]
 grew = any(b > a for a, b in zip(c, c[1:])) or (c and o["seed_bytes"] > c[-1])
-print("%.0f execs/s; %.2fx afl-cmin; select-only %d, cover bound %d; %d found labels left out "
-      "(%d B); seed bytes %s; %d unstable edges, %s" % (r["executions"] / max(r["wall_time_s"], 1e-9),
-      o["seed_bytes"] / max(int(sys.argv[2]), 1), o["select_only_bytes"], o["cover_bound_bytes"],
+print("%.0f execs/s; %.2fx afl-cmin; select-only %d, cover bound %d, size-bound %d; %d found "
+      "labels left out (%d B); seed bytes %s; %d unstable edges, %s" % (
+      r["executions"] / max(r["wall_time_s"], 1e-9), o["seed_bytes"] / max(int(sys.argv[2]), 1),
+      o["select_only_bytes"], o["cover_bound_bytes"], o.get("size_bound_bytes", 0),
       o.get("labels_left_out", 0), o.get("left_out_bytes", 0),
       "grew along the run" if grew else "never grew", len(r["unstable_edges"]),
       "complete" if r["complete"] else "incomplete"))' \
