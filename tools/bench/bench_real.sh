@@ -14,8 +14,9 @@
 # minutes of the manifest's series).
 #
 # The afl-cmin row gives the corpus's shape (bytes per file, the ten largest files' share); each of
-# our rows its executions per second, its bytes against afl-cmin's, the found labels left out of
-# the seeds, and whether its seed bytes ever grew along the run.
+# our rows its executions per second, its bytes against afl-cmin's, the cover's lower bound and the
+# size-bound bytes (seeds kept only for hit counts that shorter seeds show fewer of), the found
+# labels left out of the seeds, and whether its seed bytes ever grew along the run.
 #
 # usage: tools/bench/bench_real.sh [TARGET...]  (xml json lua yaml png cjson, each also as
 #        NAME-persist, the libAFLDriver build; default xml json lua yaml png cjson)
