@@ -29,6 +29,16 @@ static void make_example(struct cd_result_example *e, unsigned i, size_t len, co
     cd_hash_sha1_hex(e->data, len, e->sha1);
 }
 
+/* r's n labels: ids (ascending), each with its best example, by index. */
+static void set_result_labels(struct cd_result *r, const uint32_t *ids, const size_t *example,
+                              size_t n)
+{
+    r->labels = calloc(n, sizeof *r->labels);
+    r->n_labels = n;
+    for (size_t i = 0; i < n; i++)
+        r->labels[i] = (struct cd_result_label){.id = ids[i], .example = example[i]};
+}
+
 static void test_result_select_takes_needed_seeds_only(void)
 {
     uint32_t l1 = cd_labels_edge(1, 1), l2 = cd_labels_edge(2, 1), l3 = cd_labels_edge(3, 1),
@@ -43,12 +53,7 @@ static void test_result_select_takes_needed_seeds_only(void)
     make_example(&r.examples[1], 1, 3, (uint32_t[]){l2}, 1, (uint32_t[]){l2}, 1);
     make_example(&r.examples[2], 2, 2, (uint32_t[]){l3, l4}, 2, (uint32_t[]){l3, l4}, 2);
     make_example(&r.examples[3], 3, 4, (uint32_t[]){l1, crash}, 2, (uint32_t[]){crash}, 1);
-    uint32_t ids[] = {l1, l2, l3, l4, crash};
-    size_t holder[] = {0, 1, 2, 2, 3};
-    r.labels = calloc(5, sizeof *r.labels);
-    r.n_labels = 5;
-    for (size_t i = 0; i < 5; i++)
-        r.labels[i] = (struct cd_result_label){.id = ids[i], .example = holder[i]};
+    set_result_labels(&r, (uint32_t[]){l1, l2, l3, l4, crash}, (size_t[]){0, 1, 2, 2, 3}, 5);
 
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
@@ -126,12 +131,8 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
     make_example(&r.examples[3], 3, 40, (uint32_t[]){e4b}, 1, (uint32_t[]){e4b}, 1);
     make_example(&r.examples[4], 4, 100, (uint32_t[]){e4a}, 1, (uint32_t[]){e4a}, 1);
     make_example(&r.examples[5], 5, 70, (uint32_t[]){e5b, e6}, 2, (uint32_t[]){e5b, e6}, 2);
-    uint32_t ids[] = {e1a, e1c, e2b, e3, e4a, e4b, e5a, e5b, e6};
-    size_t holder[] = {0, 1, 2, 0, 4, 3, 0, 5, 5};
-    r.labels = calloc(9, sizeof *r.labels);
-    r.n_labels = 9;
-    for (size_t i = 0; i < 9; i++)
-        r.labels[i] = (struct cd_result_label){.id = ids[i], .example = holder[i]};
+    set_result_labels(&r, (uint32_t[]){e1a, e1c, e2b, e3, e4a, e4b, e5a, e5b, e6},
+                      (size_t[]){0, 1, 2, 0, 4, 3, 0, 5, 5}, 9);
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 6);
