@@ -57,7 +57,8 @@ struct cd_emit_stats {
  * A file it does not list (another tool's: libFuzzer writes SHA-1-named finds into its corpus
  * directory) is refused with a one-line message naming how many and one of them, unless
  * seed_dir_is_input, when *unlisted (may be NULL) gets their number. FAILED with a one-line
- * message as well for a foreign non-empty directory or a non-directory. With tar set, seed_dir
+ * message as well for a foreign non-empty directory or a non-directory, and for a crashes_dir
+ * that is a link or no directory (nothing beside the output is followed). With tar set, seed_dir
  * must be missing, or a regular file that the manifest names (or force). If an earlier run was
  * interrupted between the two renames of a swap (seed_dir missing, an old corpus aside), that
  * corpus is put back first. */

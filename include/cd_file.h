@@ -5,6 +5,7 @@
 
 #include "cd_common.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Splits path into owned copies of itself without trailing slashes, its parent ("." when it has
@@ -34,6 +35,27 @@ enum cd_status cd_file_temp_open(const char *parent, const char *base, char **tm
  * all. On success *fd is -1 and *tmp freed and NULL; on failure the caller removes *tmp. */
 enum cd_status cd_file_temp_commit(int *fd, char **tmp, const char *whole, const char *parent,
                                    struct cd_error *err);
+
+/* What cd_file_dir_at does besides opening: create the directory when missing; require it to
+ * be this user's (a directory the tool made for itself, where another's means a swap). */
+enum { CD_FILE_CREATE = 1, CD_FILE_OWN = 2 };
+
+/* Opens directory name in dirfd (AT_FDCWD: the working directory) without following a link at
+ * name, as flags ask (CD_FILE_*; 0755 less the umask when created): returns the descriptor
+ * (close-on-exec), or -1 with a one-line message naming shown (a link, not a directory, another
+ * user's under CD_FILE_OWN, or the system's cause). */
+int cd_file_dir_at(int dirfd, const char *name, const char *shown, int flags,
+                   struct cd_error *err);
+
+/* Whether dirfd's entry name is a regular file of this user's, not a link; *sb (may be NULL)
+ * gets its stat. For what the tool sweeps or takes back as its own. */
+bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb);
+
+/* Writes len bytes as name in the open directory dfd atomically: a temp file ".NAME.tmp-XXXXXX"
+ * created there with O_EXCL and no link followed, fsync, renameat, fsync of dfd. shown names the
+ * directory in errors. */
+enum cd_status cd_file_write_at(int dfd, const char *shown, const char *name, const void *data,
+                                size_t len, struct cd_error *err);
 
 /* Writes len bytes to path atomically: a temp file beside it, fsync, rename, fsync of the parent
  * directory. */

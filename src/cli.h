@@ -105,9 +105,14 @@ struct cli_opts {
     bool json_summary;
     unsigned shard, shards;      /* --shard K/N: inputs, or with merge labels; 0: all */
     bool merge;                  /* "merge STATE...": the inputs are shards' state files */
-    const char **inputs;         /* points into argv */
+    const char **inputs;         /* points into argv, or into lists[0] (--inputs-from) */
     size_t n_inputs;
-    char **target_argv;          /* points into argv, NULL-terminated */
+    char **target_argv;          /* points into argv, or lists[1] (--target-from), NULL-ended */
+    const char *inputs_from;     /* --inputs-from FILE: more inputs, one path a line */
+    const char *target_from;     /* --target-from FILE: the target, one argument a line */
+    char *lists[2];              /* owned: the text of those files, split at its newlines */
+    char **target_list;          /* owned: --target-from's argument vector */
+    bool allow_root;             /* --allow-root: run as root over another user's directory */
     /* audit */
     const char *audit_manifest;
     const char *audit_seed;
@@ -124,8 +129,11 @@ struct cli_opts {
 };
 
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
- * false. o->inputs is allocated (free with free()). */
+ * false. What o holds is released with cli_opts_release in either case. */
 bool cli_parse(int argc, char **argv, struct cli_opts *o);
+
+/* Frees what cli_parse allocated in o. */
+void cli_opts_release(struct cli_opts *o);
 
 /* Prints --help (one 80x24 screen) from the option table. */
 void cli_print_help(FILE *f);
@@ -156,6 +164,15 @@ void cli_print_completion(FILE *f);
  * files), read with cd_manifest_read; false when it is no readable manifest. */
 struct cd_emit_owned;
 bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
+
+/* Reads example ex of a manifest from dir (a directory located beside the manifest) the one
+ * safe way, since a manifest is a file anyone may write: its name one path component, no link
+ * followed (dir's last component included), a regular file of exactly the size the manifest
+ * gives and bytes whose SHA-1 is the example's; returns the bytes (owned: free) with *len, or
+ * NULL with a one-line reason in why. */
+struct cd_manifest_example;
+uint8_t *cli_example_read(const char *dir, const struct cd_manifest_example *ex, size_t *len,
+                          char *why, size_t cap);
 
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);

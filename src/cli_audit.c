@@ -5,14 +5,77 @@
  * (a run given afl-clang-lto's edge ID file) or --ids gives the file; the questions in source terms (functions, lines) are
  * cli_audit_source.c's. Text by default, JSON with --json. Exit 1 when the seed or label asked
  * for is not in the manifest. */
+#include "cd_hash.h"
 #include "cd_manifest.h"
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The largest example audit reads back: the tool never writes a larger one (--max-input-size
+ * is bounded far below), and a forged size must not make it read a disk's worth. */
+#define EXAMPLE_MAX ((uint64_t)1 << 30)
+
+uint8_t *cli_example_read(const char *dir, const struct cd_manifest_example *ex, size_t *len,
+                          char *why, size_t cap)
+{
+    uint8_t *buf = NULL;
+    int dfd = -1, fd = -1;
+    struct stat sb;
+    *len = 0;
+    if (!dir || !ex->file || !*ex->file || strchr(ex->file, '/') ||
+        strcmp(ex->file, ".") == 0 || strcmp(ex->file, "..") == 0 || ex->size > EXAMPLE_MAX) {
+        snprintf(why, cap, "the manifest names no file of its directory for %.40s", ex->sha1);
+        return NULL;
+    }
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = dfd < 0 ? -1 : openat(dfd, ex->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
+                 errno == ELOOP ? "a symbolic link" : strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != ex->size) {
+        snprintf(why, cap, "cannot read '%s/%s': not a regular file of the %llu bytes the "
+                 "manifest gives", dir, ex->file, (unsigned long long)ex->size);
+        goto out;
+    }
+    buf = malloc(ex->size ? ex->size : 1);
+    size_t got = 0;
+    while (buf && got < ex->size) {
+        ssize_t r = read(fd, buf + got, ex->size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    char hex[41] = "";
+    if (buf && got == ex->size)
+        cd_hash_sha1_hex(buf, got, hex);
+    if (strcmp(hex, ex->sha1) != 0) {
+        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
+                 !buf ? "out of memory" : got != ex->size ? "short read"
+                                                          : "its content is not the example the "
+                                                            "manifest names");
+        free(buf);
+        buf = NULL;
+        goto out;
+    }
+    *len = got;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (dfd >= 0)
+        close(dfd);
+    return buf;
+}
 
 static const char *label_text(uint32_t id, char *buf, size_t cap)
 {

@@ -331,18 +331,24 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
     return fclose(f) == 0;
 }
 
-/* The page of example ex (its file in the directory seeds): what it covers and its first
- * bytes. */
-/* The first PREVIEW bytes of file in dir, as text when they are text, else as hex. */
-static void preview(FILE *f, const char *dir, const char *file)
+/* The first PREVIEW bytes of example ex in dir (NULL: none), as text when they are text, else
+ * as hex; read through cli_example_read only, so that a name planted in the manifest or beside
+ * it previews nothing but the example it names. */
+static void preview(FILE *f, const char *dir, const struct cd_manifest_example *ex)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *in = fopen(path, "rb");
+    char why[600];
+    size_t len;
+    uint8_t *data = cli_example_read(dir, ex, &len, why, sizeof why);
+    if (!data) {
+        fputs("<h2>Preview</h2><p>none: ", f);
+        esc(f, dir ? why : "no directory of reproducers beside the manifest", -1);
+        fputs("</p>", f);
+        return;
+    }
     unsigned char buf[PREVIEW];
-    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
-    if (in)
-        fclose(in);
+    size_t n = len < sizeof buf ? len : sizeof buf;
+    memcpy(buf, data, n);
+    free(data);
     bool text = true;
     for (size_t i = 0; i < n; i++)
         text &= buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r' || buf[i] >= 0x20;
@@ -393,8 +399,8 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
                 (unsigned long long)(x ? x->size : 0));
         esc(f, x && x->origin ? x->origin : "", -1);
         fputs(")</td></tr></table>\n", f);
-        if (x && crashes)
-            preview(f, crashes, x->file);
+        if (x)
+            preview(f, crashes, x);
     }
     fputs("</body></html>\n", f);
     return fclose(f) == 0;
@@ -428,7 +434,7 @@ static bool seed_page(const char *dir, const struct cd_manifest_example *ex, con
                 s->n_fns, lines, s->n_brs);
     }
     fputs("</table>", f);
-    preview(f, seeds, ex->file);
+    preview(f, seeds, ex);
     if (s && s->measured && s->n_fns) {
         fputs("<h2>Functions reached</h2><p>", f);
         for (size_t k = 0; k < s->n_fns; k++) {
@@ -538,7 +544,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
         fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a> (reproducer)</td><td>%llu</td>"
                    "<td>%zu</td><td>%zu</td></tr>\n",
                 ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);
-        ok &= seed_page(dir, ex, crashes_dir ? crashes_dir : "", c, true);
+        ok &= seed_page(dir, ex, crashes_dir, c, true);
     }
     fputs("</table></body></html>\n", f);
     free(seeds);

@@ -134,23 +134,49 @@ static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned ti
     return st;
 }
 
-/* Adds to jobs the examples of list (in dir) that c does not hold yet. */
-static bool add_jobs(const struct cd_srccov *c, const char *dir,
-                     const struct cd_manifest_example *list, size_t n, struct job *jobs,
-                     size_t *n_jobs)
+/* Adds to jobs the examples of list (in dir) that c does not hold yet, each read the safe way
+ * (cli_example_read) and copied into the private directory work, so that the coverage build
+ * runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code after a message. */
+static int add_jobs(const struct cd_srccov *c, const char *dir,
+                    const struct cd_manifest_example *list, size_t n, const char *work,
+                    struct job *jobs, size_t *n_jobs)
 {
     for (size_t i = 0; i < n; i++) {
         if (cd_srccov_find(c, list[i].sha1))
             continue;
-        struct job *j = &jobs[(*n_jobs)++];
-        size_t len = strlen(dir) + strlen(list[i].file) + 2;
-        if (!(j->path = malloc(len)))
-            return false;
-        snprintf(j->path, len, "%s/%s", dir, list[i].file);
+        char why[600];
+        size_t len;
+        uint8_t *data = cli_example_read(dir, &list[i], &len, why, sizeof why);
+        if (!data) {
+            cli_msg("%s (audit measures the examples the manifest lists, in the directories "
+                    "beside it)", why);
+            return CLI_EXIT_INPUT;
+        }
+        struct job *j = &jobs[*n_jobs];
+        size_t plen = strlen(work) + 48;
+        j->path = malloc(plen);
+        if (j->path)
+            snprintf(j->path, plen, "%s/x-%.40s", work, list[i].sha1);
+        FILE *f = j->path ? fopen(j->path, "wx") : NULL; /* no fsync: a scratch copy */
+        bool ok = f && fwrite(data, 1, len, f) == len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        free(data);
+        if (!ok) {
+            cli_msg("cannot write '%s': %s", j->path ? j->path : work,
+                    j->path ? strerror(errno) : "out of memory");
+            int code = j->path ? CLI_EXIT_OUTPUT : CLI_EXIT_NOMEM;
+            if (j->path)
+                unlink(j->path);
+            free(j->path);
+            j->path = NULL;
+            return code;
+        }
+        (*n_jobs)++;
         snprintf(j->seed.sha1, sizeof j->seed.sha1, "%s", list[i].sha1);
         j->seed.size = list[i].size;
     }
-    return true;
+    return CLI_EXIT_OK;
 }
 
 /* Where the directory dir that a manifest names is: beside the manifest, by its last name, as -o
@@ -202,26 +228,20 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     char work[4096];
     snprintf(work, sizeof work, "%s/corpus-distill-cov.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int code = CLI_EXIT_OK;
+    bool made = false;
     char *seed_dir = locate_dir(manifest, m->info.seed_dir);
     char *crashes_dir = m->info.crashes_dir ? locate_dir(manifest, m->info.crashes_dir) : NULL;
-    if (!argv || !jobs || !seed_dir || (m->info.crashes_dir && !crashes_dir) ||
-        !add_jobs(c, seed_dir, m->seeds, m->n_seeds, jobs, &n_jobs) ||
-        (crashes_dir && !add_jobs(c, crashes_dir, m->reproducers, m->n_reproducers, jobs,
-                                  &n_jobs))) {
+    if (!argv || !jobs || !seed_dir || (m->info.crashes_dir && !crashes_dir)) {
         cli_msg("out of memory");
         code = CLI_EXIT_NOMEM;
-    }
-    for (size_t i = 0; code == CLI_EXIT_OK && i < n_jobs; i++)
-        if (access(jobs[i].path, R_OK) != 0) {
-            cli_msg("cannot read '%s': %s (audit measures the examples "
-                    "the manifest lists, in the directories beside it)", jobs[i].path,
-                    strerror(errno));
-            code = CLI_EXIT_INPUT;
-        }
-    if (code == CLI_EXIT_OK && !mkdtemp(work)) {
-        cli_msg("cannot create '%s' for the profiles: %s", work,
-                strerror(errno));
+    } else if (!(made = mkdtemp(work) != NULL)) {
+        cli_msg("cannot create '%s' for the profiles: %s", work, strerror(errno));
         code = CLI_EXIT_OUTPUT;
+    } else {
+        code = add_jobs(c, seed_dir, m->seeds, m->n_seeds, work, jobs, &n_jobs);
+        if (code == CLI_EXIT_OK && crashes_dir)
+            code = add_jobs(c, crashes_dir, m->reproducers, m->n_reproducers, work, jobs,
+                            &n_jobs);
     }
     if (code == CLI_EXIT_OK) {
         argv[0] = (char *)bin;
@@ -252,12 +272,14 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         if (empty)
             unlink(empty);
         free(empty);
-        rmdir(work);
     }
     for (size_t i = 0; jobs && i < n_jobs; i++) {
+        unlink(jobs[i].path);
         free(jobs[i].path);
         cd_srccov_seed_release(&jobs[i].seed, c->n_files);
     }
+    if (made) /* only the copies were in it */
+        rmdir(work);
     free(jobs);
     free(argv);
     free(seed_dir);

@@ -15,7 +15,7 @@ enum opt_id {
     OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_CRASH_FRAMES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
-    OPT_TAR, OPT_FORCE, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+    OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
 struct cli_option {
@@ -28,7 +28,9 @@ struct cli_option {
 };
 
 static const struct cli_option options[] = {
-    {'o', NULL, "DIR", "-o DIR", "seed corpus directory (required)", OPT_OUT},
+    {'o', NULL, "DIR", "-o DIR, --target-from F",
+     "seeds dir (required); the target, one argument a line", OPT_OUT},
+    {0, "target-from", "FILE", NULL, NULL, OPT_TARGET_FROM},
     {'t', NULL, "MS", "-t MS, -m MB", "timeout per run in ms (calibrated); memory MiB (none)",
      OPT_TIMEOUT},
     {'m', NULL, "MB", NULL, NULL, OPT_MEM},
@@ -38,8 +40,9 @@ static const struct cli_option options[] = {
     {0, "seed", "N", "--seed N, --order O", "random seed (0); order: cover, fresh, uniform, bytes",
      OPT_SEED},
     {0, "order", "O", NULL, NULL, OPT_ORDER},
-    {0, "max-time", "SECONDS", "--max-time SECONDS", "stop after this long (output stays valid)",
-     OPT_MAX_TIME},
+    {0, "max-time", "SECONDS", "--max-time S, --inputs-from F",
+     "stop after S s; more inputs, one path a line", OPT_MAX_TIME},
+    {0, "inputs-from", "FILE", NULL, NULL, OPT_INPUTS_FROM},
     {0, "max-execs", "N", "--max-execs N, --shard K/N",
      "stop after N executions; only shard K's inputs", OPT_MAX_EXECS},
     {0, "shard", "K/N", NULL, NULL, OPT_SHARD},
@@ -67,12 +70,14 @@ static const struct cli_option options[] = {
     {0, "keep-found", NULL, "--keep-found, -q, --quiet",
      "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
     {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
-    {'v', "verbose", NULL, "-v, --verbose", "target details and the reducer's pass report",
-     OPT_VERBOSE},
+    {'v', "verbose", NULL, "-v, --verbose, --version",
+     "target details, pass report; -V: the version", OPT_VERBOSE},
     {0, "ids", "FILE", "--ids F, --json-summary",
      "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
     {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
-    {'h', "help", NULL, "-h, --help", "this help; -V, --version: the version", OPT_HELP},
+    {'h', "help", NULL, "-h, --help, --allow-root",
+     "this help; run as root in another user's dir", OPT_HELP},
+    {0, "allow-root", NULL, NULL, NULL, OPT_ALLOW_ROOT},
     {'V', "version", NULL, NULL, NULL, OPT_VERSION},
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
@@ -243,6 +248,9 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         break;
     case OPT_TAR: o->tar = true; break;
     case OPT_FORCE: o->force = true; break;
+    case OPT_INPUTS_FROM: o->inputs_from = val; break;
+    case OPT_TARGET_FROM: o->target_from = val; break;
+    case OPT_ALLOW_ROOT: o->allow_root = true; break;
     case OPT_QUIET: o->verbosity = -1; break;
     case OPT_VERBOSE: o->verbosity = 1; break;
     case OPT_JSON_SUMMARY: o->json_summary = true; break;
@@ -447,6 +455,96 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
     return true;
 }
 
+void cli_opts_release(struct cli_opts *o)
+{
+    free(o->inputs);
+    free(o->lists[0]);
+    free(o->lists[1]);
+    free(o->target_list);
+    o->inputs = NULL;
+    o->lists[0] = o->lists[1] = NULL;
+    o->target_list = NULL;
+}
+
+/* The largest list file read: a million paths of 16 bytes. */
+#define LIST_MAX (16u << 20)
+
+/* Reads the list file path (one item a line; blank lines and lines starting with '#' skipped)
+ * into *text (owned, split in place) and *items (owned, NULL-terminated), *n its length. Prints a
+ * usage error and returns false when the file cannot be read, is too large or lists nothing. */
+static bool read_list(const char *opt, const char *path, char **text, char ***items, size_t *n)
+{
+    *text = NULL;
+    *items = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    char *buf = f ? malloc(LIST_MAX + 1) : NULL;
+    size_t len = buf ? fread(buf, 1, LIST_MAX + 1, f) : 0;
+    int e = errno;
+    bool bad = !f || !buf || ferror(f);
+    if (f)
+        fclose(f);
+    if (bad || len > LIST_MAX || memchr(buf, '\0', len)) {
+        cli_usage_error("%s '%s': %s", opt, path,
+                        !f || bad ? strerror(e) : len > LIST_MAX ? "larger than 16 MiB"
+                                                                 : "a NUL byte in it");
+        free(buf);
+        return false;
+    }
+    buf[len] = '\0';
+    size_t lines = 1;
+    for (size_t k = 0; k < len; k++)
+        lines += buf[k] == '\n';
+    *items = calloc(lines + 1, sizeof **items);
+    if (!*items) {
+        free(buf);
+        return cli_usage_error("out of memory"), false;
+    }
+    for (char *line = buf, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        size_t l = strlen(line);
+        if (l && line[l - 1] == '\r')
+            line[--l] = '\0';
+        if (l && line[0] != '#')
+            (*items)[(*n)++] = line;
+    }
+    *text = buf;
+    if (*n == 0)
+        return cli_usage_error("%s '%s' lists nothing", opt, path), false;
+    return true;
+}
+
+/* Reads --inputs-from's list onto the inputs and --target-from's as the target. */
+static bool read_lists(struct cli_opts *o)
+{
+    char **items;
+    size_t n;
+    if (o->inputs_from) {
+        if (!read_list("--inputs-from", o->inputs_from, &o->lists[0], &items, &n))
+            return false;
+        const char **all = realloc(o->inputs, (o->n_inputs + n + 1) * sizeof *all);
+        if (!all) {
+            free(items);
+            return cli_usage_error("out of memory"), false;
+        }
+        o->inputs = all;
+        memcpy(all + o->n_inputs, items, n * sizeof *items);
+        o->n_inputs += n;
+        all[o->n_inputs] = NULL;
+        free(items);
+    }
+    if (o->target_from) {
+        if (o->target_argv && o->target_argv[0])
+            return cli_usage_error("--target-from and '-- TARGET' both name the target"), false;
+        if (!read_list("--target-from", o->target_from, &o->lists[1], &o->target_list, &n))
+            return false;
+        o->target_argv = o->target_list;
+    }
+    return true;
+}
+
 bool cli_parse(int argc, char **argv, struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -483,6 +581,8 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         return true;
     if (i < argc)
         o->target_argv = &argv[i + 1];
+    if (!read_lists(o))
+        return false;
     if (!o->out_dir)
         return cli_usage_error("missing -o DIR"), false;
     if (o->n_inputs == 0)

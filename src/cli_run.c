@@ -662,6 +662,35 @@ static int cmin_run(struct run_state *s)
     return stop_flag ? 1 : 0;
 }
 
+/* Run as root, the first directory the run writes in (or output path it replaces) that another
+ * user owns, unless --allow-root; NULL when none. Root runs a target expected to have memory
+ * bugs on inputs others chose, and writes where that user may plant links: a nightly job should
+ * run as the user who owns the campaign. */
+static const char *root_over_foreign(const struct run_state *s)
+{
+    static char where[4096];
+    if (geteuid() != 0 || s->o->allow_root)
+        return NULL;
+    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        char *whole, *parent, *base;
+        if (!paths[i] || !cd_file_split(paths[i], &whole, &parent, &base))
+            continue;
+        struct stat sb;
+        const char *hit = lstat(whole, &sb) == 0 && sb.st_uid != 0   ? whole
+                          : stat(parent, &sb) == 0 && sb.st_uid != 0 ? parent
+                                                                     : NULL;
+        if (hit)
+            snprintf(where, sizeof where, "%s", hit);
+        free(whole);
+        free(parent);
+        free(base);
+        if (hit)
+            return where;
+    }
+    return NULL;
+}
+
 int cli_run(const struct cli_opts *o)
 {
     struct run_state s;
@@ -691,6 +720,13 @@ int cli_run(const struct cli_opts *o)
     if (forbidden) {
         code = run_fail(&s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
                         "directory of their own with -o)", o->out_dir, forbidden);
+        goto out;
+    }
+    const char *foreign = root_over_foreign(&s);
+    if (foreign) {
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "refusing to run as root in '%s': it belongs to "
+                        "another user, who could plant links there and would own what the "
+                        "target does; run as that user (--allow-root runs anyway)", foreign);
         goto out;
     }
     /* Refuse a foreign output directory before spending any time on the run. */

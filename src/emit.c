@@ -79,6 +79,10 @@ static void recover_aside(const char *seed_dir, const char *parent, const char *
         const char *n = e->d_name;
         if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, ".old-", 5) != 0)
             continue;
+        struct stat sb; /* ours: a directory of this user's, not a link another user planted */
+        if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(sb.st_mode) ||
+            sb.st_uid != geteuid())
+            continue;
         char *aside = cd_file_join(parent, n);
         if (aside && rename(aside, seed_dir) == 0) {
             free(aside);
@@ -178,6 +182,13 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         return cd_error_set(err, CD_FAILED, "refusing to replace '%s' with the manifest: not "
                             "written by corpus-distill (--force replaces it)",
                             opts->manifest_path);
+    struct stat cs; /* checked now, not after hours of work; written through a handle then */
+    if (opts->crashes_dir && lstat(opts->crashes_dir, &cs) == 0 && !S_ISDIR(cs.st_mode)) {
+        st = cd_error_set(err, CD_FAILED, "refusing to write reproducers into '%s': %s",
+                          opts->crashes_dir, S_ISLNK(cs.st_mode) ? "it is a symbolic link"
+                                                                 : "not a directory");
+        goto out;
+    }
     bool ours = false;
     if (!cd_file_split(opts->seed_dir, &whole, &parent, &base)) {
         st = cd_error_oom(err, CD_FAILED, "out of memory");
@@ -206,7 +217,8 @@ enum cd_status cd_emit_check(const struct cd_emit_opts *opts, size_t *unlisted,
         goto out;
     }
     if (!S_ISDIR(sb.st_mode)) {
-        st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': not a directory", whole);
+        st = cd_error_set(err, CD_FAILED, "refusing to replace '%s': %s", whole,
+                          S_ISLNK(sb.st_mode) ? "it is a symbolic link" : "not a directory");
         goto out;
     }
     if (opts->force)
@@ -294,12 +306,12 @@ enum cd_status cd_emit_stage_seeds(struct cd_emit_stage **out, const struct cd_e
         s->tmp = NULL;
         goto out;
     }
-    (void)chmod(s->tmp, 0755 & ~cd_file_umask());
-    dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    dfd = cd_file_dir_at(AT_FDCWD, s->tmp, s->tmp, CD_FILE_OWN, err);
     if (dfd < 0) {
-        st = cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", s->tmp, strerror(errno));
+        st = CD_FAILED;
         goto out;
     }
+    (void)fchmod(dfd, 0755 & ~cd_file_umask());
     for (size_t i = 0; i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
         if (opts->keep ? !opts->keep(ex, opts->pick_ctx) : !cd_result_is_seed(ex))
@@ -379,7 +391,8 @@ static void remove_leftovers(const char *parent, const char *base, const char *k
         if (strlen(n + 1 + blen + 5) != 6 || (keep && strcmp(n, keep) == 0))
             continue;
         struct stat sb;
-        if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
+        if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+            sb.st_uid == geteuid())
             (void)rm_tree_at(dirfd(d), n);
     }
     closedir(d);
@@ -506,19 +519,23 @@ static bool temp_name(const char *name, const char *stem)
     return !stem || (strlen(stem) == n - 12 && strncmp(name + 1, stem, n - 12) == 0);
 }
 
-/* Removes the regular temp files (temp_open's) of stem, or of any stem, in dir that were last
- * written at least min_age seconds ago: what runs killed while writing left. */
+/* Removes the temp files (temp_open's) of stem, or of any stem, in dir that were last written
+ * at least min_age seconds ago: what runs killed while writing left. Only regular files of this
+ * user's go, and dir is not followed when it is a link. */
 static void sweep_temp_files(const char *dir, const char *stem, time_t min_age)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         struct stat sb;
-        if (temp_name(e->d_name, stem) &&
-            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+        if (temp_name(e->d_name, stem) && cd_file_is_own_at(dirfd(d), e->d_name, &sb) &&
             now - sb.st_mtime >= min_age)
             (void)unlinkat(dirfd(d), e->d_name, 0);
     }
@@ -541,7 +558,7 @@ static void finish_interrupted_commit(const struct cd_emit_opts *opts)
         struct dirent *e;
         bool done = false;
         while (md && !done && (e = readdir(md)) != NULL) {
-            if (!temp_name(e->d_name, mbase))
+            if (!temp_name(e->d_name, mbase) || !cd_file_is_own_at(dirfd(md), e->d_name, NULL))
                 continue;
             char *tmp = malloc(strlen(mparent) + strlen(e->d_name) + 2);
             struct cd_emit_owned m;
@@ -616,10 +633,24 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
     /* The holder unlinks the file when done: a lock taken on a file that is no longer at the
        path (its holder just ended) is taken again on the new one. */
     while (st == CD_OK) {
-        int fd = open(lk->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        /* Never through a link, and only a regular file of ours: the directory may be shared
+           with users who could plant one to make this run create or open a file elsewhere. */
+        int fd = open(lk->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+        struct stat own;
+        if (fd < 0 && errno == ELOOP) {
+            st = cd_error_set(err, CD_FAILED, "refusing to use the lock '%s': it is a symbolic "
+                              "link", lk->path);
+            break;
+        }
         if (fd < 0) {
             st = cd_error_sys(err, CD_FAILED, "cannot create the lock '%s': %s", lk->path,
                               strerror(errno));
+            break;
+        }
+        if (fstat(fd, &own) != 0 || !S_ISREG(own.st_mode) || own.st_uid != geteuid()) {
+            close(fd);
+            st = cd_error_set(err, CD_FAILED, "refusing to use the lock '%s': not a regular "
+                              "file of this user's", lk->path);
             break;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -634,7 +665,7 @@ enum cd_status cd_emit_lock(const struct cd_emit_opts *opts, struct cd_emit_lock
             break;
         }
         struct stat a, b;
-        if (fstat(fd, &a) == 0 && stat(lk->path, &b) == 0 && a.st_dev == b.st_dev &&
+        if (fstat(fd, &a) == 0 && lstat(lk->path, &b) == 0 && a.st_dev == b.st_dev &&
             a.st_ino == b.st_ino) {
             lk->fd = fd;
             finish_interrupted_commit(opts);
@@ -690,37 +721,56 @@ static enum cd_status mkdir_p(const char *path, struct cd_error *err)
     return CD_OK;
 }
 
+/* Opens the reproducer directory (creating it and its parents), never through a link: a link
+ * planted under its name would send bytes the inputs chose into any directory. -1 with err set. */
+static int crashes_dir_open(const char *dir, struct cd_error *err)
+{
+    char *whole, *parent, *base;
+    if (!cd_file_split(dir, &whole, &parent, &base)) {
+        cd_error_oom(err, CD_FAILED, "out of memory");
+        return -1;
+    }
+    int fd = -1;
+    if (mkdir_p(parent, err) == CD_OK) {
+        int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (pfd < 0)
+            cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", parent, strerror(errno));
+        else
+            fd = cd_file_dir_at(pfd, base, whole, CD_FILE_CREATE, err);
+        if (pfd >= 0)
+            close(pfd);
+    }
+    free(whole);
+    free(parent);
+    free(base);
+    return fd;
+}
+
 enum cd_status cd_emit_reproducers(const struct cd_emit_opts *opts, const struct cd_result *r,
                                    struct cd_emit_stats *stats, struct cd_error *err)
 {
-    bool made = false;
-    for (size_t i = 0; i < r->n_examples; i++) {
+    enum cd_status st = CD_OK;
+    int dfd = -1;
+    for (size_t i = 0; i < r->n_examples && st == CD_OK; i++) {
         const struct cd_result_example *ex = &r->examples[i];
         if (!ex->reproducer)
             continue;
-        if (!made) {
-            CD_FORWARD_IF_ERROR(mkdir_p(opts->crashes_dir, err));
-            made = true;
-        }
+        if (dfd < 0 && (dfd = crashes_dir_open(opts->crashes_dir, err)) < 0)
+            return CD_FAILED;
         char name[CD_RESULT_NAME_MAX];
         cd_result_file_name(r, ex, name, sizeof name);
-        char *path = cd_file_join(opts->crashes_dir, name);
-        if (!path)
-            return cd_error_oom(err, CD_FAILED, "out of memory");
         struct stat sb;
-        enum cd_status st = CD_OK;
         /* Content-addressed: an existing file of that name and size already holds these bytes. */
-        if (!(stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == ex->len))
-            st = cd_file_write(path, ex->data, ex->len, err);
-        free(path);
-        if (st != CD_OK)
-            return st;
-        if (stats) {
+        if (!(cd_file_is_own_at(dfd, name, &sb) && (size_t)sb.st_size == ex->len))
+            st = cd_file_write_at(dfd, opts->crashes_dir, name, ex->data, ex->len, err);
+        if (st == CD_OK && stats) {
             stats->reproducers++;
             stats->reproducer_bytes += ex->len;
         }
     }
-    return CD_OK;
+    if (dfd >= 0)
+        close(dfd);
+    return st;
 }
 
 /* Adds every seed of r to the open archive a, in the result's (sha1) order. */

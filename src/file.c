@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +112,87 @@ enum cd_status cd_file_temp_commit(int *fd, char **tmp, const char *whole, const
     *tmp = NULL;
     (void)cd_file_sync_dir(parent);
     return CD_OK;
+}
+
+int cd_file_dir_at(int dirfd, const char *name, const char *shown, int flags,
+                   struct cd_error *err)
+{
+    if ((flags & CD_FILE_CREATE) && mkdirat(dirfd, name, 0755) != 0 && errno != EEXIST) {
+        cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0) {
+        int e = errno;
+        if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+            cd_error_set(err, CD_FAILED, "refusing to use '%s': it is a symbolic link", shown);
+        else if (e == ENOTDIR)
+            cd_error_set(err, CD_FAILED, "refusing to use '%s': not a directory", shown);
+        else
+            cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", shown, strerror(e));
+        return -1;
+    }
+    if ((flags & CD_FILE_OWN) && (fstat(fd, &sb) != 0 || sb.st_uid != geteuid())) {
+        cd_error_set(err, CD_FAILED, "refusing to use '%s': it belongs to another user (uid %ld)",
+                     shown, (long)sb.st_uid);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb)
+{
+    struct stat s;
+    if (!sb)
+        sb = &s;
+    return fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb->st_mode) &&
+           sb->st_uid == geteuid();
+}
+
+enum cd_status cd_file_write_at(int dfd, const char *shown, const char *name, const void *data,
+                                size_t len, struct cd_error *err)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t n = strlen(name) + 13;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            for (size_t k = 0; k < sizeof r; k++) /* entropy is not the point: O_EXCL is */
+                r[k] = (unsigned char)(cd_now_ns() >> (k * 5));
+        snprintf(tmp, n, ".%s.tmp-", name);
+        for (size_t k = 0; k < sizeof r; k++)
+            tmp[n - 7 + k] = digits[r[k] % (sizeof digits - 1)];
+        tmp[n - 1] = '\0';
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot create a file in '%s': %s",
+                                         shown, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    char what[4096];
+    snprintf(what, sizeof what, "%s/%s", shown, name);
+    enum cd_status st = cd_file_write_all(fd, data, len, what, err);
+    if (close(fd) != 0 && st == CD_OK)
+        st = cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+    if (st == CD_OK && renameat(dfd, tmp, dfd, name) != 0)
+        st = cd_error_sys(err, CD_FAILED, "cannot write '%s': %s", what, strerror(errno));
+    if (st != CD_OK)
+        (void)unlinkat(dfd, tmp, 0);
+    else
+        (void)fsync(dfd);
+    free(tmp);
+    return st;
 }
 
 struct cd_file {

@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     struct cli_opts o;
     int code;
     if (!cli_parse(argc, argv, &o)) {
-        free(o.inputs);
+        cli_opts_release(&o);
         return o.cmin ? 1 : CLI_EXIT_USAGE; /* afl-cmin's status for any error */
     }
     switch (o.mode) {
@@ -38,6 +38,6 @@ int main(int argc, char **argv)
         code = cli_run(&o);
         break;
     }
-    free(o.inputs);
+    cli_opts_release(&o);
     return code;
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The nightly recipes of tools/scale/nightly/: systemd-analyze verify accepts the service and the
-# timer (where systemd-analyze is installed), and the service's ExecStart and the crontab line,
-# run as written with nightly.env's variables pointed at a scratch campaign, both refresh the
-# seed directory from itself plus a fuzzer's output and new inputs, ending 0 or 1 (a budget).
+# timer, and its offline security review rates the service's sandbox 3.0 or better (the unit as
+# shipped before ran as root unsandboxed: 9.6); the service runs as a named user, never root;
+# its ExecStart, expanded as systemd expands it (${VAR} one word, no shell), and the crontab
+# line, with nightly.env's variables and list files pointed at a scratch campaign whose paths
+# hold blanks and a '*', both refresh the seed directory from itself plus a fuzzer's output and
+# new inputs, ending 0 or 1 (a budget).
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -11,45 +14,80 @@ dir=${CD_SRC:?}/tools/scale/nightly
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 fail=0
 err() { echo "FAIL: $*"; fail=1; }
+unit=$dir/corpus-distill-nightly.service
 
+user=$(sed -n 's/^User=//p' "$unit")
+[ -n "$user" ] && [ "$user" != root ] && [ "$user" != 0 ] || err "the service runs as '${user:-root}'"
+grep -q '^ExecStart=/bin/sh' "$unit" && err "the service's command goes through a shell"
 if command -v systemd-analyze >/dev/null; then
-    out=$(systemd-analyze verify --man=no "$dir/corpus-distill-nightly.service" \
-          "$dir/corpus-distill-nightly.timer" 2>&1) || err "systemd-analyze verify: $out"
+    # verify checks that the program exists: this build's stands in for the package's.
+    mkdir "$tmp/units"
+    sed "s|/usr/bin/corpus-distill|$bin|" "$unit" >"$tmp/units/corpus-distill-nightly.service"
+    cp "$dir/corpus-distill-nightly.timer" "$tmp/units/"
+    out=$(systemd-analyze verify --man=no "$tmp/units/corpus-distill-nightly.service" \
+          "$tmp/units/corpus-distill-nightly.timer" 2>&1) || err "systemd-analyze verify: $out"
+    score=$(systemd-analyze security --offline=yes "$tmp/units/corpus-distill-nightly.service" 2>&1 |
+            sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+    if [ -z "$score" ]; then
+        echo "systemd-analyze security --offline unavailable: the sandbox not rated"
+    elif python3 -c 'import sys; sys.exit(float(sys.argv[1]) > 3.0)' "$score"; then
+        echo "ok: the service's exposure is $score (systemd-analyze security)"
+    else
+        err "the service's exposure is $score, above 3.0"
+    fi
 else
     echo "systemd-analyze not installed: units not verified"
 fi
 
-# A scratch campaign: yesterday's seeds, an afl-fuzz-like output directory, new inputs.
-mkdir -p "$tmp/day1" "$tmp/findings/default/queue" "$tmp/new"
-printf '{"a": [1, 2]}' >"$tmp/day1/a.json"
-"$bin" -q -j 1 "$tmp/day1" -o "$tmp/seeds" -- "$target" @@ || err "day 1 exited $?"
-printf '[true, null]' >"$tmp/findings/default/queue/id:000000,orig:x"
-printf '{"b": "c\\n"}' >"$tmp/new/n.json"
-cat >"$tmp/nightly.env" <<EOF
-SEEDS="$tmp/seeds"
-INPUTS="$tmp/findings $tmp/new"
-TARGET="$target @@"
+# A scratch campaign: yesterday's seeds, an afl-fuzz-like output directory, new inputs, under
+# paths with a blank and a '*' that neither a split nor a glob may change.
+camp="$tmp/camp dir*"
+mkdir -p "$camp/day1" "$camp/find ings/default/queue" "$camp/new"
+printf '{"a": [1, 2]}' >"$camp/day1/a.json"
+"$bin" -q -j 1 "$camp/day1" -o "$camp/seeds" -- "$target" @@ || err "day 1 exited $?"
+printf '[true, null]' >"$camp/find ings/default/queue/id:000000,orig:x"
+printf '{"b": "c\\n"}' >"$camp/new/n.json"
+cp "$target" "$camp/the target"
+mkdir "$tmp/etc"
+cat >"$tmp/etc/nightly.env" <<EOV
+SEEDS="$camp/seeds"
 MAX_TIME=20s
-EOF
-# The commands exactly as the recipes hold them, corpus-distill from this build on PATH.
-exec_start=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'$/\1/p" "$dir/corpus-distill-nightly.service")
-[ -n "$exec_start" ] || err "no ExecStart=/bin/sh -c '...' line in the service"
+EOV
+printf '%s\n%s\n' "$camp/find ings" "$camp/new" >"$tmp/etc/nightly.inputs"
+printf '%s\n@@\n' "$camp/the target" >"$tmp/etc/nightly.target"
+
+# The service's command line as systemd expands it: words split as systemd splits them (shlex
+# quoting), a word that is all ${VAR} replaced by the value whole.
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+[ -n "$exec_start" ] || err "no ExecStart= line in the service"
+exec_start=${exec_start//\/etc\/corpus-distill\//$tmp/etc/}
+exec_start=${exec_start//\/usr\/bin\/corpus-distill/$bin}
 cron=$(grep -v '^#' "$dir/nightly.cron" | sed -n 's/^[0-9*]* [0-9*]* [0-9*]* [0-9*]* [0-9*]* //p')
-cron=${cron//\/etc\/corpus-distill\/nightly.env/$tmp/nightly.env}
+cron=${cron//\/etc\/corpus-distill\//$tmp/etc/}
 [ -n "$cron" ] || err "no crontab line in nightly.cron"
 export PATH="$(dirname "$bin"):$PATH"
 for how in service cron; do
+    rm -f "$camp/seeds.manifest.json.prev"
     if [ $how = service ]; then
-        (set -a && . "$tmp/nightly.env" && set +a && exec /bin/sh -c "$exec_start")
+        (set -a && . "$tmp/etc/nightly.env" && set +a &&
+         python3 - "$exec_start" <<'EOP'
+import os, re, shlex, sys
+words = []
+for w in shlex.split(sys.argv[1]):
+    m = re.fullmatch(r'\$\{(\w+)\}', w)
+    words.append(os.environ[m.group(1)] if m else w)
+os.execv(words[0], words)
+EOP
+        )
     else
         /bin/sh -c "$cron"
     fi
     rc=$?
     [ $rc -le 1 ] || err "$how: the nightly command exited $rc"
     n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["inputs"])' \
-        "$tmp/seeds.manifest.json" 2>/dev/null)
+        "$camp/seeds.manifest.json" 2>/dev/null)
     [ "${n:-0}" -ge 3 ] || err "$how: the run took ${n:-no} inputs, expected the seed, the queue entry and the new file"
-    [ -n "$(ls "$tmp/seeds")" ] || err "$how: no seeds after the nightly run"
+    [ -n "$(ls "$camp/seeds")" ] || err "$how: no seeds after the nightly run"
 done
 [ $fail = 0 ] && echo "ok: the units verify; the service's and the crontab's commands refresh the seeds"
 exit $fail
