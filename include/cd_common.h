@@ -79,9 +79,16 @@ void *cd_memdup(const void *p, size_t len);
 /* strcmp of two char * elements, for qsort and bsearch over arrays of strings. */
 int cd_cmp_strp(const void *a, const void *b);
 
-/* Copies s into buf (cap at least 16) as one printable line: bytes below 0x20 and 0x7f as "\xHH",
- * a backslash doubled, cut with "..." where it does not fit. Returns buf. For text read from
- * files (names, manifests) that a message or a listing shows. */
+/* The one rule for what reaches a terminal: how the character at s (not NUL) is shown. Writes
+ * into out (NUL-terminated, at most 12 bytes with it) either the character as it is, or its
+ * bytes as "\xHH" when it is a control (C0, DEL, C1 raw or UTF-8-encoded), a bidirectional
+ * override or isolate, or not valid UTF-8; a backslash is doubled when backslash is set.
+ * Returns how many bytes of s it took (1 to 4). */
+size_t cd_shown_char(const char *s, bool backslash, char out[16]);
+
+/* Copies s into buf (cap at least 16) as one printable line, each character as cd_shown_char
+ * shows it (backslashes doubled), cut with "..." where it does not fit. Returns buf. For text
+ * read from files (names, manifests) or from a target that a message or a listing shows. */
 const char *cd_shown(const char *s, char *buf, size_t cap);
 
 #endif

@@ -39,8 +39,23 @@ uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err);
 
-/* The bug label of a crash state's text. */
+/* The bug label of a crash state's text: its first probe. */
 uint32_t cd_labels_bug(const char *crash_state);
+
+/* Probes a crash state may take as its bug label: the first whose note is free or its own, so
+ * that a second state on one 24-bit id (by chance, or a decoy made to collide) is another bug. */
+#define CD_LABELS_BUG_PROBES 8
+
+/* Probe k (below CD_LABELS_BUG_PROBES) of a crash state's bug label; k = 0 is cd_labels_bug. */
+uint32_t cd_labels_bug_probe(const char *crash_state, unsigned k);
+
+/* True when id is one of crash_state's probes: a note may stand for that label only then. */
+bool cd_labels_bug_is_of(uint32_t id, const char *crash_state);
+
+/* True when text has a crash state's form (cd_exec_crash_state): printable ASCII lines, the
+ * first "<tool>:<kind>" with an optional access, at most CD_LABELS_CRASH_STATE_MAX bytes. */
+#define CD_LABELS_CRASH_STATE_MAX 4096
+bool cd_labels_crash_state_valid(const char *text);
 
 /* True when id is a bug label ("bug:1a2b3c"). */
 bool cd_labels_is_bug(uint32_t id);

@@ -35,6 +35,10 @@ int cli_exit_for(const struct cd_error *err, int context);
 /* Prints "corpus-distill: MESSAGE" as one line on stderr. */
 void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Writes s to f with controls, C1 and bidi characters escaped (cd_shown_char, backslashes
+ * kept): what every line on the terminal goes through. */
+void cli_put_safe(FILE *f, const char *s);
+
 /* Prints "corpus-distill: warning: MESSAGE" as one line on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -170,12 +170,13 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         json_object_object_add(j, "per_seed", a);
         print_json(j);
     } else {
-        char b[32];
+        char b[32], why[256];
         printf("%zu seeds, %s; %zu labels (%llu finished); %zu reproducers; %s\n", m->n_seeds,
                cli_bytes(bytes, b, sizeof b), m->n_labels, (unsigned long long)m->labels_finished,
                m->n_reproducers,
-               m->stats.complete ? "complete"
-                                 : m->stats.stopped_by ? m->stats.stopped_by : "incomplete");
+               m->stats.complete     ? "complete"
+               : m->stats.stopped_by ? cd_shown(m->stats.stopped_by, why, sizeof why)
+                                     : "incomplete");
         if (m->n_unstable)
             printf("%zu unstable edge%s (hit counts differ from run to run), their labels left "
                    "out\n", m->n_unstable, m->n_unstable == 1 ? "" : "s");
@@ -452,8 +453,10 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
             json_object_array_add(j, e);
             continue;
         }
+        char acc[256];
         printf("%s  %s%s%s  %llu input%s  %llu B  %s\n", label, cd_shown(b->kind, q, sizeof q),
-               b->access ? " " : "", b->access ? b->access : "", (unsigned long long)b->inputs,
+               b->access ? " " : "", b->access ? cd_shown(b->access, acc, sizeof acc) : "",
+               (unsigned long long)b->inputs,
                b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
                x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
         for (char **p = b->frames; *p; p++)

@@ -24,14 +24,29 @@ int cli_exit_for(const struct cd_error *err, int context)
     return context;
 }
 
+/* Writes s to f with every character cd_shown_char would hide escaped (backslashes kept as
+ * they are: what the message quotes was shown through cd_shown already, or is ours). The net
+ * under every line printed: a path, a target's stderr or a manifest string can never move the
+ * cursor, recolour or reorder the terminal. */
+void cli_put_safe(FILE *f, const char *s)
+{
+    char one[16];
+    while (*s) {
+        s += cd_shown_char(s, false, one);
+        fputs(one, f);
+    }
+}
+
 /* One line on stderr: "corpus-distill: ", kind, the message; under stderr's lock, so that the
  * lines of threads never interleave. */
 static void vsay(const char *kind, const char *fmt, va_list ap)
 {
+    char line[8192];
+    vsnprintf(line, sizeof line, fmt, ap);
     flockfile(stderr);
     fputs("corpus-distill: ", stderr);
     fputs(kind, stderr);
-    vfprintf(stderr, fmt, ap);
+    cli_put_safe(stderr, line);
     fputc('\n', stderr);
     funlockfile(stderr);
 }

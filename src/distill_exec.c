@@ -4,6 +4,7 @@
  * calibrates a new find): an edge whose labels differ between the two runs is unstable. */
 #include "distill_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Runs data on w's runner (lock not held), quick as cd_runner_ops.run has it. FAILED: the runner
@@ -110,6 +111,40 @@ bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
     return true;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Gives the bug label of w's last run the first probe of its crash state whose note is free or
+ * its own: a state whose id another state's note holds (a collision by chance, or a decoy made to
+ * collide) is another bug, never renamed into the first. Lock held. */
+static void resolve_bugs(struct worker *w)
+{
+    struct cd_distill *d = w->d;
+    size_t tail = w->labels.n;
+    while (tail > 0 && cd_labels_is_outcome(w->labels.v[tail - 1]))
+        tail--;
+    for (size_t i = tail; d->ops->note && i < w->labels.n; i++) {
+        uint32_t id = w->labels.v[i];
+        const char *state = cd_labels_is_bug(id) ? d->ops->note(w->state, id) : NULL;
+        const char *held = state ? cd_table_note_of(d->table, id) : NULL;
+        if (!held || strcmp(held, state) == 0)
+            continue;
+        for (unsigned k = 1; k < CD_LABELS_BUG_PROBES; k++) {
+            uint32_t next = cd_labels_bug_probe(state, k);
+            held = cd_table_note_of(d->table, next);
+            if (!held || strcmp(held, state) == 0) {
+                w->labels.v[i] = next;
+                break;
+            }
+        }
+        qsort(w->labels.v + tail, w->labels.n - tail, sizeof *w->labels.v, cmp_id);
+        return; /* a run has one crash state */
+    }
+}
+
 /* Keeps in the table the crash state a bug label of w's last run stands for. Lock held. */
 static enum cd_status note_bugs(struct worker *w)
 {
@@ -145,6 +180,8 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
         distill_progress(d, false);
         return true;
     }
+    if (cd_labelset_has_outcome(&w->labels))
+        resolve_bugs(w);
     enum cd_status st =
         check ? cd_table_offer_if_known(d->table, data, len, &w->labels, origin, &improved,
                                         stored, &w->err)

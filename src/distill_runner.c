@@ -136,7 +136,7 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, 
 static const char *runner_note(void *vstate, uint32_t id)
 {
     struct exec_runner *r = vstate;
-    return r->crash_state && cd_labels_bug(r->crash_state) == id ? r->crash_state : NULL;
+    return r->crash_state && cd_labels_bug_is_of(id, r->crash_state) ? r->crash_state : NULL;
 }
 
 static void runner_close(void *vstate)

@@ -16,11 +16,13 @@ void ing_skip(struct cd_ingest *ing, enum cd_skip why)
 
 int ing_escape_append(char **dst, size_t *cap, size_t *len, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        /* Worst case: 4 bytes for this character plus the terminating NUL. */
-        if (*len + 5 > *cap) {
+    char one[16];
+    for (const char *p = s; *p;) {
+        size_t took = cd_shown_char(p, true, one), l = strlen(one);
+        p += took;
+        if (*len + l + 1 > *cap) {
             size_t ncap = *cap ? *cap * 2 : 256;
-            while (ncap < *len + 5)
+            while (ncap < *len + l + 1)
                 ncap *= 2;
             char *n = realloc(*dst, ncap);
             if (!n)
@@ -28,15 +30,8 @@ int ing_escape_append(char **dst, size_t *cap, size_t *len, const char *s)
             *dst = n;
             *cap = ncap;
         }
-        if (*p < 0x20 || *p == 0x7f) {
-            snprintf(*dst + *len, 5, "\\x%02x", *p);
-            *len += 4;
-        } else if (*p == '\\') {
-            (*dst)[(*len)++] = '\\';
-            (*dst)[(*len)++] = '\\';
-        } else {
-            (*dst)[(*len)++] = (char)*p;
-        }
+        memcpy(*dst + *len, one, l);
+        *len += l;
     }
     if (!*dst) {
         *dst = malloc(1);

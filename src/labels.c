@@ -212,12 +212,47 @@ oom:
     return cd_error_oom(err, CD_FAILED, "out of memory building a label set");
 }
 
-uint32_t cd_labels_bug(const char *crash_state)
+uint32_t cd_labels_bug_probe(const char *crash_state, unsigned k)
 {
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)crash_state; *p; p++)
         h = (h ^ *p) * 16777619u;
+    if (k) /* further probes: the probe number mixed into the same hash */
+        h = ((h ^ (k * 0x9e3779b9u)) * 16777619u) ^ (h >> 13);
     return outcome_id(OUT_BUG, (h >> 24 ^ h) & 0xffffffu); /* xor-folded to 24 bits */
+}
+
+uint32_t cd_labels_bug(const char *crash_state)
+{
+    return cd_labels_bug_probe(crash_state, 0);
+}
+
+bool cd_labels_bug_is_of(uint32_t id, const char *crash_state)
+{
+    for (unsigned k = 0; k < CD_LABELS_BUG_PROBES; k++)
+        if (cd_labels_bug_probe(crash_state, k) == id)
+            return true;
+    return false;
+}
+
+bool cd_labels_crash_state_valid(const char *text)
+{
+    size_t n = 0, colon = 0;
+    bool first = true, empty_line = true;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++, n++) {
+        if (*p == '\n') {
+            if (empty_line || (first && !colon))
+                return false;
+            first = false;
+            empty_line = true;
+            continue;
+        }
+        if (*p < 0x20 || *p > 0x7e)
+            return false;
+        colon += first && *p == ':';
+        empty_line = false;
+    }
+    return n > 0 && n <= CD_LABELS_CRASH_STATE_MAX && !empty_line && (!first || colon);
 }
 
 bool cd_labels_is_bug(uint32_t id)

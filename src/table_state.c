@@ -443,6 +443,12 @@ static bool get_notes(struct in *r, struct cd_table *t, const char **why)
         char *text = strndup((const char *)b, len);
         if (!text)
             return *why = "out of memory", false;
+        /* A note names its bug: only a crash state, and only of its own label, so that a forged
+           state can neither print what it likes nor rename another bug. */
+        if (!cd_labels_crash_state_valid(text) || !cd_labels_bug_is_of(id, text)) {
+            free(text);
+            return *why = "a note that is not the crash state of its label", false;
+        }
         prev = id;
         struct cd_error err;
         enum cd_status st = cd_table_note(t, id, text, &err);

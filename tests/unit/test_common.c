@@ -66,6 +66,19 @@ static void test_shown(void)
     const char *s = cd_shown("0123456789012345678901234567890123456789", buf, 16);
     CU_ASSERT(strlen(s) < 16);
     CU_ASSERT(strstr(s, "...") != NULL);
+    /* C1 raw and in UTF-8 (the one-character CSI), DEL, bidi overrides and isolates, invalid
+       UTF-8: escaped; other UTF-8 kept */
+    char big[128];
+    CU_ASSERT_STRING_EQUAL(cd_shown("a\x9b" "31m", big, sizeof big), "a\\x9b31m");
+    CU_ASSERT_STRING_EQUAL(cd_shown("a\xc2\x9b" "31m", big, sizeof big), "a\\xc2\\x9b31m");
+    CU_ASSERT_STRING_EQUAL(cd_shown("\x7f", big, sizeof big), "\\x7f");
+    CU_ASSERT_STRING_EQUAL(cd_shown("x\xe2\x80\xaey", big, sizeof big), "x\\xe2\\x80\\xaey");
+    CU_ASSERT_STRING_EQUAL(cd_shown("\xe2\x81\xa6", big, sizeof big), "\\xe2\\x81\\xa6");
+    CU_ASSERT_STRING_EQUAL(cd_shown("caf\xc3\xa9 \xe2\x82\xac", big, sizeof big),
+                           "caf\xc3\xa9 \xe2\x82\xac");
+    CU_ASSERT_STRING_EQUAL(cd_shown("\xc0\xaf\xed\xa0\x80", big, sizeof big),
+                           "\\xc0\\xaf\\xed\\xa0\\x80");
+    CU_ASSERT_STRING_EQUAL(cd_shown("\xe2\x82", big, sizeof big), "\\xe2\\x82");
 }
 
 int main(void)

@@ -70,6 +70,7 @@ struct runner_ctx {
 struct runner_state {
     struct runner_ctx *ctx;
     unsigned worker;
+    const char *crash_state;      /* bug_ops: the crash state of the last run, or NULL */
 };
 
 static enum cd_status r_open(void *ctx, unsigned worker, void **state, struct cd_error *err)
@@ -125,6 +126,43 @@ static void r_close(void *state)
 }
 
 static const struct cd_runner_ops pure_ops = {r_open, r_run, r_close, NULL};
+
+/* Two crash states whose first bug-label probes are one id (found by search, as a decoy is). */
+static const char *const state_a = "asan:heap-buffer-overflow READ\nf24";
+static const char *const state_b = "asan:heap-buffer-overflow READ\nf6202";
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* As r_run, and an input holding "f6202" or "f24" crashes with state_b or state_a. */
+static enum cd_status r_run_bugs(void *state, const uint8_t *data, size_t len, bool quick,
+                                 struct cd_labelset *labels, enum cd_outcome *outcome,
+                                 struct cd_error *err)
+{
+    struct runner_state *s = state;
+    enum cd_status st = r_run(state, data, len, quick, labels, outcome, err);
+    s->crash_state = contains(data, len, "f6202") ? state_b
+                     : contains(data, len, "f24") ? state_a
+                                                  : NULL;
+    if (s->crash_state) {
+        *outcome = CD_OUTCOME_CRASH;
+        cd_labelset_push(labels, crash_id);
+        cd_labelset_push(labels, cd_labels_bug(s->crash_state));
+        qsort(labels->v, labels->n, sizeof *labels->v, cmp_u32);
+    }
+    return st;
+}
+
+static const char *r_note(void *state, uint32_t id)
+{
+    struct runner_state *s = state;
+    return s->crash_state && cd_labels_bug_is_of(id, s->crash_state) ? s->crash_state : NULL;
+}
+
+static const struct cd_runner_ops bug_ops = {r_open, r_run_bugs, r_close, r_note};
 
 static const char *const inputs[] = {
     "hello world, hello distillation",
@@ -840,11 +878,52 @@ static void test_distill_slow_is_no_reproducer(void)
     }
 }
 
+/* Two bugs whose crash states hash to one bug label stay two bugs: the second takes its next
+ * probe, each label keeps its own state as its note, and neither is renamed into the other. */
+static void test_distill_bug_collision(void)
+{
+    CU_ASSERT_EQUAL_FATAL(cd_labels_bug(state_a), cd_labels_bug(state_b));
+    static const char *const in[] = {"one f24 two", "three f6202 four", "plain"};
+    char *dir = write_files(in, 3);
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.jobs = 1, .seed = 1, .max_execs = 3000};
+    struct cd_result res;
+    struct cd_distill *d = NULL;
+    struct cd_ingest *ing = NULL;
+    struct cd_error err;
+    const char *ops[] = {dir};
+    struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};
+    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, &opts, &bug_ops, &rc, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_ingest_new(&ing, &io, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_distill_ingest(d, ing, &err), CD_OK);
+    cd_distill_reduce(d, &err);
+    CU_ASSERT_EQUAL_FATAL(cd_distill_result(d, &res, &err), CD_OK);
+    size_t bugs = 0;
+    bool saw_a = false, saw_b = false;
+    for (size_t i = 0; i < res.n_labels; i++) {
+        if (!cd_labels_is_bug(res.labels[i].id))
+            continue;
+        bugs++;
+        const char *note = res.labels[i].note;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(note);
+        CU_ASSERT(cd_labels_bug_is_of(res.labels[i].id, note));
+        saw_a |= strcmp(note, state_a) == 0;
+        saw_b |= strcmp(note, state_b) == 0;
+    }
+    CU_ASSERT_EQUAL(bugs, 2);
+    CU_ASSERT(saw_a && saw_b);
+    cd_result_release(&res);
+    cd_ingest_free(ing);
+    cd_distill_free(d);
+    cd_test_rmdir(dir);
+}
+
 int main(void)
 {
     if (!cd_labels_parse("crash:SIGSEGV", &crash_id) || !cd_labels_parse("timeout", &timeout_id))
         return 1;
     CU_TestInfo tests[] = {
+        {"test_distill_bug_collision", test_distill_bug_collision},
         {"test_distill_complete_and_minimal", test_distill_complete_and_minimal},
         {"test_distill_every_order_completes", test_distill_every_order_completes},
         {"test_distill_deterministic_seed", test_distill_deterministic_seed},

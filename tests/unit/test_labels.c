@@ -221,10 +221,40 @@ static void test_labels_bug(void)
     cd_labelset_release(&set);
 }
 
+/* Probes: the first is the bug label, the rest differ and are recognised as the same state's;
+ * the crash-state grammar takes what cd_exec_crash_state writes and nothing else. */
+static void test_labels_bug_probes_and_grammar(void)
+{
+    const char *st = "asan:heap-buffer-overflow READ\nparse\nmain";
+    CU_ASSERT_EQUAL(cd_labels_bug_probe(st, 0), cd_labels_bug(st));
+    for (unsigned k = 1; k < CD_LABELS_BUG_PROBES; k++) {
+        uint32_t id = cd_labels_bug_probe(st, k);
+        CU_ASSERT(cd_labels_is_bug(id));
+        CU_ASSERT_NOT_EQUAL(id, cd_labels_bug_probe(st, k - 1));
+        CU_ASSERT(cd_labels_bug_is_of(id, st));
+    }
+    CU_ASSERT_FALSE(cd_labels_bug_is_of(cd_labels_bug("asan:other"), st));
+    CU_ASSERT(cd_labels_crash_state_valid(st));
+    CU_ASSERT(cd_labels_crash_state_valid("ubsan:signed-integer-overflow"));
+    CU_ASSERT(cd_labels_crash_state_valid("asan:SEGV\nlib.so+0x1f"));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid(""));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid("no kind\nf"));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid("asan:x\n\nf"));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid("asan:x\n"));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid("asan:x\x1b[2J"));
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid("asan:x\xc2\x9b" "31m"));
+    char big[CD_LABELS_CRASH_STATE_MAX + 8];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    big[0] = ':';
+    CU_ASSERT_FALSE(cd_labels_crash_state_valid(big));
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_labels_bug", test_labels_bug},
+        {"test_labels_bug_probes_and_grammar", test_labels_bug_probes_and_grammar},
         {"test_labels_class_boundaries", test_labels_class_boundaries},
         {"test_labels_from_run_ignores_index_0", test_labels_from_run_ignores_index_0},
         {"test_labels_edges_only_ignores_counts", test_labels_edges_only_ignores_counts},

@@ -527,6 +527,34 @@ static void test_table_notes(void)
     cd_table_free(m2);
 }
 
+/* A state's note must be a crash state, and one of its own label: a note that would rename
+ * another bug (a decoy's text on a real bug's id) or put escapes on a terminal is refused. */
+static void test_table_forged_notes(void)
+{
+    const char *real = "asan:heap-buffer-overflow READ\nparse\nmain";
+    const char *bad[] = {"asan:heap-buffer-overflow READ\ndecoy\nmain", NULL};
+    char esc[64];
+    snprintf(esc, sizeof esc, "asan:x\x1b]0;owned\x07");
+    bad[1] = esc;
+    for (size_t k = 0; k < 2; k++) {
+        struct cd_table *t = NULL, *u = NULL;
+        struct cd_error err;
+        uint32_t bug = cd_labels_bug(k == 0 ? real : esc);
+        CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+        offer(t, "abc", (uint32_t[]){8, bug}, 2, NULL);
+        CU_ASSERT_EQUAL(cd_table_note(t, bug, bad[k], &err), CD_OK);
+        struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+        CU_ASSERT_EQUAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_FAILED);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not the crash state of its label"));
+        free(buf);
+        cd_table_free(t);
+        cd_table_free(u);
+    }
+}
+
 /* Every damaged copy is refused with a message, never read past its end or half loaded. */
 static void test_table_state_refuses_damage(void)
 {
@@ -836,6 +864,7 @@ int main(void)
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         {"test_table_state_version_1", test_table_state_version_1},
         {"test_table_notes", test_table_notes},
+        {"test_table_forged_notes", test_table_forged_notes},
         {"test_table_found_marks", test_table_found_marks},
         {"test_table_unstable_set", test_table_unstable_set},
         {"test_table_merge", test_table_merge},
