@@ -138,6 +138,10 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
 const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest *m,
                                                         const char *sha1);
 
+/* The bug of label id in m (the reader holds bugs in ascending label order), or NULL: a binary
+ * search. */
+const struct cd_manifest_bug *cd_manifest_find_bug(const struct cd_manifest *m, uint32_t id);
+
 /* Returns the reproducer with this sha1 (all 40 hex digits), else NULL. */
 const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_manifest *m,
                                                               const char *sha1);

@@ -303,13 +303,6 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
     return CLI_EXIT_OK;
 }
 
-static const struct cd_manifest_bug *find_bug(const struct cd_manifest *m, uint32_t id)
-{
-    for (size_t i = 0; i < m->n_bugs; i++)
-        if (m->bugs[i].id == id)
-            return &m->bugs[i];
-    return NULL;
-}
 
 /* The bugs part of --diff: new (in now only), gone (in old only: fixed, or no longer reached),
  * changed (another reproducer). Into j as "bugs" when given, else printed. */
@@ -321,7 +314,7 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
     for (int pass = 0; pass < 2; pass++) {
         const struct cd_manifest *a = pass ? old : now, *b = pass ? now : old;
         for (size_t i = 0; i < a->n_bugs; i++) {
-            const struct cd_manifest_bug *x = &a->bugs[i], *y = find_bug(b, x->id);
+            const struct cd_manifest_bug *x = &a->bugs[i], *y = cd_manifest_find_bug(b, x->id);
             int kind = !y ? pass : 2;
             if (y && (pass || strcmp(x->reproducer, y->reproducer) == 0))
                 continue;

@@ -667,7 +667,22 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
             snprintf(rd->what, sizeof rd->what, "bug %zu: its reproducer is not its label's best",
                      i);
         }
+        if (!rd->bad && i && b->id <= m->bugs[i - 1].id) { /* for cd_manifest_find_bug */
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "bug %zu: not in ascending label order", i);
+        }
     }
+}
+
+static int bug_cmp(const void *key, const void *elem)
+{
+    uint32_t id = *(const uint32_t *)key, other = ((const struct cd_manifest_bug *)elem)->id;
+    return (id > other) - (id < other);
+}
+
+const struct cd_manifest_bug *cd_manifest_find_bug(const struct cd_manifest *m, uint32_t id)
+{
+    return m->n_bugs ? bsearch(&id, m->bugs, m->n_bugs, sizeof *m->bugs, bug_cmp) : NULL;
 }
 
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)

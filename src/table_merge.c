@@ -8,6 +8,7 @@
  * show them), so merging is commutative and associative to the byte of the saved state. */
 #include "table_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,30 +181,57 @@ static enum cd_status mark_kept(struct merge_item *items, size_t n,
     return st;
 }
 
-/* Gives t the notes of its labels: per label the least text among the inputs', so that order does
- * not matter. */
+static int note_cmp(const void *a, const void *b)
+{
+    const struct table_note *x = *(const struct table_note *const *)a,
+                            *y = *(const struct table_note *const *)b;
+    return x->id != y->id ? (x->id > y->id) - (x->id < y->id) : strcmp(x->text, y->text);
+}
+
+/* Gives t (which has no notes yet) the notes of its labels: per label the least text among the
+ * inputs', so that order does not matter. All are gathered and sorted once: inserting them one
+ * by one into the sorted array was quadratic in bugs. */
 static enum cd_status unite_notes(struct cd_table *t, const struct cd_table *const *in, size_t n_in,
                                   struct cd_error *err)
 {
-    for (size_t k = 0; k < n_in; k++) {
-        for (size_t i = 0; i < in[k]->n_notes; i++) {
-            const struct table_note *note = &in[k]->notes[i];
-            if (!table_lookup(t, note->id))
-                continue;
-            size_t at = table_note_index(t, note->id);
-            if (at == t->n_notes || t->notes[at].id != note->id) {
-                CD_FORWARD_IF_ERROR(cd_table_note(t, note->id, note->text, err));
-                continue;
-            }
-            if (strcmp(note->text, t->notes[at].text) >= 0)
-                continue;
-            char *copy = strdup(note->text);
-            if (!copy)
-                return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
-            free(t->notes[at].text);
-            t->notes[at].text = copy;
-        }
+    size_t n = 0;
+    for (size_t k = 0; k < n_in; k++)
+        n += in[k]->n_notes;
+    if (n == 0)
+        return CD_OK;
+    const struct table_note **all = malloc(n * sizeof *all);
+    struct table_note *kept = calloc(n, sizeof *kept);
+    if (!all || !kept) {
+        free(all);
+        free(kept);
+        return cd_error_oom(err, CD_FAILED, "out of memory merging tables");
     }
+    n = 0;
+    for (size_t k = 0; k < n_in; k++)
+        for (size_t i = 0; i < in[k]->n_notes; i++)
+            if (table_lookup(t, in[k]->notes[i].id))
+                all[n++] = &in[k]->notes[i];
+    qsort(all, n, sizeof *all, note_cmp);
+    size_t m = 0;
+    enum cd_status st = CD_OK;
+    for (size_t i = 0; i < n && st == CD_OK; i++) {
+        if (m && kept[m - 1].id == all[i]->id)
+            continue; /* the least text of this id is kept already */
+        kept[m].id = all[i]->id;
+        if (!(kept[m++].text = strdup(all[i]->text)))
+            st = cd_error_oom(err, CD_FAILED, "out of memory merging tables");
+    }
+    free(all);
+    assert(t->n_notes == 0);
+    if (st != CD_OK) {
+        for (size_t i = 0; i < m; i++)
+            free(kept[i].text);
+        free(kept);
+        return st;
+    }
+    free(t->notes);
+    t->notes = kept;
+    t->n_notes = m;
     return CD_OK;
 }
 
