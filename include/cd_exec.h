@@ -104,7 +104,9 @@ bool cd_exec_sanitizer_report(const char *text, const char **tool, char *kind, s
  * stack that belong to the program (sanitizer runtime, libc and C++ runtime, allocator,
  * interceptor and fuzzing-driver frames skipped; inlined frames counted), by function name
  * without arguments. Unsymbolized frames are named with llvm-symbolizer when symbolize is set
- * (ASAN_SYMBOLIZER_PATH, else PATH); a frame no symbolizer names is "<module>+0x<offset>".
+ * (ASAN_SYMBOLIZER_PATH, else PATH), for modules that are regular ELF files this process maps
+ * only (cd_exec_run asks about the target's own); a frame no symbolizer names is
+ * "<module>+0x<offset>".
  * Returns false when text holds no sanitizer report. */
 bool cd_exec_crash_state(const char *text, unsigned frames, bool symbolize, char *out, size_t cap);
 

@@ -81,6 +81,10 @@ bool exec_crash_state(const char *text, const char *at, const char *tool, const 
  * answers. *s is created on first use; valid until the next call or exec_symbolizer_free. */
 const char *exec_symbolize(struct exec_symbolizer **s, const char *module, size_t module_len,
                            uint64_t offset);
+/* Lets *s (created when NULL) ask only about the regular ELF files process pid maps now (its
+ * /proc/PID/maps), read once: the target's own modules. Without it, the first exec_symbolize
+ * takes this process's modules. */
+void exec_symbolizer_target(struct exec_symbolizer **s, pid_t pid);
 /* Stops the symbolizer and frees the cache. NULL is a no-op. */
 void exec_symbolizer_free(struct exec_symbolizer *s);
 

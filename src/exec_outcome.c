@@ -236,6 +236,8 @@ void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struc
     if (!at)
         return;
     run->san_kind = ex->san_kind;
+    if (ex->opts.crash_frames && ex->fsrv_pid > 0)
+        exec_symbolizer_target(&ex->symbolizer, ex->fsrv_pid);
     if (ex->opts.crash_frames &&
         exec_crash_state(ex->tail, at, run->san_tool, run->san_kind, ex->opts.crash_frames,
                          &ex->symbolizer, ex->crash_state, sizeof ex->crash_state))

@@ -1,8 +1,12 @@
 /* Executor, crash side: names the frames of an unsymbolized sanitizer stack ("(module+0xoffset)",
  * as our default ASAN_OPTIONS=symbolize=0 prints them) with llvm-symbolizer, run once per executor
  * as a coprocess the way the sanitizers run it, with a cache, since a pile of crashes repeats the
- * same few addresses. A symbolizer that is missing, dies or stalls is given up for the executor's
- * lifetime: its frames then stay unnamed. It knows nothing of labels. */
+ * same few addresses. The target's stderr is input-chosen text: only the regular ELF files the
+ * target maps are asked about (a forged "(/dev/zero+0x10)" or a FIFO is not), the symbolizer runs
+ * under memory and CPU limits and the guard that kills the target's processes with the tool, and
+ * a module it fails on (a stall, a death) is given up alone, the symbolizer started anew for the
+ * next. A symbolizer that cannot be started is given up for the executor's lifetime: frames then
+ * stay unnamed. It knows nothing of labels. */
 #define _GNU_SOURCE /* pipe2 */
 #include "exec_internal.h"
 
@@ -13,12 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define SYM_TIMEOUT_MS 5000    /* one answer; the first one loads the module's debug info */
 #define SYM_CACHE_MAX 4096     /* entries before the cache starts over */
 #define SYM_ANSWER_MAX (64u << 10)
+#define SYM_MODULES_MAX 1024   /* modules the target maps that may be asked about */
+#define SYM_MEM_MAX ((rlim_t)4 << 30) /* address space of the symbolizer */
+#define SYM_CPU_S 600          /* CPU seconds of one symbolizer process */
 
 struct sym_entry {
     char *key;                 /* "module\0x<offset>" as sent */
@@ -29,7 +38,12 @@ struct sym_entry {
 struct exec_symbolizer {
     pid_t pid;
     int to_fd, from_fd;
-    bool failed;
+    bool failed;               /* it cannot be started: no frame is named */
+    bool listed;               /* modules read from the target's maps */
+    char **modules;            /* the regular ELF files the target maps, sorted */
+    size_t n_modules;
+    char **bad;                /* modules the symbolizer failed on, each given up alone */
+    size_t n_bad;
     struct sym_entry *cache;
     size_t n, cap;
     char *buf;                 /* the answer being read */
@@ -46,6 +60,73 @@ static char *symbolizer_path(void)
     return exec_which("llvm-symbolizer");
 }
 
+/* Whether path is a regular file starting with the ELF magic, opened without blocking. */
+static bool is_elf(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat sb;
+    unsigned char magic[4];
+    bool elf = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+               read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
+               memcmp(magic, "\x7f" "ELF", 4) == 0;
+    close(fd);
+    return elf;
+}
+
+static bool has(char *const *v, size_t n, const char *s)
+{
+    return n && bsearch(&s, v, n, sizeof *v, cd_cmp_strp) != NULL;
+}
+
+/* The modules of /proc/PID/maps (each pathname once) that are regular ELF files. */
+static void list_modules(struct exec_symbolizer *s, pid_t pid)
+{
+    char path[64], line[4352];
+    snprintf(path, sizeof path, pid > 0 ? "/proc/%d/maps" : "/proc/self/maps", (int)pid);
+    s->listed = true;
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f) && s->n_modules < SYM_MODULES_MAX) {
+        char *name = strchr(line, '/');
+        char *nl = name ? strchr(name, '\n') : NULL;
+        if (!name || !nl)
+            continue;
+        *nl = '\0';
+        bool seen = false;
+        for (size_t i = 0; i < s->n_modules && !seen; i++)
+            seen = strcmp(s->modules[i], name) == 0;
+        if (seen || !is_elf(name))
+            continue;
+        char **v = realloc(s->modules, (s->n_modules + 1) * sizeof *v);
+        if (!v || !(name = strdup(name))) {
+            if (v)
+                s->modules = v;
+            break;
+        }
+        s->modules = v;
+        s->modules[s->n_modules++] = name;
+    }
+    if (f)
+        fclose(f);
+    if (s->n_modules)
+        qsort(s->modules, s->n_modules, sizeof *s->modules, cd_cmp_strp);
+}
+
+static struct exec_symbolizer *sym_get(struct exec_symbolizer **sp)
+{
+    if (!*sp && (*sp = calloc(1, sizeof **sp)) != NULL)
+        (*sp)->to_fd = (*sp)->from_fd = -1;
+    return *sp;
+}
+
+void exec_symbolizer_target(struct exec_symbolizer **sp, pid_t pid)
+{
+    struct exec_symbolizer *s = sym_get(sp);
+    if (s && !s->listed)
+        list_modules(s, pid);
+}
+
 static void sym_stop(struct exec_symbolizer *s)
 {
     if (s->to_fd >= 0)
@@ -57,9 +138,9 @@ static void sym_stop(struct exec_symbolizer *s)
         kill(s->pid, SIGKILL);
         while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
             ;
+        exec_guard_forget(s->pid);
     }
     s->pid = 0;
-    s->failed = true;
 }
 
 static bool sym_start(struct exec_symbolizer *s)
@@ -71,6 +152,9 @@ static bool sym_start(struct exec_symbolizer *s)
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0); /* not in our terminal's group: Ctrl-C is ours to handle */
+        struct rlimit mem = {SYM_MEM_MAX, SYM_MEM_MAX}, cpu = {SYM_CPU_S, SYM_CPU_S};
+        if (setrlimit(RLIMIT_AS, &mem) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0)
+            _exit(127);
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
             _exit(127);
         int null = open("/dev/null", O_WRONLY);
@@ -83,6 +167,8 @@ static bool sym_start(struct exec_symbolizer *s)
     }
     if (pid < 0)
         goto fail;
+    setpgid(pid, pid);
+    exec_guard_watch(pid); /* killed with the tool, however it ends */
     close(in[0]);
     close(out[1]);
     free(path);
@@ -188,6 +274,12 @@ void exec_symbolizer_free(struct exec_symbolizer *s)
         free(s->cache[i].key);
         free(s->cache[i].names);
     }
+    for (size_t i = 0; i < s->n_modules; i++)
+        free(s->modules[i]);
+    for (size_t i = 0; i < s->n_bad; i++)
+        free(s->bad[i]);
+    free(s->modules);
+    free(s->bad);
     free(s->cache);
     free(s->buf);
     free(s);
@@ -200,13 +292,15 @@ const char *exec_symbolize(struct exec_symbolizer **sp, const char *module, size
     if (!module_len || module_len > 1024 || memchr(module, '"', module_len) ||
         memchr(module, '\n', module_len))
         return NULL;
-    if (!*sp) {
-        *sp = calloc(1, sizeof **sp);
-        if (!*sp)
-            return NULL;
-        (*sp)->to_fd = (*sp)->from_fd = -1;
-    }
-    struct exec_symbolizer *s = *sp;
+    struct exec_symbolizer *s = sym_get(sp);
+    char mod[1100];
+    if (!s)
+        return NULL;
+    if (!s->listed)
+        list_modules(s, 0); /* no target named: the modules this process maps */
+    snprintf(mod, sizeof mod, "%.*s", (int)module_len, module);
+    if (!has(s->modules, s->n_modules, mod) || has(s->bad, s->n_bad, mod))
+        return NULL;
     char line[1100];
     int n = snprintf(line, sizeof line, "\"%.*s\" 0x%llx\n", (int)module_len, module,
                      (unsigned long long)offset);
@@ -220,7 +314,15 @@ const char *exec_symbolize(struct exec_symbolizer **sp, const char *module, size
     if (!s->buf && !(s->buf = malloc(SYM_ANSWER_MAX)))
         return NULL;
     if (!sym_write(s, line, (size_t)n) || !sym_read(s)) {
-        sym_stop(s);
+        sym_stop(s); /* started anew for the next module; this one is given up */
+        char **v = realloc(s->bad, (s->n_bad + 1) * sizeof *v);
+        char *copy = v ? strdup(mod) : NULL;
+        if (v)
+            s->bad = v;
+        if (copy) {
+            s->bad[s->n_bad++] = copy;
+            qsort(s->bad, s->n_bad, sizeof *s->bad, cd_cmp_strp);
+        }
         return NULL;
     }
     if (s->n == SYM_CACHE_MAX) {

@@ -739,6 +739,42 @@ static void test_exec_sanitizer_reports(void)
         CU_ASSERT_FATAL(*c == '\n' || (*c >= ' ' && *c < 127));
     cd_exec_free(ex);
 
+    /* The target's stderr chooses no file for the symbolizer: a frame in /dev/zero (which would
+       grow it without end) and one in a FIFO (which would stall it, and once switched
+       symbolization off) are left unnamed, and a later frame in the target's own binary is still
+       named. The offset of main comes from nm; without llvm-symbolizer nothing is named. */
+    char *bin = cd_test_target("exec_basic"), cmd[4200], fifo[4096];
+    snprintf(cmd, sizeof cmd, "nm '%s' 2>/dev/null | sed -n 's/^\\([0-9a-f]*\\) T main$/\\1/p'", bin);
+    FILE *nm = popen(cmd, "r");
+    char main_at[64] = "";
+    if (nm) {
+        if (!fgets(main_at, sizeof main_at, nm))
+            main_at[0] = '\0';
+        main_at[strcspn(main_at, "\n")] = '\0';
+        pclose(nm);
+    }
+    snprintf(fifo, sizeof fifo, "%s/sym-fifo", tmp_dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    bool have_sym = system("command -v llvm-symbolizer >/dev/null 2>&1") == 0;
+    if (main_at[0] && have_sym) {
+        ex = start_frames("exec_basic", 3);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+        snprintf(forged, sizeof forged, "report:==1==ERROR: AddressSanitizer: SEGV on x\n"
+                 "    #0 0x1 (/dev/zero+0x10)\n    #1 0x1 (%s+0x10)\n    #2 0x1 (%s+0x%s)\n",
+                 fifo, bin, main_at);
+        CU_ASSERT_EQUAL_FATAL(run_str(ex, forged, &run), CD_OK);
+        st = run.crash_state ? run.crash_state : "";
+        CU_ASSERT_PTR_NOT_NULL(strstr(st, "zero+0x10"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(st, "sym-fifo+0x10"));
+        size_t sl = strlen(st);
+        CU_ASSERT(sl > 5 && strcmp(st + sl - 5, "\nmain") == 0);
+        cd_exec_free(ex);
+    } else {
+        fprintf(stderr, "llvm-symbolizer or nm missing: the symbolizer's modules not checked\n");
+    }
+    unlink(fifo);
+    free(bin);
+
     /* AFL_CRASH_EXITCODE, as the CLI passes it. */
     char path[4096];
     char *p = cd_test_target("exec_basic");
