@@ -640,10 +640,11 @@ static void completion_case(FILE *f, const char *mode, const char *arg, bool aud
     if (!any)
         return;
     if (how && strcmp(how, "orders") == 0)
-        fputs(")\n            COMPREPLY=($(compgen -W \"$orders\" -- \"$cur\"))\n"
+        fputs(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
               "            return ;;\n", f);
     else if (how)
-        fprintf(f, ")\n            COMPREPLY=($(%s -- \"$cur\"))\n            return ;;\n", how);
+        fprintf(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n            return ;;\n",
+                how);
     else
         fputs(")\n            return ;;\n", f);
 }
@@ -687,9 +688,9 @@ void cli_print_completion(FILE *f)
           "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
           "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
           "            if ((i + 1 == COMP_CWORD)); then\n"
-          "                COMPREPLY=($(compgen -c -- \"$cur\"))\n"
+          "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
           "            else\n"
-          "                COMPREPLY=($(compgen -W @@ -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
+          "                mapfile -t COMPREPLY < <(compgen -W @@ -- \"$cur\"; compgen -f -- \"$cur\")\n"
           "            fi\n"
           "            return\n"
           "        fi\n"
@@ -703,11 +704,12 @@ void cli_print_completion(FILE *f)
           "    if [[ $cur == -* ]]; then\n"
           "        local words=$run_opts\n"
           "        [[ $mode == audit ]] && words=$audit_opts\n"
-          "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+          "        mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
           "        return\n"
           "    fi\n"
-          "    ((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W 'audit merge' -- \"$cur\"))\n"
-          "    COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
+          "    # one name a line, never split at blanks nor globbed (mapfile, not $(...))\n"
+          "    mapfile -t COMPREPLY < <(((COMP_CWORD == 1)) && compgen -W 'audit merge' -- \"$cur\";\n"
+          "                             compgen -f -- \"$cur\")\n"
           "}\n"
           "complete -o filenames -F _corpus_distill corpus-distill\n",
           f);

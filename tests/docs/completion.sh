@@ -2,7 +2,8 @@
 # The bash completion the build generates from the option tables (build/corpus-distill.bash):
 # every option --help shows completes from its prefix, and so does every option "audit --help"
 # shows after "audit"; --order offers exactly the orders the tool accepts; -o offers directories
-# only, --state files; after "--" the first word is a command and the next ones offer @@.
+# only, --state files; names with blanks and glob characters come whole; after "--" the first
+# word is a command and the next ones offer @@.
 set -u
 bin=${CD_BIN:?CD_BIN not set}
 script=${CD_BUILD:?CD_BUILD not set}/corpus-distill.bash
@@ -50,6 +51,14 @@ cd "$tmp" || exit 1
 [ "$(comp -o out)" = outdir ] || err "-o offers $(comp -o out | tr '\n' ' ')"
 [ "$(comp --state out | sort | tr '\n' ' ')" = "outdir outfile " ] ||
     err "--state offers $(comp --state out | tr '\n' ' ')"
+
+# Names with blanks and glob characters are offered whole, as inputs and as option arguments.
+mkdir "my seeds" && : >"in put*.json" && : >"in putA.json"
+[ "$(comp -o my)" = "my seeds" ] || err "-o offers a split name: $(comp -o my | tr '\n' '|')"
+[ "$(comp in -o s in | sort | tr '\n' '|')" = "in put*.json|in putA.json|" ] ||
+    err "inputs offered split or globbed: $(comp in -o s in | tr '\n' '|')"
+[ "$(comp --state 'in put*' | tr '\n' '|')" = "in put*.json|" ] ||
+    err "--state offers $(comp --state 'in put*' | tr '\n' '|')"
 
 # After "--": the target is a command, then @@ among its arguments.
 comp in -o s -- bas | grep -qx bash || err "no command offered after --"
