@@ -477,20 +477,41 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
     *text = NULL;
     *items = NULL;
     *n = 0;
+    /* Read as a stream (a list may come through a pipe: --inputs-from <(find ...)), the buffer
+       grown as it fills, never past LIST_MAX. */
     FILE *f = fopen(path, "rb");
-    char *buf = f ? malloc(LIST_MAX + 1) : NULL;
-    size_t len = buf ? fread(buf, 1, LIST_MAX + 1, f) : 0;
-    int e = errno;
-    bool bad = !f || !buf || ferror(f);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int e = f ? 0 : errno;
+    while (f && !e && len <= LIST_MAX) {
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 4096;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                e = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            e = ferror(f) ? (errno ? errno : EIO) : 0;
+            break;
+        }
+    }
     if (f)
         fclose(f);
-    if (bad || len > LIST_MAX || memchr(buf, '\0', len)) {
+    if (e || len > LIST_MAX || (len && memchr(buf, '\0', len))) {
         cli_usage_error("%s '%s': %s", opt, path,
-                        !f || bad ? strerror(e) : len > LIST_MAX ? "larger than 16 MiB"
-                                                                 : "a NUL byte in it");
+                        e ? strerror(e) : len > LIST_MAX ? "larger than 16 MiB"
+                                                         : "a NUL byte in it");
         free(buf);
         return false;
     }
+    if (!buf && !(buf = malloc(1)))
+        return cli_usage_error("out of memory"), false;
     buf[len] = '\0';
     size_t lines = 1;
     for (size_t k = 0; k < len; k++)
@@ -511,8 +532,11 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
             (*items)[(*n)++] = line;
     }
     *text = buf;
-    if (*n == 0)
+    if (*n == 0) {
+        free(*items);
+        *items = NULL;
         return cli_usage_error("%s '%s' lists nothing", opt, path), false;
+    }
     return true;
 }
 

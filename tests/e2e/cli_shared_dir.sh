@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A run over a directory others may write in: links planted where the tool expects its own lock,
-# reproducer directory or seed directory are refused with one line naming them, and nothing is
-# created or written through them; the sweep of stale temp files neither follows a planted
+# reproducer directory, seed directory, manifest or state, and FIFOs there, are refused with one
+# line naming them, and nothing is created or written through them; another user's lock or old
+# corpus aside is not taken as ours; the sweep of stale temp files neither follows a planted
 # directory link nor removes another user's files; audit --html previews an example only when it
 # is the regular file the manifest names (a link to a secret, a FIFO, a file of other bytes are
 # not shown, and the report still ends); --inputs-from and --target-from take paths with blanks
@@ -45,6 +46,20 @@ refused "a link as the lock" "symbolic link" run in -o camp/seeds -- "$target" @
 [ ! -e camp/seeds ] || err "a refused run wrote seeds"
 rm camp/.seeds.lock
 
+# 1b. A FIFO as the lock, and links and FIFOs as the manifest and the state: refused, nothing
+#     read from or written through them.
+mkfifo camp/.seeds.lock
+refused "a FIFO as the lock" "not a regular file" run in -o camp/seeds -- "$target" @@
+rm camp/.seeds.lock
+for f in seeds.manifest.json seeds.state; do
+    ln -s "$tmp/elsewhere/$f" "camp/$f"
+    refused "a link as $f" "$f" run in -o camp/seeds -- "$target" @@
+    [ ! -e "elsewhere/$f" ] || err "$f was written through its link"
+    rm "camp/$f" && mkfifo "camp/$f"
+    refused "a FIFO as $f" "$f" timeout 60 "$bin" -q -j 1 --max-execs 600 in -o camp/seeds -- "$target" @@
+    rm "camp/$f"
+done
+
 # 2. A link as the reproducer directory: refused before the run, nothing written there, and a
 #    stale temp file in the linked directory survives the sweep.
 ln -s "$tmp/elsewhere" camp/seeds.crashes
@@ -76,6 +91,16 @@ if [ "$(id -u)" = 0 ]; then
     [ -e camp/seeds.crashes/.other.tmp-ghijkl ] || err "the sweep removed another user's file"
     [ ! -e camp/seeds.crashes/.mine.tmp-mnopqr ] || err "the sweep left a stale temp file of ours"
     ok "the sweep removes only this user's stale temp files"
+    # another user's lock, and another user's old corpus aside (never put back as ours)
+    : >camp/.seeds.lock && chown nobody camp/.seeds.lock
+    refused "another user's lock" "not a regular file of this user's" run in -o camp/seeds -- "$target" @@
+    rm camp/.seeds.lock
+    mv camp/seeds camp/seeds.mine && mkdir camp/.seeds.old-abcdef && chown nobody camp/.seeds.old-abcdef
+    : >camp/.seeds.old-abcdef/planted
+    run in -o camp/seeds -- "$target" @@
+    [ ! -e camp/seeds/planted ] || err "another user's directory was put back as the corpus"
+    [ -e camp/.seeds.old-abcdef/planted ] || err "another user's directory was removed"
+    rm -rf camp/seeds camp/.seeds.old-abcdef && mv camp/seeds.mine camp/seeds
 else
     echo "not root: another user's file in the sweep not checked"
 fi

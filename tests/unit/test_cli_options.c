@@ -75,6 +75,40 @@ static void test_cli_distill_options(void)
 }
 
 /* --shard K/N, and merge: a distill run whose operands are states, without --shard. */
+/* --inputs-from and --target-from: one item a line, blanks and globs kept, blank and '#' lines
+ * skipped, CRLF taken; a list naming nothing, a missing file, or a target named twice is a usage
+ * error. */
+static void test_cli_lists(void)
+{
+    char *dir = cd_test_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char in[4200], tg[4200], empty[4200];
+    snprintf(in, sizeof in, "%s/inputs", dir);
+    snprintf(tg, sizeof tg, "%s/target", dir);
+    snprintf(empty, sizeof empty, "%s/empty", dir);
+    cd_test_write_text(in, "# inputs\n/a b/c\n\n/x*\r\n");
+    cd_test_write_text(tg, "/t dir/t\n@@\n-x\n");
+    cd_test_write_text(empty, "# nothing\n\n");
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "first", "--inputs-from", in, "--target-from", tg, "-o", "s"));
+    CU_ASSERT_EQUAL_FATAL(o.n_inputs, 3);
+    CU_ASSERT_STRING_EQUAL(o.inputs[0], "first");
+    CU_ASSERT_STRING_EQUAL(o.inputs[1], "/a b/c");
+    CU_ASSERT_STRING_EQUAL(o.inputs[2], "/x*");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "/t dir/t");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[1], "@@");
+    CU_ASSERT_STRING_EQUAL(o.target_argv[2], "-x");
+    CU_ASSERT_PTR_NULL(o.target_argv[3]);
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "--inputs-from", empty, "-o", "s", "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "--inputs-from", "/nonexistent/list", "-o", "s", "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "in", "--target-from", tg, "-o", "s", "--", "./t"));
+    cli_opts_release(&o);
+    cd_test_rmdir(dir);
+}
+
 static void test_cli_shards_and_merge(void)
 {
     struct cli_opts o;
@@ -244,6 +278,7 @@ int main(void)
         {"test_cli_distill_options", test_cli_distill_options},
         {"test_cli_usage_errors", test_cli_usage_errors},
         {"test_cli_shards_and_merge", test_cli_shards_and_merge},
+        {"test_cli_lists", test_cli_lists},
         {"test_cli_audit_forms", test_cli_audit_forms},
         {"test_cli_help_fits", test_cli_help_fits},
         {"test_cli_cmin_options", test_cli_cmin_options},
