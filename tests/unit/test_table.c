@@ -555,6 +555,47 @@ static void test_table_forged_notes(void)
     }
 }
 
+/* Two shards whose notes give one bug label to two crash states (found colliding by search)
+ * merge into two bugs, in either order and to the same bytes: the least state keeps the label,
+ * the other takes its next probe with its own example and note. */
+static void test_table_merge_bug_collision(void)
+{
+    const char *a = "asan:heap-buffer-overflow READ\nf24", *b = "asan:heap-buffer-overflow READ\nf6202";
+    uint32_t bug = cd_labels_bug(a), moved = cd_labels_bug_probe(b, 1);
+    CU_ASSERT_EQUAL_FATAL(bug, cd_labels_bug(b));
+    struct cd_table *ta = NULL, *tb = NULL, *m[2] = {NULL, NULL};
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&ta, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&tb, &err), CD_OK);
+    offer(ta, "crash-a", (uint32_t[]){8, bug}, 2, NULL);
+    offer(tb, "crash-bb", (uint32_t[]){9, bug}, 2, NULL);
+    CU_ASSERT_EQUAL(cd_table_note(ta, bug, a, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_table_note(tb, bug, b, &err), CD_OK);
+    const struct cd_table *ab[] = {ta, tb}, *ba[] = {tb, ta};
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m[0], ab, 2, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m[1], ba, 2, &err), CD_OK);
+    uint8_t *buf[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false};
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_STRING_EQUAL(cd_table_note_of(m[k], bug), a);
+        CU_ASSERT_STRING_EQUAL(cd_table_note_of(m[k], moved) ? cd_table_note_of(m[k], moved) : "", b);
+        const struct cd_table_label *la = cd_table_find(m[k], bug), *lb = cd_table_find(m[k], moved);
+        CU_ASSERT_FATAL(la && lb);
+        CU_ASSERT(la->best->len == 7 && memcmp(la->best->data, "crash-a", 7) == 0);
+        CU_ASSERT(lb->best->len == 8 && memcmp(lb->best->data, "crash-bb", 8) == 0);
+        CU_ASSERT(cd_labelset_has(&lb->best->labels, moved) && !cd_labelset_has(&lb->best->labels, bug));
+        CU_ASSERT_EQUAL(cd_table_save(m[k], &meta, &buf[k], &len[k], &err), CD_OK);
+    }
+    CU_ASSERT(len[0] == len[1] && buf[0] && buf[1] && memcmp(buf[0], buf[1], len[0]) == 0);
+    for (int k = 0; k < 2; k++) {
+        free(buf[k]);
+        cd_table_free(m[k]);
+    }
+    cd_table_free(ta);
+    cd_table_free(tb);
+}
+
 /* Every damaged copy is refused with a message, never read past its end or half loaded. */
 static void test_table_state_refuses_damage(void)
 {
@@ -865,6 +906,7 @@ int main(void)
         {"test_table_state_version_1", test_table_state_version_1},
         {"test_table_notes", test_table_notes},
         {"test_table_forged_notes", test_table_forged_notes},
+        {"test_table_merge_bug_collision", test_table_merge_bug_collision},
         {"test_table_found_marks", test_table_found_marks},
         {"test_table_unstable_set", test_table_unstable_set},
         {"test_table_merge", test_table_merge},
