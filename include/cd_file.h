@@ -47,6 +47,12 @@ enum { CD_FILE_CREATE = 1, CD_FILE_OWN = 2 };
 int cd_file_dir_at(int dirfd, const char *name, const char *shown, int flags,
                    struct cd_error *err);
 
+/* The first component of path (each prefix, as lstat sees it) that is a symbolic link owned by
+ * neither this user nor root, copied into buf (cap bytes), or NULL when there is none. Such a
+ * link in a path the tool writes under is another user's choice of where the output goes (the
+ * rule the kernel's protected_symlinks applies in sticky directories), so it is refused. */
+const char *cd_file_foreign_link(const char *path, char *buf, size_t cap);
+
 /* Whether dirfd's entry name is a regular file of this user's, not a link; *sb (may be NULL)
  * gets its stat. For what the tool sweeps or takes back as its own. */
 bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb);

@@ -662,33 +662,42 @@ static int cmin_run(struct run_state *s)
     return stop_flag ? 1 : 0;
 }
 
-/* Run as root, the first directory the run writes in (or output path it replaces) that another
- * user owns, unless --allow-root; NULL when none. Root runs a target expected to have memory
- * bugs on inputs others chose, and writes where that user may plant links: a nightly job should
- * run as the user who owns the campaign. */
-static const char *root_over_foreign(const struct run_state *s)
+/* Whether an output path of the run (seeds, reproducers, manifest, state) is one another user
+ * chooses: a symbolic link of another user's among its components, or, run as root without
+ * --allow-root, a directory the run writes in (or an output it replaces) that another user owns.
+ * Root runs a target expected to have memory bugs on inputs others chose, and writes where that
+ * user may plant links: a nightly job should run as the user who owns the campaign. The one-line
+ * reason goes into why. */
+static bool foreign_output(const struct run_state *s, char *why, size_t cap)
 {
-    static char where[4096];
-    if (geteuid() != 0 || s->o->allow_root)
-        return NULL;
     const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path};
+    bool root = geteuid() == 0 && !s->o->allow_root;
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        char *whole, *parent, *base;
-        if (!paths[i] || !cd_file_split(paths[i], &whole, &parent, &base))
+        char link[4096], *whole, *parent, *base;
+        if (!paths[i])
+            continue;
+        if (cd_file_foreign_link(paths[i], link, sizeof link)) {
+            snprintf(why, cap, "refusing to write under '%s': a symbolic link of another user's, "
+                     "who chooses where it leads", link);
+            return true;
+        }
+        if (!root || !cd_file_split(paths[i], &whole, &parent, &base))
             continue;
         struct stat sb;
         const char *hit = lstat(whole, &sb) == 0 && sb.st_uid != 0   ? whole
                           : stat(parent, &sb) == 0 && sb.st_uid != 0 ? parent
                                                                      : NULL;
         if (hit)
-            snprintf(where, sizeof where, "%s", hit);
+            snprintf(why, cap, "refusing to run as root in '%s': it belongs to another user, who "
+                     "could plant links there and would own what the target does; run as that "
+                     "user (--allow-root runs anyway)", hit);
         free(whole);
         free(parent);
         free(base);
         if (hit)
-            return where;
+            return true;
     }
-    return NULL;
+    return false;
 }
 
 int cli_run(const struct cli_opts *o)
@@ -722,11 +731,9 @@ int cli_run(const struct cli_opts *o)
                         "directory of their own with -o)", o->out_dir, forbidden);
         goto out;
     }
-    const char *foreign = root_over_foreign(&s);
-    if (foreign) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "refusing to run as root in '%s': it belongs to "
-                        "another user, who could plant links there and would own what the "
-                        "target does; run as that user (--allow-root runs anyway)", foreign);
+    char why[4400];
+    if (foreign_output(&s, why, sizeof why)) {
+        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", why);
         goto out;
     }
     /* Refuse a foreign output directory before spending any time on the run. */

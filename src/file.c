@@ -142,6 +142,27 @@ int cd_file_dir_at(int dirfd, const char *name, const char *shown, int flags,
     return fd;
 }
 
+const char *cd_file_foreign_link(const char *path, char *buf, size_t cap)
+{
+    size_t n = strlen(path);
+    if (n >= cap)
+        return NULL;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && buf[i] != '/')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        struct stat sb;
+        bool foreign = buf[i - 1] != '/' && lstat(buf, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+                       sb.st_uid != geteuid() && sb.st_uid != 0;
+        if (foreign)
+            return buf;
+        buf[i] = c;
+    }
+    return NULL;
+}
+
 bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb)
 {
     struct stat s;

@@ -7,7 +7,7 @@
 # is the regular file the manifest names (a link to a secret, a FIFO, a file of other bytes are
 # not shown, and the report still ends); --inputs-from and --target-from take paths with blanks
 # and glob characters whole; as root, a directory another user owns is refused unless
-# --allow-root.
+# --allow-root; a symbolic link of another user's in an output's path is refused.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -158,6 +158,12 @@ if [ "$(id -u)" = 0 ]; then
     [ ! -e other/seeds ] || err "a refused root run wrote seeds"
     run --allow-root in -o other/seeds -- "$target" @@
     [ $? -le 1 ] || err "--allow-root run failed"
+    # A link another user planted where the output's path has a directory yet to be made.
+    mkdir shared && chmod 1777 shared && mkdir victim
+    ln -s "$tmp/victim" shared/new && chown -h nobody shared/new
+    refused "another user's link in the output's path" "symbolic link of another user's" \
+        run --allow-root in -o shared/new/seeds -- "$target" @@
+    [ -z "$(ls -A victim)" ] || err "files written through another user's link: $(ls -A victim)"
 else
     echo "not root: the root refusal not checked"
 fi
