@@ -13,8 +13,6 @@ cov=${CD_TARGETS:?}/sample_json.cov
 command -v chromium >/dev/null || { echo "FAIL: chromium missing (Debian package chromium)"; exit 1; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 browse() { # browse OUTPUT-FLAG PAGE: headless Chromium on a file of the report
   timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
     --window-size=1280,1400 "$1" "file://$tmp/$2" 2>/dev/null

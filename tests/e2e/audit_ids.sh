@@ -13,8 +13,6 @@ command -v afl-clang-lto >/dev/null || { echo "skipped: afl-clang-lto missing"; 
 [ -x "$cov" ] || { echo "skipped: the coverage build of sample_json is missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 AFL_LLVM_DOCUMENT_IDS="$tmp/ids.txt" AFL_QUIET=1 afl-clang-lto -O2 -w -o lto "$src" >/dev/null 2>&1
 [ -x lto ] && [ -s ids.txt ] || { echo "FAIL: afl-clang-lto did not build the target or its ID file"; exit 1; }

@@ -17,8 +17,6 @@ command -v llvm-cov >/dev/null && command -v llvm-profdata >/dev/null ||
   { echo "FAIL: llvm-cov or llvm-profdata missing (Debian package llvm)"; exit 1; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 # Inputs that reach neither URLs nor e-mail addresses, and one that crashes the target (the
 # documented SIGSEGV: a member named "crash" at nesting depth 3).

@@ -11,8 +11,6 @@ corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
 [ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
 find all -type f | sort | head -n 60 | while read -r f; do cp "$f" in/; done

@@ -13,8 +13,6 @@ corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
 [ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 snapshot() { (cd "$1" && find . -mindepth 1 | sort | xargs -r sha1sum); }
 
 mkdir all in tmpdir && tar --zstd -xf "$corpus" -C all || exit 1

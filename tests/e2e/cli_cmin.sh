@@ -12,8 +12,6 @@ bin=${CD_BIN:?CD_BIN not set}
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 # same_as_inputs OUT IN: every file of OUT is the file of IN with its name, byte for byte.
 same_as_inputs() {

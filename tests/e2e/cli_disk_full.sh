@@ -21,8 +21,6 @@ tmp=$(mktemp -d) && trap 'umount "$tmp/fs" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 mkdir fs small big
 mount -t tmpfs -o size=1m tmpfs fs || { echo "skipped: cannot mount a tmpfs"; exit 77; }
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 printf '{"a": [1, 2]}' >small/a.json
 python3 - big <<'PY'

@@ -13,8 +13,6 @@ target=${CD_TARGETS:?}/sample_json
 [ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 expect() { # expect CODE ARGS...: runs the tool, checks the exit code
   local want=$1; shift
   "$bin" "$@" >out.txt 2>err.txt

@@ -15,9 +15,6 @@ cov=${CD_TARGETS:?}/sample_json.cov
 [ -x "$target" ] && [ -x "$cov" ] || { echo "skipped: sample_json or its coverage build missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
-ok() { echo "ok: $*"; }
 # expect CODE WHAT COMMAND...: the command exits CODE, with one line on stderr
 expect() {
   local code=$1 what=$2 rc

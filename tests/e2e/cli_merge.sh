@@ -11,8 +11,6 @@ bin=${CD_BIN:?} target=${CD_TARGETS:?}/sample_json
 export AFL_QUIET=1
 W=$(mktemp -d) && trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 run() { "$bin" "$@"; local rc=$?; [ $rc -le 1 ] || err "exit $rc: $*"; }
 
 mkdir in

@@ -11,8 +11,6 @@ target=${CD_TARGETS:?}/sample_json
 [ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 mkdir in mine && printf '{"a": [1, 2]}' >in/a.json && printf '[]' >in/b.json
 echo "my notes" >mine/notes.txt

@@ -15,9 +15,6 @@ target=${CD_TARGETS:?}/sample_bugs
 [ -x "$target" ] || cd_skip "sample_bugs not built"
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
-ok() { echo "ok: $*"; }
 # refused WHAT PATTERN COMMAND...: exits 5 with one line on stderr that matches PATTERN
 refused() {
   local what=$1 pat=$2 rc

@@ -12,8 +12,6 @@ corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
 [ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 for sig in INT TERM; do
   "$bin" -q -j 1 "$corpus" -o "seeds-$sig" -- "$target" @@ &

@@ -14,8 +14,6 @@ corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
 [ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 field() { cd_json "$1" "$2"; }          # a top-level value of a --json-summary line
 mfield() { cd_json "$1" "$2" "$3"; }    # a value one level down in a manifest
 labels() { cd_manifest_labels "$1"; }   # a manifest's labels, one per line

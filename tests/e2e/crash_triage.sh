@@ -15,8 +15,6 @@ command -v llvm-symbolizer >/dev/null || cd_skip "llvm-symbolizer not found (Deb
 bin=${CD_BIN:?CD_BIN not set}
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 t=$CD_TARGETS/sample_bugs
 
 python3 - findings 400 <<'EOF'

@@ -38,7 +38,6 @@ fail() {
     echo "FAIL: $*" >&2
     failures=$((failures + 1))
 }
-ok() { echo "ok: $*"; }
 
 # labels DIR TARGET [ARGS...]: the union of the labels of every file in DIR, one per line.
 labels() { cd_labels "$@"; }

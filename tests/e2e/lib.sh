@@ -16,3 +16,9 @@ cd_skip() {
 cd_need_afl() {
     [ "${CD_HAVE_AFL:-0}" = 1 ] || cd_skip "AFL++ not available"
 }
+
+# err WHAT: reports a failed check and marks the test failed (it exits with $fail at its end);
+# ok WHAT: reports a check that held.
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+ok() { echo "ok: $*"; }

@@ -12,8 +12,6 @@ bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 dir=${CD_SRC:?}/tools/scale/nightly
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 unit=$dir/corpus-distill-nightly.service
 
 user=$(sed -n 's/^User=//p' "$unit")

@@ -13,8 +13,6 @@ grep -q '^CD_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" && cd_skip "a sanitizer b
 grep -Eq '^CMAKE_BUILD_TYPE:STRING=(RelWithDebInfo|Release|MinSizeRel)$' "$build/CMakeCache.txt" ||
     cd_skip "not an optimised build: the package is made from one"
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >cpack.log 2>&1) ||
     { echo "FAIL: cpack: $(tail -n 5 "$tmp/cpack.log")"; exit 1; }

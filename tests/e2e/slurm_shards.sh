@@ -30,8 +30,6 @@ stop_cluster() {
     rm -rf "$W"
 }
 trap stop_cluster EXIT
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 # The cluster: munge with a key of its own, one node with this machine's CPUs, no cgroups, no
 # accounting; ports picked from the pid so that two runs at once do not meet. Every address is

@@ -14,7 +14,6 @@ if ldd "$bin" 2>/dev/null | grep -q libasan; then
 fi
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
 
 mkdir in
 tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in

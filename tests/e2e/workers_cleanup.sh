@@ -15,8 +15,6 @@ corpora=${CD_SRC:?}/sample_corpora
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 export CD_TEST_MARK=$tmp
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 marked() { # the pids whose environment holds CD_TEST_MARK, this shell and its subshells aside
   local f p

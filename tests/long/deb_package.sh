@@ -22,8 +22,6 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >cpack.log 2>&1) ||
     { echo "FAIL: cpack: $(tail -n 5 "$tmp/cpack.log")"; exit 1; }

@@ -20,8 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 # Day 1 on the valid records only; the new inputs of day 2 are the other kinds of document.
 mkdir all day1 new && tar --zstd -xf "$corpus" -C all || exit 1
