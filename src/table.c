@@ -73,6 +73,8 @@ void cd_table_free(struct cd_table *t)
         free(t->notes[i].text);
     free(t->notes);
     cd_labelset_release(&t->unstable);
+    free(t->unstable_bits);
+    free(t->keys);
     cd_hashset_release(&t->seen);
     free(t);
 }
@@ -188,6 +190,45 @@ struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id)
     return l;
 }
 
+/* A best example's key (cd_table.keys), ordered as a run without an outcome compares with it:
+ * its length + 1 (UINT32_MAX - 1 past what fits), and UINT32_MAX for an outcome example, which
+ * any other beats for a coverage label. 0 is a label without a record. */
+static uint32_t table_key(const struct cd_table_example *e)
+{
+    if (e->outcome)
+        return UINT32_MAX;
+    return e->len < UINT32_MAX - 2 ? (uint32_t)e->len + 1 : UINT32_MAX - 1;
+}
+
+bool table_reserve_keys(struct cd_table *t, uint32_t id)
+{
+    if (cd_labels_is_outcome(id) || id >= TABLE_KEYS_MAX || id < t->n_keys)
+        return true;
+    size_t n = t->n_keys ? t->n_keys : 4096;
+    while (n <= id)
+        n *= 2;
+    uint32_t *keys = realloc(t->keys, n * sizeof *keys);
+    if (!keys)
+        return false;
+    memset(keys + t->n_keys, 0, (n - t->n_keys) * sizeof *keys);
+    /* Records of ids the array did not reach yet get their keys now. */
+    for (size_t i = 0; i < t->n_labels; i++) {
+        uint32_t lid = t->labels[i].id;
+        if (!cd_labels_is_outcome(lid) && lid >= t->n_keys && lid < n && t->labels[i].best)
+            keys[lid] = table_key(t->labels[i].best);
+    }
+    t->keys = keys;
+    t->n_keys = n;
+    return true;
+}
+
+void table_set_best(struct cd_table *t, struct cd_table_label *l, struct cd_table_example *e)
+{
+    l->best = e;
+    if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
+        t->keys[l->id] = table_key(e);
+}
+
 struct cd_table_example *table_example_new(struct cd_table *t, const uint8_t *data, size_t len,
                                           const struct cd_labelset *labels, const char *origin)
 {
@@ -291,14 +332,32 @@ static void mark_donees(struct cd_table *t, uint32_t id)
 
 /* The labels the input would become best for. Unless all, outcome labels that have a best
  * already are left out, but for reducing. *unknown (may be NULL) gets the coverage labels that
- * have no record. */
+ * have no record. A run without an outcome label compares its length with the keys of its
+ * coverage labels, walked in ascending id order; a label whose best has its length, a label past
+ * the keys, and every label of an outcome run are looked up. */
 static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *data,
                                        size_t len, const struct cd_labelset *labels, bool all,
                                        uint32_t reducing, size_t *unknown)
 {
     struct cd_table_wins w = {0, 0, false};
     bool outcome = cd_labelset_has_outcome(labels);
-    for (size_t i = 0; i < labels->n; i++) {
+    uint32_t mine = len < UINT32_MAX - 2 ? (uint32_t)len + 1 : UINT32_MAX;
+    size_t i = 0;
+    if (!outcome && mine < UINT32_MAX) {
+        for (; i < labels->n && labels->v[i] < t->n_keys; i++) {
+            uint32_t id = labels->v[i], key = t->keys[id];
+            assert(i == 0 || labels->v[i - 1] < id);
+            if (key == mine ? !better_for(table_lookup(t, id), data, len, false)
+                            : key && key < mine)
+                continue;
+            w.n++;
+            w.fresh += !key;
+            if (unknown && !key)
+                (*unknown)++;
+            w.reducing |= id == reducing;
+        }
+    }
+    for (; i < labels->n; i++) {
         assert(i == 0 || labels->v[i - 1] < labels->v[i]);
         const struct cd_table_label *l = table_lookup(t, labels->v[i]);
         if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
@@ -361,8 +420,13 @@ static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
         count_shown(t, labels);
         return CD_OK;
     }
+    /* The keys reach the run's largest coverage label within their range. */
+    size_t last = labels->n;
+    while (last && labels->v[last - 1] >= TABLE_KEYS_MAX)
+        last--;
     struct cd_table_example *e = table_example_new(t, data, len, labels, origin);
-    if (!e || !table_reserve_labels(t, fresh)) {
+    if (!e || !table_reserve_labels(t, fresh) ||
+        (last && !table_reserve_keys(t, labels->v[last - 1]))) {
         if (e)
             table_example_free(e);
         return cd_error_oom(err, CD_FAILED, "out of memory storing a best example");
@@ -378,7 +442,7 @@ static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
         } else {
             continue;
         }
-        l->best = e;
+        table_set_best(t, l, e);
         l->finished = false;
         e->refs++;
         t->changes++;
@@ -526,16 +590,41 @@ void cd_table_count_shown(struct cd_table *t, bool on)
 
 static bool is_unstable(const struct cd_table *t, uint32_t id)
 {
-    return t->unstable.n && !cd_labels_is_outcome(id) &&
-           cd_labelset_has(&t->unstable, cd_labels_slot(id));
+    uint32_t edge = cd_labels_slot(id);
+    return !cd_labels_is_outcome(id) && edge / 64 < t->unstable_words &&
+           (t->unstable_bits[edge / 64] >> (edge % 64) & 1);
+}
+
+/* Makes the unstable bitmap reach edge; false when out of memory. */
+static bool reserve_unstable_bits(struct cd_table *t, uint32_t edge)
+{
+    size_t word = edge / 64;
+    if (word < t->unstable_words)
+        return true;
+    size_t n = t->unstable_words ? t->unstable_words : 64;
+    while (n <= word)
+        n *= 2;
+    uint64_t *bits = realloc(t->unstable_bits, n * sizeof *bits);
+    if (!bits)
+        return false;
+    memset(bits + t->unstable_words, 0, (n - t->unstable_words) * sizeof *bits);
+    t->unstable_bits = bits;
+    t->unstable_words = n;
+    return true;
+}
+
+static void set_unstable_bit(struct cd_table *t, uint32_t edge)
+{
+    t->unstable_bits[edge / 64] |= 1ull << (edge % 64);
 }
 
 bool table_add_unstable(struct cd_table *t, uint32_t edge)
 {
     if (cd_labelset_has(&t->unstable, edge))
         return true;
-    if (!cd_labelset_push(&t->unstable, edge))
+    if (!reserve_unstable_bits(t, edge) || !cd_labelset_push(&t->unstable, edge))
         return false;
+    set_unstable_bit(t, edge);
     size_t i = t->unstable.n - 1; /* into place: the set stays sorted */
     for (; i && t->unstable.v[i - 1] > edge; i--)
         t->unstable.v[i] = t->unstable.v[i - 1];
@@ -565,11 +654,18 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
        the examples: marking a run's hundreds of differing edges costs what one does. */
     struct cd_labelset *u = &t->unstable;
     size_t had = u->n;
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top = edges[i] > top ? edges[i] : top;
+    if (n && !reserve_unstable_bits(t, top))
+        return SIZE_MAX;
     for (size_t i = 0; i < n; i++)
         if (!cd_labelset_push(u, edges[i])) {
             u->n = had;
             return SIZE_MAX;
         }
+    for (size_t i = 0; i < n; i++)
+        set_unstable_bit(t, edges[i]);
     qsort(u->v, u->n, sizeof *u->v, cmp_edge);
     size_t w = 0;
     for (size_t i = 0; i < u->n; i++)
@@ -582,6 +678,8 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
     for (size_t i = 0; i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
         if (is_unstable(t, l->id)) {
+            if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
+                t->keys[l->id] = 0;
             example_unref(t, l->best);
             removed++;
         } else {

@@ -18,6 +18,13 @@ struct cd_table {
     uint64_t changes;
     bool count_shown;
     struct cd_labelset unstable;   /* unstable edges (map slots, not label ids), ascending */
+    uint64_t *unstable_bits;       /* the same edges as a bitmap: a run's labels are checked in
+                                      O(1) each, not by a search */
+    size_t unstable_words;
+    uint32_t *keys;                /* coverage label id -> its best's key (table_key), for the
+                                      ids below n_keys: an offer compares lengths in one array
+                                      walked in id order instead of looking each label up */
+    size_t n_keys;
     struct table_note {
         uint32_t id;
         char *text;
@@ -36,6 +43,14 @@ bool table_reserve_labels(struct cd_table *t, size_t more);
 
 /* Adds a record for id, which must be new, in room table_reserve_labels made; returns it. */
 struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id);
+
+/* Makes the key array reach coverage label id (within TABLE_KEYS_MAX); false when out of memory.
+ * Ids past it are compared through their records. */
+#define TABLE_KEYS_MAX (1u << 23)
+bool table_reserve_keys(struct cd_table *t, uint32_t id);
+
+/* Makes e the best example of l, its key following. */
+void table_set_best(struct cd_table *t, struct cd_table_label *l, struct cd_table_example *e);
 
 /* A new unlinked example holding copies of data, labels and origin with the next serial, or NULL
  * when out of memory. */

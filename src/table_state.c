@@ -370,8 +370,10 @@ static bool get_labels(struct in *r, struct cd_table *t, struct cd_table_example
         if (best >= n_ex || tried > n_ex || flags & ~known ||
             !cd_labelset_has(&by_index[best]->labels, id))
             return *why = "a label whose best example does not show it", false;
+        if (!table_reserve_keys(t, id))
+            return *why = "out of memory", false;
         struct cd_table_label *l = table_label_add(t, id);
-        l->best = by_index[best];
+        table_set_best(t, l, by_index[best]);
         l->best->refs++;
         l->finished = flags & LB_FINISHED;
         l->donor_pending = flags & LB_DONOR_PENDING;

@@ -890,6 +890,110 @@ static void test_table_merge_unstable(void)
         cd_table_free(frees[i]);
 }
 
+/* The model of test_table_random_offers: a label's best by the table's rule (for a coverage
+ * label, an example without an outcome before one with; then shortlex). */
+struct model_ex {
+    uint8_t data[8];
+    size_t len;
+    bool outcome;
+};
+
+static bool model_better(uint32_t id, const struct model_ex *a, const struct model_ex *b)
+{
+    if (!cd_labels_is_outcome(id) && a->outcome != b->outcome)
+        return !a->outcome;
+    return cd_table_shortlex(a->data, a->len, b->data, b->len) < 0;
+}
+
+/* Thousands of random offers (ids below and past the table's key array, crashes, ties of length,
+ * unstable edges marked on the way, a state round trip halfway): what cd_table_wins predicts and
+ * every label's best agree with a plain model. */
+static void test_table_random_offers(void)
+{
+    enum { IDS = 64, OFFERS = 4000 };
+    uint32_t pool[IDS];
+    for (size_t i = 0; i < IDS; i++) /* coverage ids in and far past the keys, then outcomes */
+        pool[i] = i < 40 ? (uint32_t)(8 + i * 3) : i < 56 ? (uint32_t)((1u << 24) + i * 8 + i % 8)
+                                                    : CD_LABEL_OUTCOME | (uint32_t)(0x02000000u + i);
+    struct model_ex best[IDS];
+    bool has[IDS] = {false}, gone[IDS] = {false};
+    struct cd_table *t = NULL;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    size_t mismatches = 0;
+    for (int k = 0; k < OFFERS; k++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        struct model_ex x = {.len = 1 + (rng >> 33) % 6, .outcome = (rng >> 40) % 9 == 0};
+        for (size_t b = 0; b < x.len; b++)
+            x.data[b] = (uint8_t)('a' + (rng >> (8 + 3 * b)) % 3);
+        uint32_t ids[IDS];
+        size_t n = 0, want = 0, fresh = 0;
+        for (size_t i = 0; i < IDS; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            bool outcome_id = cd_labels_is_outcome(pool[i]);
+            if (gone[i] || (rng >> 35) % 4 || (outcome_id && !(x.outcome && (rng >> 50) % 2)))
+                continue;
+            ids[n++] = pool[i];
+        }
+        x.outcome = n && cd_labels_is_outcome(ids[n - 1]); /* as the table reads a run */
+        for (size_t i = 0, j = 0; i < IDS && j < n; i++) {
+            if (pool[i] != ids[j])
+                continue;
+            j++;
+            if (!has[i] || (!cd_labels_is_outcome(pool[i]) && model_better(pool[i], &x, &best[i]))) {
+                want++;
+                fresh += !has[i];
+            }
+        }
+        struct cd_labelset set = set_of(ids, n);
+        struct cd_table_wins w = cd_table_wins(t, x.data, x.len, &set, 0);
+        mismatches += w.n != want || w.fresh != fresh;
+        size_t improved = 0;
+        CU_ASSERT_EQUAL_FATAL(cd_table_offer(t, x.data, x.len, &set, "r", &improved, NULL, &err),
+                              CD_OK);
+        for (size_t i = 0, j = 0; i < IDS && j < n; i++) {
+            if (pool[i] != ids[j])
+                continue;
+            j++;
+            if (!has[i] || model_better(pool[i], &x, &best[i]))
+                best[i] = x;
+            has[i] = true;
+        }
+        if (k == OFFERS / 3) { /* an edge in the keys and one past them go */
+            uint32_t edges[] = {cd_labels_slot(pool[5]), cd_labels_slot(pool[45])};
+            CU_ASSERT_NOT_EQUAL(cd_table_mark_unstable_set(t, edges, 2), SIZE_MAX);
+            for (size_t i = 0; i < IDS; i++)
+                if (!cd_labels_is_outcome(pool[i]) &&
+                    (cd_labels_slot(pool[i]) == edges[0] || cd_labels_slot(pool[i]) == edges[1]))
+                    gone[i] = true, has[i] = false;
+        }
+        if (k == OFFERS / 2) {
+            struct cd_table_meta meta = {"0123456789abcdef0123456789abcdef01234567", "s", 1, 1, 1,
+                                         false},
+                                 back;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            struct cd_table *u = NULL;
+            CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
+            CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+            cd_table_meta_release(&back);
+            free(buf);
+            cd_table_free(t);
+            t = u;
+        }
+    }
+    CU_ASSERT_EQUAL(mismatches, 0);
+    for (size_t i = 0; i < IDS; i++) {
+        const struct cd_table_label *l = cd_table_find(t, pool[i]);
+        CU_ASSERT_EQUAL(l != NULL, has[i]);
+        if (l && has[i])
+            CU_ASSERT(l->best->len == best[i].len && !memcmp(l->best->data, best[i].data, l->best->len) &&
+                      l->best->outcome == best[i].outcome);
+    }
+    cd_table_free(t);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -911,6 +1015,7 @@ int main(void)
         {"test_table_unstable_set", test_table_unstable_set},
         {"test_table_merge", test_table_merge},
         {"test_table_merge_unstable", test_table_merge_unstable},
+        {"test_table_random_offers", test_table_random_offers},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("table", tests);
