@@ -12,6 +12,8 @@
 
 #include "cd_common.h"
 
+#include <signal.h>
+
 /* Optional items' sets take at most 1/CD_COVER_OPTIONAL_SHARE of the required cover's weight on
  * top of it: without a share, a corpus of large files (a high price per required item) would
  * spend on cut copies showing optional items all that reduction saves. */
@@ -25,11 +27,30 @@ struct cd_cover_set {
     bool baseline;          /* part of the baseline cover */
 };
 
+/* How the cover of the required items may be solved exactly: an integer program (CBC, its linear
+ * relaxation by Clp) in a child process, from the greedy cover, within seconds of wall time (0:
+ * the greedy cover alone), given up within 0.1 s once *stop (may be NULL) turns non-zero. */
+struct cd_cover_exact {
+    double seconds;
+    const volatile sig_atomic_t *stop;
+};
+
+/* How the required cover was chosen. */
+enum cd_cover_solver {
+    CD_COVER_GREEDY,  /* greedy only: no exact solve asked for */
+    CD_COVER_OPTIMAL, /* the solver proved its cover optimal */
+    CD_COVER_CAPPED,  /* the solver's best cover within the time, and its bound */
+    CD_COVER_FAILED,  /* the solver gave nothing back (stopped, time, memory): greedy */
+};
+
 /* What the cover came to. */
 struct cd_cover_stats {
     uint64_t bytes;          /* weight of the chosen sets */
     uint64_t required_bytes; /* of which the cover of the required items */
     uint64_t bound;          /* no cover of the same required items by these sets weighs less */
+    uint64_t lp_bound;       /* the linear relaxation's optimum, rounded up (0: not solved) */
+    enum cd_cover_solver solver;
+    uint64_t solve_ms;       /* wall time of the exact solve */
     uint64_t baseline_bytes; /* weight of the baseline sets (0 without a baseline) */
     size_t chosen;           /* sets chosen */
     size_t items;            /* every item some set shows */
@@ -38,7 +59,8 @@ struct cd_cover_stats {
 
 /* Chooses sets covering every required item some set shows; chosen[i] (n_sets entries, written)
  * tells whether set i is taken. Deterministic: ties go to the lower index. With baseline sets, the
- * required cover is the lighter of the greedy cover and the baseline completed greedily. Then,
+ * required cover is the lighter of the greedy cover and the baseline completed greedily; with
+ * exact (NULL: none), the solver's cover instead where it weighs less, and its bounds. Then,
  * with optional (universe flags; NULL: every item is required), sets are added for optional items
  * greedily while each adds no more bytes per new optional item than the required cover spends per
  * required item, while together they weigh at most a tenth of the required cover
@@ -46,7 +68,7 @@ struct cd_cover_stats {
  * weight: a cover recomputed with the last one as baseline never grows. FAILED only when out of
  * memory. */
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
-                              const bool *optional, bool *chosen, struct cd_cover_stats *stats,
-                              struct cd_error *err);
+                              const bool *optional, const struct cd_cover_exact *exact,
+                              bool *chosen, struct cd_cover_stats *stats, struct cd_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #define CD_RESULT_H
 
 #include "cd_common.h"
+#include "cd_cover.h"
 #include "cd_labels.h"
 
 /* One distinct best example. Seeds are those best for some coverage label and showing no outcome
@@ -50,6 +51,10 @@ struct cd_result_stats {
     uint64_t select_only_bytes;  /* seed bytes of the first pass's cover (the --no-reduce output) */
     uint64_t cmin_bytes;         /* bytes afl-cmin's rule picks from the first pass (0 if unknown) */
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
+    uint64_t cover_lp_bound;     /* the cover's linear relaxation, rounded up (0: not solved) */
+    uint64_t cover_required_bytes; /* the seed cover's bytes before found labels' (the bound's) */
+    enum cd_cover_solver cover_solver; /* how the cover was chosen */
+    uint64_t cover_solve_ms;     /* wall time of the exact solve */
     uint64_t labels_left_out;    /* found labels no seed shows, not worth their bytes */
     uint64_t left_out_bytes;     /* the bytes of their best examples (select_seeds) */
     /* Coverage labels only crashing inputs show whose best example reproduces no outcome label
@@ -95,7 +100,8 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
 /* Narrows r to a seed corpus that still shows every coverage label its examples showed but found
  * ones: a weighted set cover by bytes (cd_cover_solve; never heavier than the baseline examples
  * completed for the labels they lack), found labels covered only where worth their bytes unless
- * keep_found, its lower bound in stats.cover_bound; with all_best, every example best for some
+ * keep_found, solved exactly within exact's time (NULL: greedy only), its bounds in stats; with
+ * all_best, every example best for some
  * label instead. The empty example is taken last, only for labels nothing else shows. Each label
  * is then held by the smallest taken example that shows it; a found label no taken example shows
  * stays with its best, marked left_out (counted in stats); with per_outcome, so does a reproducer
@@ -104,7 +110,16 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
  * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
  * memory, with r unchanged. */
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      bool per_outcome, struct cd_error *err);
+                                      bool per_outcome, const struct cd_cover_exact *exact,
+                                      struct cd_error *err);
+
+/* The name of a cover solver as the manifest and --json-summary write it: "greedy", "optimal",
+ * "capped", "failed". */
+const char *cd_result_cover_solver_name(enum cd_cover_solver solver);
+
+/* How far the required seed cover may be above the best over the same examples, as a fraction of
+ * its bound (0: optimal); 0 without a bound. */
+double cd_result_cover_gap(const struct cd_result_stats *stats);
 
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);

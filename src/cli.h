@@ -86,6 +86,7 @@ struct cli_opts {
     uint64_t seed;
     enum cd_distill_order order; /* --order */
     uint64_t max_time_s;
+    uint64_t cover_time_s;       /* --cover-time: the exact cover's wall time; 0: greedy only */
     uint64_t max_execs;
     bool no_reduce;
     bool edges_only;             /* -e: edge labels, hit counts ignored */

@@ -12,7 +12,7 @@
 enum opt_id {
     OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
     OPT_MAX_EXECS, OPT_SHARD,
-    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
+    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_COVER_TIME, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_CRASH_FRAMES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
     OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
@@ -52,8 +52,9 @@ static const struct cli_option options[] = {
     {0, "no-reduce", NULL, "--no-reduce, --all-best",
      "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
     {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
-    {0, "max-input-size", "BYTES", "--max-input-size BYTES",
-     "skip larger inputs (k/M/G suffixes; default 1M)", OPT_MAX_SIZE},
+    {0, "max-input-size", "BYTES", "--max-input-size B, --cover-time S",
+     "skip larger inputs (1M); exact cover (30 s)", OPT_MAX_SIZE},
+    {0, "cover-time", "SECONDS", NULL, NULL, OPT_COVER_TIME},
     {0, "raw-archives", NULL, "--raw-archives, --seen-mem B",
      "archives as raw inputs; seen-set memory (256M)", OPT_RAW},
     {0, "seen-mem", "BYTES", NULL, NULL, OPT_SEEN_MEM},
@@ -226,6 +227,10 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
             goto bad;
         o->max_input_size = (size_t)v;
+        break;
+    case OPT_COVER_TIME:
+        if (!parse_seconds(val, &o->cover_time_s))
+            goto bad;
         break;
     case OPT_SEEN_MEM:
         if (!parse_num(val, true, SIZE_MAX, &v) || v < 4096)
@@ -573,6 +578,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_input_size = 1u << 20;
+    o->cover_time_s = 30;
     o->checkpoint_s = 300;
     o->crash_frames = 3;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)

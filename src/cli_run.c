@@ -149,6 +149,7 @@ struct run_state {
     struct cd_edge_ids *edge_ids;   /* --ids or AFL_LLVM_DOCUMENT_IDS: labels name functions */
     uint8_t *state_buf;             /* the final state, written once the output is */
     size_t state_len;
+    uint64_t start_ns;              /* when the inputs began to be read (cd_now_ns) */
 };
 
 /* Whether directory dir is one of the operands (compared by device and inode). */
@@ -190,6 +191,25 @@ static int run_fail(struct run_state *s, int code, const char *fmt, ...)
     cli_progress_clear(s->progress);
     cli_msg("%s", s->error);
     return code;
+}
+
+/* How far the seed cover can be from the best over the same examples, for the summary: "optimal
+ * (proven in 0.4 s)", "within 0.4% of optimal (no cover under 2.9 MB; 30 s cap)". */
+static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_t cap)
+{
+    char b[32];
+    double gap = cd_result_cover_gap(rs);
+    if (rs->cover_solver == CD_COVER_OPTIMAL || (rs->cover_bound && gap == 0))
+        snprintf(buf, cap, "optimal (proven in %.1f s)", (double)rs->cover_solve_ms / 1000);
+    else if (!rs->cover_bound)
+        snprintf(buf, cap, "of unknown distance from optimal");
+    else
+        snprintf(buf, cap, "within %.1f%% of optimal (no cover under %s%s)", 100 * gap,
+                 cli_bytes(rs->cover_bound, b, sizeof b),
+                 rs->cover_solver == CD_COVER_CAPPED   ? "; the solver's time ran out"
+                 : rs->cover_solver == CD_COVER_FAILED ? "; the exact solve gave nothing back"
+                                                       : "; --cover-time 0: greedy only");
+    return buf;
 }
 
 /* The distinct bugs of r: its bug labels (crash states). */
@@ -245,14 +265,14 @@ static void print_summary(struct run_state *s, int code)
             fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
                     bugs == 1 ? "" : "s");
         if (rs->select_only_bytes) {
-            char b3[32], b4[32], b5[32];
+            char b3[32], b4[32], cover[160];
             fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
-                            "afl-cmin's rule (%s); no cover of these examples under %s",
+                            "afl-cmin's rule (%s); cover %s",
                     (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
                     cli_bytes(rs->select_only_bytes, b3, sizeof b3),
                     rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
                     cli_bytes(rs->cmin_bytes, b4, sizeof b4),
-                    cli_bytes(rs->cover_bound, b5, sizeof b5));
+                    cover_text(rs, cover, sizeof cover));
         }
         fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished; "
                         "%llu execs in %.1f s (%.0f/s); %s%s\n",
@@ -325,6 +345,11 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "select_only_bytes", json_object_new_uint64(rs->select_only_bytes));
     json_object_object_add(j, "cmin_rule_bytes", json_object_new_uint64(rs->cmin_bytes));
     json_object_object_add(j, "cover_bound_bytes", json_object_new_uint64(rs->cover_bound));
+    json_object_object_add(j, "cover_lp_bound_bytes", json_object_new_uint64(rs->cover_lp_bound));
+    json_object_object_add(j, "cover_solver",
+                           json_object_new_string(cd_result_cover_solver_name(rs->cover_solver)));
+    json_object_object_add(j, "cover_solve_ms", json_object_new_uint64(rs->cover_solve_ms));
+    json_object_object_add(j, "cover_gap", json_object_new_double(cd_result_cover_gap(rs)));
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
     json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
@@ -504,6 +529,22 @@ static int load_edge_ids(struct run_state *s)
     return CLI_EXIT_OK;
 }
 
+/* The exact cover's time: --cover-time, within what --max-time leaves but at least 2 s, so that a
+ * run ends within seconds of its limit; none once stopped. */
+static double cover_seconds(const struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    double secs = o->cover_time_s;
+    if (stop_flag)
+        return 0;
+    if (o->max_time_s) {
+        double left = (double)o->max_time_s - (double)(cd_now_ns() - s->start_ns) / 1e9;
+        if (left < secs)
+            secs = left > 2 ? left : 2;
+    }
+    return secs < (double)o->cover_time_s ? secs : (double)o->cover_time_s;
+}
+
 /* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */
 static int distill(struct run_state *s)
 {
@@ -511,6 +552,7 @@ static int distill(struct run_state *s)
     struct cd_error err;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    s->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     /* A merge's operands are states, read by start_from_state: nothing to ingest. The run's own
        outputs are never its inputs, wherever -o sits. */
     const char *own[] = {s->out, s->crashes, s->manifest, s->state.path, s->lock.path};
@@ -587,8 +629,9 @@ static int distill(struct run_state *s)
     s->have_result = true;
     /* afl-cmin -C keeps a crashing input for every tuple crashing inputs show; so does
        --all-best: every best example */
+    struct cd_cover_exact exact = {cover_seconds(s), &stop_flag};
     if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, !o->cmin && !o->all_best,
-                               &err) != CD_OK)
+                               &exact, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     if (s->late_code) {
         s->result.stats.stopped_by = "error";

@@ -2,7 +2,7 @@
  * label, pruning of sets the later picks made redundant, the baseline completed the same way as a
  * ceiling, and a lower bound from the sets every cover needs plus dual prices for the rest. It
  * knows nothing of examples or labels beyond weights and dense indices. */
-#include "cd_cover.h"
+#include "cover_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -254,9 +254,41 @@ static uint64_t add_bonus(struct solver *s, bool *chosen, uint64_t bytes, uint64
     return b.bytes;
 }
 
+/* Replaces the required cover chosen (of weight stats->bytes) by the exact solver's where that
+ * weighs less once checked: completed greedily and pruned as any cover is here, so that a
+ * solver's answer never leaves an item uncovered. alt is scratch for n_sets flags. */
+static void solve_exactly(struct solver *s, const struct cd_cover_exact *exact, bool *chosen,
+                          bool *alt, size_t *order, struct cd_cover_stats *stats)
+{
+    struct cover_exact_result res;
+    memcpy(alt, chosen, s->n_sets * sizeof *alt);
+    int rc = cover_exact(s->sets, s->n_sets, s->universe, s->optional, exact, alt, &res);
+    stats->solve_ms = res.ms;
+    stats->lp_bound = res.lp_bound;
+    if (res.bound > stats->bound)
+        stats->bound = res.bound;
+    if (res.lp_bound > stats->bound)
+        stats->bound = res.lp_bound;
+    if (rc != 0) {
+        stats->solver = CD_COVER_FAILED;
+        return;
+    }
+    uint64_t bytes = cover_from(s, alt, order);
+    stats->solver = res.proven ? CD_COVER_OPTIMAL : CD_COVER_CAPPED;
+    if (bytes < stats->bytes) {
+        memcpy(chosen, alt, s->n_sets * sizeof *chosen);
+        stats->bytes = bytes;
+    }
+    /* A bound past the cover kept would be the solver's error: only the greedy bound stands. */
+    if (stats->bound > stats->bytes) {
+        stats->bound = stats->lp_bound = 0;
+        stats->solver = CD_COVER_FAILED;
+    }
+}
+
 enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
-                              const bool *optional, bool *chosen, struct cd_cover_stats *stats,
-                              struct cd_error *err)
+                              const bool *optional, const struct cd_cover_exact *exact,
+                              bool *chosen, struct cd_cover_stats *stats, struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     struct solver s = {.sets = sets, .n_sets = n_sets, .universe = universe, .optional = optional};
@@ -288,6 +320,9 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
             stats->bytes = b;
         }
     }
+    stats->bound = lower_bound(&s, s.count, essential, price);
+    if (exact && exact->seconds > 0 && n_sets)
+        solve_exactly(&s, exact, chosen, alt, order, stats);
     stats->required_bytes = stats->bytes;
     if (optional)
         stats->bytes = add_bonus(&s, chosen, stats->bytes,
@@ -303,7 +338,6 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
         stats->items += s.count[u] != 0;
         stats->left_out += s.count[u] == 1;
     }
-    stats->bound = lower_bound(&s, s.count, essential, price);
 out:
     free(alt);
     free(essential);

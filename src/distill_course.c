@@ -46,7 +46,7 @@ bool distill_table_cover(struct cd_distill *d)
         sets[k++] = (struct cd_cover_set){e->len, next, e->labels.n, e->pinned};
         next += e->labels.n;
     }
-    if (cd_cover_solve(sets, n, nl, optional, chosen, &cs, &err) != CD_OK)
+    if (cd_cover_solve(sets, n, nl, optional, NULL, chosen, &cs, &err) != CD_OK)
         goto out;
     d->seed_bytes = cs.bytes;
     d->seeds = cs.chosen;

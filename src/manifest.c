@@ -12,7 +12,8 @@
  *   input           {operands: [..], inputs, bytes, duplicates, other_shards,
  *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
- *                    cmin_rule_bytes, cover_bound_bytes, labels_left_out, left_out_bytes (found
+ *                    cmin_rule_bytes, cover_bound_bytes, cover_lp_bound_bytes, cover_solver
+ *                    (greedy|optimal|capped|failed), cover_solve_ms, labels_left_out, left_out_bytes (found
  *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
  *                    crash_only_labels, crash_only_bytes (labels only crashing inputs show, held
  *                    by no reproducer of an outcome label: their inputs stay in the state),
@@ -256,6 +257,10 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "select_only_bytes", json_object_new_uint64(r->stats.select_only_bytes));
     put(o, "cmin_rule_bytes", json_object_new_uint64(r->stats.cmin_bytes));
     put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
+    put(o, "cover_lp_bound_bytes", json_object_new_uint64(r->stats.cover_lp_bound));
+    put(o, "cover_solver",
+        json_object_new_string(cd_result_cover_solver_name(r->stats.cover_solver)));
+    put(o, "cover_solve_ms", json_object_new_uint64(r->stats.cover_solve_ms));
     put(o, "labels_left_out", json_object_new_uint64(r->stats.labels_left_out));
     put(o, "left_out_bytes", json_object_new_uint64(r->stats.left_out_bytes));
     put(o, "crash_only_labels", json_object_new_uint64(r->stats.crash_only_labels));

@@ -267,7 +267,8 @@ static enum cd_status rehome_to_reproducers(struct cover *c, bool *writes, struc
 /* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
  * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve,
  * found labels optional unless keep_found), whose bound goes into r's stats. */
-static enum cd_status choose(struct cover *c, bool all_best, bool keep_found, bool *chosen,
+static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
+                             const struct cd_cover_exact *exact, bool *chosen,
                              struct cd_error *err)
 {
     struct cd_result *r = (struct cd_result *)c->r;
@@ -301,13 +302,32 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found, bo
         next += sets[k].n;
     }
     struct cd_cover_stats cs;
-    enum cd_status st = cd_cover_solve(sets, c->n_order, r->n_labels, optional, chosen, &cs, err);
-    if (st == CD_OK)
+    enum cd_status st =
+        cd_cover_solve(sets, c->n_order, r->n_labels, optional, exact, chosen, &cs, err);
+    if (st == CD_OK) {
         r->stats.cover_bound = cs.bound;
+        r->stats.cover_lp_bound = cs.lp_bound;
+        r->stats.cover_required_bytes = cs.required_bytes;
+        r->stats.cover_solver = cs.solver;
+        r->stats.cover_solve_ms = cs.solve_ms;
+    }
     free(sets);
     free(items);
     free(optional);
     return st;
+}
+
+const char *cd_result_cover_solver_name(enum cd_cover_solver solver)
+{
+    static const char *const names[] = {"greedy", "optimal", "capped", "failed"};
+    return (unsigned)solver < sizeof names / sizeof *names ? names[solver] : "greedy";
+}
+
+double cd_result_cover_gap(const struct cd_result_stats *stats)
+{
+    if (!stats->cover_bound || stats->cover_required_bytes <= stats->cover_bound)
+        return 0;
+    return (double)(stats->cover_required_bytes - stats->cover_bound) / (double)stats->cover_bound;
 }
 
 /* Whether coverage label id, held by a seed of len bytes, is a higher hit-count class of an edge
@@ -346,7 +366,8 @@ static void count_size_bound(struct cd_result *r)
 }
 
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      bool per_outcome, struct cd_error *err)
+                                      bool per_outcome, const struct cd_cover_exact *exact,
+                                      struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     size_t n = r->n_examples, nl = r->n_labels;
@@ -371,7 +392,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     for (size_t k = 0; k < c.n_order; k++)
         c.order[k] = sizes[k].index;
     free(sizes);
-    st = choose(&c, all_best, keep_found, chosen, err);
+    st = choose(&c, all_best, keep_found, exact, chosen, err);
     if (st != CD_OK)
         goto out;
     take_chosen(&c, chosen);

@@ -4,6 +4,7 @@
 #include "cd_cover.h"
 #include "harness.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ static void test_cover_weights_beat_size(void)
     bool chosen[3];
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 4, NULL, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 4, NULL, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(!chosen[0] && chosen[1] && chosen[2]);
     CU_ASSERT_EQUAL(st.bytes, 30);
     CU_ASSERT_EQUAL(st.chosen, 2);
@@ -50,7 +51,7 @@ static void test_cover_baseline_caps(void)
     bool chosen[3];
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 6, NULL, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 3, 6, NULL, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(covers_all(s, 3, 6, chosen));
     CU_ASSERT_EQUAL(st.baseline_bytes, 60);
     CU_ASSERT(st.bytes <= 60);
@@ -70,28 +71,28 @@ static void test_cover_optional_worth_bytes(void)
     bool optional[8] = {false, false, false, false, true, true, true, true}, chosen[5];
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(chosen[0] && chosen[1] && chosen[2] && !chosen[3] && chosen[4]);
     CU_ASSERT_EQUAL(st.required_bytes, 400);
     CU_ASSERT_EQUAL(st.bytes, 423);
     CU_ASSERT_EQUAL(st.left_out, 1);
     CU_ASSERT_EQUAL(st.items, 8);
     /* Every item required: the dear one too. */
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, NULL, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, NULL, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(chosen[3] && st.left_out == 0 && st.bytes == 623);
     /* A tenth of the required cover is the room: with 6 and 7 dearer, they no longer fit. */
     s[4].weight = 38;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(st.bytes == 405 && chosen[2] && !chosen[4]);
     s[4].weight = 18;
     /* A baseline (the last cover) of 450 bytes leaves room for nothing, of 455 for the cheapest. */
     s[0].baseline = s[1].baseline = true;
     s[0].weight = 250;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT_EQUAL(st.baseline_bytes, 450);
     CU_ASSERT_EQUAL(st.bytes, 450);
     s[2].baseline = true;
-    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, 5, 8, optional, NULL, chosen, &st, &err), CD_OK);
     CU_ASSERT(st.bytes == 455 && chosen[2] && !chosen[4]);
 }
 
@@ -129,7 +130,7 @@ static void test_cover_random_against_brute_force(void)
         bool chosen[N];
         struct cd_cover_stats st;
         struct cd_error err;
-        CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, N, U, NULL, chosen, &st, &err), CD_OK);
+        CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, N, U, NULL, NULL, chosen, &st, &err), CD_OK);
         CU_ASSERT(covers_all(s, N, U, chosen));
         CU_ASSERT(st.bytes <= base);
         uint64_t best = UINT64_MAX;
@@ -145,14 +146,64 @@ static void test_cover_random_against_brute_force(void)
         }
         CU_ASSERT(st.bound <= best);
         CU_ASSERT(best <= st.bytes);
+        if (round % 8)
+            continue;
+        /* The exact solve finds the optimum and proves it: bound, LP bound and cover agree. */
+        struct cd_cover_exact exact = {10, NULL};
+        CU_ASSERT_EQUAL_FATAL(cd_cover_solve(s, N, U, NULL, &exact, chosen, &st, &err), CD_OK);
+        CU_ASSERT(covers_all(s, N, U, chosen));
+        CU_ASSERT_EQUAL(st.solver, CD_COVER_OPTIMAL);
+        CU_ASSERT_EQUAL(st.bytes, best);
+        CU_ASSERT_EQUAL(st.bound, best);
+        CU_ASSERT(st.lp_bound <= best && st.lp_bound > 0);
     }
+}
+
+/* A cover greedy gets wrong by a third: the cheapest set per item first, then the rest dearly,
+ * where one set at the greedy's first price per item covered everything. */
+static uint32_t fooled_all[] = {0, 1, 2, 3, 4, 5}, fooled_a[] = {0, 1, 2, 3}, fooled_b[] = {4, 5};
+static const struct cd_cover_set fooled[] = {
+    {6, fooled_all, 6, false}, {3, fooled_a, 4, false}, {5, fooled_b, 2, false}};
+
+static void test_cover_exact_beats_greedy(void)
+{
+    bool chosen[3];
+    struct cd_cover_stats st;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(fooled, 3, 6, NULL, NULL, chosen, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL(st.bytes, 8);
+    CU_ASSERT_EQUAL(st.solver, CD_COVER_GREEDY);
+    struct cd_cover_exact exact = {10, NULL};
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(fooled, 3, 6, NULL, &exact, chosen, &st, &err), CD_OK);
+    CU_ASSERT(chosen[0] && !chosen[1] && !chosen[2]);
+    CU_ASSERT_EQUAL(st.bytes, 6);
+    CU_ASSERT_EQUAL(st.required_bytes, 6);
+    CU_ASSERT_EQUAL(st.bound, 6);
+    CU_ASSERT_EQUAL(st.solver, CD_COVER_OPTIMAL);
+    CU_ASSERT(st.lp_bound >= 5 && st.lp_bound <= 6);
+}
+
+/* A stop asked for before the solve gives the greedy cover back at once, marked as failed. */
+static void test_cover_exact_stopped(void)
+{
+    bool chosen[3];
+    struct cd_cover_stats st;
+    struct cd_error err;
+    volatile sig_atomic_t stop = 1;
+    struct cd_cover_exact exact = {600, &stop};
+    uint64_t t0 = cd_now_ns();
+    CU_ASSERT_EQUAL_FATAL(cd_cover_solve(fooled, 3, 6, NULL, &exact, chosen, &st, &err), CD_OK);
+    CU_ASSERT(cd_now_ns() - t0 < 5000000000ull);
+    CU_ASSERT_EQUAL(st.solver, CD_COVER_FAILED);
+    CU_ASSERT_EQUAL(st.bytes, 8);
+    CU_ASSERT(covers_all(fooled, 3, 6, chosen));
 }
 
 static void test_cover_empty(void)
 {
     struct cd_cover_stats st;
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_cover_solve(NULL, 0, 0, NULL, NULL, &st, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_cover_solve(NULL, 0, 0, NULL, NULL, NULL, &st, &err), CD_OK);
     CU_ASSERT_EQUAL(st.bytes, 0);
     CU_ASSERT_EQUAL(st.bound, 0);
 }
@@ -165,6 +216,8 @@ int main(void)
         {"test_cover_optional_worth_bytes", test_cover_optional_worth_bytes},
         {"test_cover_random_against_brute_force", test_cover_random_against_brute_force},
         {"test_cover_empty", test_cover_empty},
+        {"test_cover_exact_beats_greedy", test_cover_exact_beats_greedy},
+        {"test_cover_exact_stopped", test_cover_exact_stopped},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("cover", tests);

@@ -56,7 +56,7 @@ static void test_result_select_takes_needed_seeds_only(void)
     set_result_labels(&r, (uint32_t[]){l1, l2, l3, l4, crash}, (size_t[]){0, 1, 2, 2, 3}, 5);
 
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 3); /* A, C and the reproducer D; B dropped */
     CU_ASSERT_EQUAL(r.examples[0].len, 10);
     CU_ASSERT_EQUAL(r.examples[1].len, 2);
@@ -91,7 +91,7 @@ static void test_result_select_empty_example_last(void)
     r.labels[1] = (struct cd_result_label){.id = l2, .example = 0};
     r.labels[2] = (struct cd_result_label){.id = l3, .example = 1};
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
     /* the 5-byte example (needed for l3) also holds l1; the empty one keeps only l2 */
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 2);
     CU_ASSERT_EQUAL(r.examples[0].len, 0);
@@ -106,7 +106,7 @@ static void test_result_select_empty(void)
 {
     struct cd_result r = {0};
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 0);
     cd_result_release(&r);
 }
@@ -134,7 +134,7 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
     set_result_labels(&r, (uint32_t[]){e1a, e1c, e2b, e3, e4a, e4b, e5a, e5b, e6},
                       (size_t[]){0, 1, 2, 0, 4, 3, 0, 5, 5}, 9);
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 6);
     CU_ASSERT_EQUAL(r.stats.size_bound_bytes, 50);
     CU_ASSERT_EQUAL(r.stats.size_bound_labels, 1);
