@@ -4,6 +4,7 @@
  * below, which are append-only so that an id means the same label in every run and release. */
 #include "cd_labels.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,26 +148,57 @@ void cd_labelset_release(struct cd_labelset *set)
     set->n = set->cap = 0;
 }
 
+/* Makes room for more ids in set; false when out of memory. */
+static bool reserve(struct cd_labelset *set, size_t more)
+{
+    if (set->cap - set->n >= more)
+        return true;
+    size_t cap = set->cap ? set->cap : 256;
+    while (cap - set->n < more)
+        cap *= 2;
+    uint32_t *v = realloc(set->v, cap * sizeof *v);
+    if (!v)
+        return false;
+    set->v = v;
+    set->cap = cap;
+    return true;
+}
+
+/* The label id's low bits (class - 1) of every raw count but 0, as cd_labels_class gives them. */
+static uint8_t class_bits[256];
+static pthread_once_t class_bits_once = PTHREAD_ONCE_INIT;
+
+static void class_bits_init(void)
+{
+    for (unsigned c = 1; c < 256; c++)
+        class_bits[c] = (uint8_t)(cd_labels_class((uint8_t)c) - 1);
+}
+
 /* Appends the coverage labels of map, every count as 1 when edges_only. Edges come out in
  * ascending order, so the ids do too. The scan reads 8 bytes at a time and skips zero words: most
- * of a map is zero. */
+ * of a map is zero; a word's labels go in without a check each. */
 static bool push_coverage(const uint8_t *map, size_t size, bool edges_only,
                           struct cd_labelset *set)
 {
+    pthread_once(&class_bits_once, class_bits_init);
+    if (size > CD_LABEL_EDGE_MAX)
+        size = CD_LABEL_EDGE_MAX;
     size_t words = size / 8;
     for (size_t w = 0; w < words; w++) {
         uint64_t v;
         memcpy(&v, map + w * 8, 8);
         if (!v)
             continue;
+        if (!reserve(set, 8))
+            return false;
         for (size_t i = w * 8; i < w * 8 + 8; i++) {
-            if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
-                !cd_labelset_push(set, cd_labels_edge((uint32_t)i, edges_only ? 1 : map[i])))
-                return false;
+            uint8_t c = map[i];
+            set->v[set->n] = (uint32_t)i << 3 | (edges_only ? 0 : class_bits[c]);
+            set->n += c != 0 && i != 0;
         }
     }
     for (size_t i = words * 8; i < size; i++) {
-        if (map[i] && i != 0 && i < CD_LABEL_EDGE_MAX &&
+        if (map[i] && i != 0 &&
             !cd_labelset_push(set, cd_labels_edge((uint32_t)i, edges_only ? 1 : map[i])))
             return false;
     }

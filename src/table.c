@@ -588,10 +588,12 @@ void cd_table_count_shown(struct cd_table *t, bool on)
     t->count_shown = on;
 }
 
-static bool is_unstable(const struct cd_table *t, uint32_t id)
+/* Whether id is a coverage label of an unstable edge. Every label of every run passes here: the
+ * label's layout (cd_labels.h) is read in place rather than through calls into labels.c. */
+static inline bool is_unstable(const struct cd_table *t, uint32_t id)
 {
-    uint32_t edge = cd_labels_slot(id);
-    return !cd_labels_is_outcome(id) && edge / 64 < t->unstable_words &&
+    uint32_t edge = id >> 3;
+    return !(id & CD_LABEL_OUTCOME) && edge / 64 < t->unstable_words &&
            (t->unstable_bits[edge / 64] >> (edge % 64) & 1);
 }
 
@@ -636,9 +638,11 @@ bool table_add_unstable(struct cd_table *t, uint32_t edge)
 static void strip(const struct cd_table *t, struct cd_labelset *set)
 {
     size_t k = 0;
-    for (size_t i = 0; i < set->n; i++)
-        if (!is_unstable(t, set->v[i]))
-            set->v[k++] = set->v[i];
+    for (size_t i = 0; i < set->n; i++) {
+        uint32_t id = set->v[i];
+        set->v[k] = id; /* kept unless unstable: no branch to mispredict */
+        k += !is_unstable(t, id);
+    }
     set->n = k;
 }
 
@@ -646,6 +650,39 @@ static int cmp_edge(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
+}
+
+/* Whether the sorted set holds a label of one of the n edges (ascending): a search per edge
+ * while they are few, else one merge walk. */
+static bool shows_any(const struct cd_labelset *set, const uint32_t *edges, size_t n)
+{
+    if (n > 16) {
+        for (size_t i = 0, k = 0; i < set->n && k < n;) {
+            uint32_t edge = set->v[i] >> 3;
+            if (set->v[i] & CD_LABEL_OUTCOME)
+                return false; /* outcome labels sort last */
+            if (edge == edges[k])
+                return true;
+            if (edge < edges[k])
+                i++;
+            else
+                k++;
+        }
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t lo = 0, hi = set->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (set->v[mid] < edges[k] << 3)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < set->n && set->v[lo] >> 3 == edges[k] && !(set->v[lo] & CD_LABEL_OUTCOME))
+            return true;
+    }
+    return false;
 }
 
 size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, size_t n)
@@ -664,8 +701,19 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
             u->n = had;
             return SIZE_MAX;
         }
+    /* The edges not marked before, ascending: only examples showing one of them change. */
+    uint32_t *fresh = malloc((n ? n : 1) * sizeof *fresh);
+    if (!fresh) {
+        u->n = had;
+        return SIZE_MAX;
+    }
+    size_t n_fresh = 0;
     for (size_t i = 0; i < n; i++)
-        set_unstable_bit(t, edges[i]);
+        if (!is_unstable(t, edges[i] << 3)) {
+            set_unstable_bit(t, edges[i]);
+            fresh[n_fresh++] = edges[i];
+        }
+    qsort(fresh, n_fresh, sizeof *fresh, cmp_edge);
     qsort(u->v, u->n, sizeof *u->v, cmp_edge);
     size_t w = 0;
     for (size_t i = 0; i < u->n; i++)
@@ -697,7 +745,9 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
         }
     }
     for (struct cd_table_example *e = t->head; e; e = e->next)
-        strip(t, &e->labels);
+        if (shows_any(&e->labels, fresh, n_fresh))
+            strip(t, &e->labels);
+    free(fresh);
     return removed;
 }
 
