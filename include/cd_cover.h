@@ -49,6 +49,8 @@ struct cd_cover_stats {
     uint64_t required_bytes; /* of which the cover of the required items */
     uint64_t bound;          /* no cover of the same required items by these sets weighs less */
     uint64_t lp_bound;       /* the linear relaxation's optimum, rounded up (0: not solved) */
+    uint64_t greedy_bytes;   /* the required cover before the exact solve (greedy, or the
+                                baseline completed) */
     enum cd_cover_solver solver;
     uint64_t solve_ms;       /* wall time of the exact solve */
     uint64_t baseline_bytes; /* weight of the baseline sets (0 without a baseline) */

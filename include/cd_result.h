@@ -53,6 +53,7 @@ struct cd_result_stats {
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
     uint64_t cover_lp_bound;     /* the cover's linear relaxation, rounded up (0: not solved) */
     uint64_t cover_required_bytes; /* the seed cover's bytes before found labels' (the bound's) */
+    uint64_t cover_greedy_bytes; /* the same cover as the greedy solver chose it */
     enum cd_cover_solver cover_solver; /* how the cover was chosen */
     uint64_t cover_solve_ms;     /* wall time of the exact solve */
     uint64_t labels_left_out;    /* found labels no seed shows, not worth their bytes */
@@ -67,6 +68,9 @@ struct cd_result_stats {
     uint64_t size_bound_labels, size_bound_bytes;
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */
+    /* Executions left to the fixed point at the pace of the run's last quarter (as
+       cd_distill_progress.execs_left): 0 unknown or none, UINT64_MAX not converging. */
+    uint64_t execs_left;
     bool complete;               /* every label finished, nothing stopped the run early */
     const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs", "error" */
     const char *error;           /* with "error": what failed (borrowed), else NULL */
@@ -112,6 +116,12 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
                                       bool per_outcome, const struct cd_cover_exact *exact,
                                       struct cd_error *err);
+
+/* The executions left to the fixed point (every label finished) from a run's course: the
+ * unfinished labels at the last point times the executions each unfinished label that went cost
+ * since the last point at or before three quarters of its executions. 0 when none are left or
+ * there are fewer than two points; UINT64_MAX when the unfinished labels did not fall. */
+uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n);
 
 /* The name of a cover solver as the manifest and --json-summary write it: "greedy", "optimal",
  * "capped", "failed". */

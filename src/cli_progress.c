@@ -62,6 +62,49 @@ void cli_progress_clear(struct cli_progress *p)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* A count for people: "850", "12k", "3.4M", "1.2G". */
+static const char *count_text(uint64_t n, char *buf, size_t cap)
+{
+    if (n < 10000)
+        snprintf(buf, cap, "%llu", (unsigned long long)n);
+    else if (n < 10000000)
+        snprintf(buf, cap, "%.0fk", (double)n / 1e3);
+    else if (n < 10000000000ull)
+        snprintf(buf, cap, "%.1fM", (double)n / 1e6);
+    else
+        snprintf(buf, cap, "%.1fG", (double)n / 1e9);
+    return buf;
+}
+
+/* A duration for people: "45 s", "12 min", "3.2 h", "2.5 days". */
+static const char *duration_text(double secs, char *buf, size_t cap)
+{
+    if (secs < 90)
+        snprintf(buf, cap, "%.0f s", secs);
+    else if (secs < 5400)
+        snprintf(buf, cap, "%.0f min", secs / 60);
+    else if (secs < 172800)
+        snprintf(buf, cap, "%.1f h", secs / 3600);
+    else
+        snprintf(buf, cap, "%.1f days", secs / 86400);
+    return buf;
+}
+
+const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap)
+{
+    char n[32], d[32], when[48] = "";
+    buf[0] = '\0';
+    if (left == UINT64_MAX) {
+        snprintf(buf, cap, " (not converging yet)");
+    } else if (left) {
+        double secs = rate > 0 ? (double)left / rate : 0;
+        if (secs >= 1)
+            snprintf(when, sizeof when, ", ~%s", duration_text(secs, d, sizeof d));
+        snprintf(buf, cap, " (~%s execs left%s)", count_text(left, n, sizeof n), when);
+    }
+    return buf;
+}
+
 void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
 {
     struct cli_progress *p = ctx;
@@ -78,12 +121,13 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
     double secs = (double)s->elapsed_ns / 1e9;
     double rate = secs > 0 ? (double)s->execs / secs : 0;
     unsigned t = (unsigned)secs;
-    char bytes[32], sel[32];
-    char line[200];
-    int n = snprintf(line, sizeof line, "%u:%02u:%02u %s: %llu in, %llu labels, %llu done, "
+    char bytes[32], sel[32], left[64];
+    char line[240];
+    cli_execs_left(s->execs_left, rate, left, sizeof left);
+    int n = snprintf(line, sizeof line, "%u:%02u:%02u %s: %llu in, %llu labels, %llu done%s, "
                      "%.0f/s, ", t / 3600, t / 60 % 60, t % 60, s->phase,
                      (unsigned long long)s->inputs, (unsigned long long)s->labels,
-                     (unsigned long long)s->labels_finished, rate);
+                     (unsigned long long)s->labels_finished, left, rate);
     if (n > 0 && (size_t)n < sizeof line) {
         /* Once the first pass is over: the seeds as they would be written now, against the
            select-only output (what --no-reduce writes); before, the best examples so far. */

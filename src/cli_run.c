@@ -274,10 +274,14 @@ static void print_summary(struct run_state *s, int code)
                     cli_bytes(rs->cmin_bytes, b4, sizeof b4),
                     cover_text(rs, cover, sizeof cover));
         }
-        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished; "
+        char left[64];
+        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished%s; "
                         "%llu execs in %.1f s (%.0f/s); %s%s\n",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
-                (unsigned long long)finished, (unsigned long long)rs->execs, secs,
+                (unsigned long long)finished,
+                cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,
+                               sizeof left),
+                (unsigned long long)rs->execs, secs,
                 secs > 0 ? (double)rs->execs / secs : 0.0,
                 code != CLI_EXIT_OK ? "incomplete: stopped by "
                 : o->no_reduce      ? "selected, not reduced (--no-reduce)"
@@ -352,6 +356,10 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "cover_gap", json_object_new_double(cd_result_cover_gap(rs)));
     json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
     json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
+    json_object_object_add(j, "execs_left",
+                           rs->execs_left && rs->execs_left != UINT64_MAX
+                               ? json_object_new_uint64(rs->execs_left)
+                               : NULL);
     json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
     json_object_object_add(j, "left_out_bytes", json_object_new_uint64(rs->left_out_bytes));
     json_object_object_add(j, "crash_only_labels",

@@ -321,6 +321,7 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
         }
     }
     stats->bound = lower_bound(&s, s.count, essential, price);
+    stats->greedy_bytes = stats->bytes;
     if (exact && exact->seconds > 0 && n_sets)
         solve_exactly(&s, exact, chosen, alt, order, stats);
     stats->required_bytes = stats->bytes;

@@ -12,7 +12,9 @@
  *   input           {operands: [..], inputs, bytes, duplicates, other_shards,
  *                    skipped: {reason: count}}
  *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
- *                    cmin_rule_bytes, cover_bound_bytes, cover_lp_bound_bytes, cover_solver
+ *                    cmin_rule_bytes, cover_bound_bytes, cover_lp_bound_bytes,
+ *                    cover_required_bytes (the cover of the input labels: what the bounds bound),
+ *                    cover_greedy_bytes (that cover as greedy chose it), cover_solver
  *                    (greedy|optimal|capped|failed), cover_solve_ms, labels_left_out, left_out_bytes (found
  *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
  *                    crash_only_labels, crash_only_bytes (labels only crashing inputs show, held
@@ -22,7 +24,9 @@
  *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
  *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
  *                    labels flicker from run to run, left out of labels and seeds),
- *                    labels_input, labels_found, labels_finished, complete, stopped_by: null|text,
+ *                    labels_input, labels_found, labels_finished, execs_left (to every label
+ *                    finished at the last quarter's pace; null: unknown or not converging),
+ *                    complete, stopped_by: null|text,
  *                    error: null|text (what ended the run when stopped_by is "error"),
  *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
  *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
@@ -142,6 +146,12 @@ static json_object *build_examples(const struct cd_result *r, bool reproducers)
     return a;
 }
 
+/* execs_left as the manifest writes it: null when unknown or not converging. */
+static struct json_object *execs_left_json(uint64_t left)
+{
+    return left && left != UINT64_MAX ? json_object_new_uint64(left) : NULL;
+}
+
 /* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
  * frames, the inputs that showed it, and its reproducer. */
 static json_object *build_bugs(const struct cd_result *r)
@@ -258,6 +268,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "cmin_rule_bytes", json_object_new_uint64(r->stats.cmin_bytes));
     put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
     put(o, "cover_lp_bound_bytes", json_object_new_uint64(r->stats.cover_lp_bound));
+    put(o, "cover_required_bytes", json_object_new_uint64(r->stats.cover_required_bytes));
+    put(o, "cover_greedy_bytes", json_object_new_uint64(r->stats.cover_greedy_bytes));
     put(o, "cover_solver",
         json_object_new_string(cd_result_cover_solver_name(r->stats.cover_solver)));
     put(o, "cover_solve_ms", json_object_new_uint64(r->stats.cover_solve_ms));
@@ -285,6 +297,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "labels_input", json_object_new_uint64(s->labels_input));
     put(o, "labels_found", json_object_new_uint64(r->n_labels));
     put(o, "labels_finished", json_object_new_uint64(finished));
+    put(o, "execs_left", execs_left_json(r->stats.execs_left));
     put(o, "complete", json_object_new_boolean(s->complete));
     put(o, "stopped_by", s->stopped_by ? json_object_new_string(s->stopped_by) : NULL);
     put(o, "error", s->error ? jstr(s->error) : NULL);

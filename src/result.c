@@ -308,6 +308,7 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
         r->stats.cover_bound = cs.bound;
         r->stats.cover_lp_bound = cs.lp_bound;
         r->stats.cover_required_bytes = cs.required_bytes;
+        r->stats.cover_greedy_bytes = cs.greedy_bytes;
         r->stats.cover_solver = cs.solver;
         r->stats.cover_solve_ms = cs.solve_ms;
     }
@@ -315,6 +316,26 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
     free(items);
     free(optional);
     return st;
+}
+
+uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n)
+{
+    if (n < 2)
+        return 0;
+    const struct cd_result_point *last = &series[n - 1], *from = NULL;
+    for (size_t i = n - 1; i-- > 0;) {
+        from = &series[i];
+        if (from->execs <= last->execs / 4 * 3)
+            break;
+    }
+    uint64_t was = from->labels - from->finished, now = last->labels - last->finished;
+    if (!now)
+        return 0;
+    if (was <= now || last->execs <= from->execs)
+        return UINT64_MAX;
+    /* Unfinished labels fell by was - now over those executions: the rest at that pace. */
+    double left = (double)(last->execs - from->execs) / (double)(was - now) * (double)now;
+    return left < 1e18 ? (uint64_t)left + 1 : UINT64_MAX;
 }
 
 const char *cd_result_cover_solver_name(enum cd_cover_solver solver)

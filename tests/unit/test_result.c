@@ -141,9 +141,29 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
     cd_result_release(&r);
 }
 
+/* The executions left at the pace of the run's last quarter: unfinished labels fell from 60 to
+ * 40 between 3,000 and 4,000 executions, 50 executions each, so 40 more take 2,000; a course
+ * whose unfinished labels grew does not converge; too short a course says nothing. */
+static void test_result_execs_left(void)
+{
+    struct cd_result_point c[] = {
+        {.execs = 1000, .labels = 100, .finished = 0},
+        {.execs = 2000, .labels = 100, .finished = 20},
+        {.execs = 3000, .labels = 100, .finished = 40},
+        {.execs = 4000, .labels = 100, .finished = 60},
+    };
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), 2001);
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 1), 0);
+    c[3].labels = 200; /* 140 unfinished: more than before */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), UINT64_MAX);
+    c[3].finished = 200;
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), 0);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
+        {"test_result_execs_left", test_result_execs_left},
         {"test_result_select_takes_needed_seeds_only", test_result_select_takes_needed_seeds_only},
         {"test_result_select_empty", test_result_select_empty},
         {"test_result_select_empty_example_last", test_result_select_empty_example_last},

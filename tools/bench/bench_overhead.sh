@@ -86,17 +86,30 @@ for name, _, _ in rows:
     print('%-26s %10.0f %12.2f %12.2f %9.0f%%' % (name, rate, own, tgt, 100 * own / (own + tgt)))
 # afl-fuzz on the same harness from the first run's seeds, for the median reduction's wall time
 secs = max(10, int(statistics.median(x['wall'] for x in res['corpus-distill reduce'])))
-rates = []
+rates, shares = [], []
 for r in range(runs):
     out = os.path.join(work, 'afl-%d' % r)
     env = dict(os.environ, AFL_NO_UI='1', AFL_SKIP_CPUFREQ='1', AFL_NO_AFFINITY='1',
                AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES='1', AFL_SHUFFLE_QUEUE='0')
-    subprocess.run(['afl-fuzz', '-i', res['corpus-distill reduce'][0]['out'], '-o', out, '-V', str(secs),
-                    '--', target], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r0 = os.times()
+    p = subprocess.Popen(['afl-fuzz', '-i', res['corpus-distill reduce'][0]['out'], '-o', out,
+                          '-V', str(secs), '--', target], env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    own = 0.0
+    while p.poll() is None:
+        c = self_cpu(p.pid)
+        own = c if c is not None else own
+        time.sleep(0.02)
+    r1 = os.times()
+    total = (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)
     stats = {a.strip(): b.strip() for a, b in (l.split(':', 1) for l in
              open(os.path.join(out, 'default', 'fuzzer_stats')) if ':' in l)}
     done, run_time = float(stats['execs_done']), float(stats['run_time'])
     rates.append(done / max(run_time, 1))
-print('%-26s %10.0f   (afl-fuzz, %d s from the seeds, median of %d)' %
-      ('afl-fuzz', statistics.median(rates), secs, runs))
+    shares.append((own, total - own))
+own = statistics.median(x[0] for x in shares)
+tgt = statistics.median(x[1] for x in shares)
+print('%-26s %10.0f %12.2f %12.2f %9.0f%%   (%d s from the seeds, median of %d)' %
+      ('afl-fuzz', statistics.median(rates), own, tgt, 100 * own / max(own + tgt, 1e-9), secs,
+       runs))
 EOF

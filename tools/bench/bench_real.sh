@@ -4,8 +4,10 @@
 # from Debian packages). For each target, in one run, side by side on the same inputs:
 #   afl-cmin; afl-cmin + afl-tmin (smallest kept file first, within TMIN_BUDGET seconds in all,
 #   the rest kept as afl-cmin left them: a large file alone can take afl-tmin longer than that); corpus-distill --no-reduce; corpus-distill with --max-time
-#   of each of TIMES and with --max-execs of each of EXECS_PER_FILE times the input files, in both
-#   orders (ORDERS); and, with CAP > 0, a run to completion capped at CAP seconds.
+#   of each of TIMES and with --max-execs of each of EXECS_PER_FILE times the input files, in each
+#   order of ORDERS; and, with CAP > 0, a run to completion capped at CAP seconds. With OLD naming
+#   another corpus-distill binary (an earlier build), each of those runs is made with it too, next
+#   to ours.
 # Each row: wall time, executions, files, bytes, the input's labels the output keeps (afl-showmap
 # -r on the output, classified by the intended ranges 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+) and
 # all its labels, both without the labels of unstable edges (those whose labels differ for some
@@ -14,16 +16,17 @@
 # minutes of the manifest's series).
 #
 # The afl-cmin row gives the corpus's shape (bytes per file, the ten largest files' share); each of
-# our rows its executions per second, its bytes against afl-cmin's, the cover's lower bound and the
-# size-bound bytes (seeds kept only for hit counts that shorter seeds show fewer of), the found
+# our rows its executions per second, its bytes against afl-cmin's, how its seed cover was solved
+# (the exact solver's verdict, its gap to the bound, its time, and the greedy cover of the same
+# examples), the size-bound bytes (seeds kept only for hit counts that shorter seeds show fewer of), the found
 # labels left out of the seeds, and whether its seed bytes ever grew along the run.
 #
 # usage: tools/bench/bench_real.sh [TARGET...]  (xml json lua yaml png cjson, each also as
 #        NAME-persist, the libAFLDriver build; default xml json lua yaml png cjson)
 # env:   CD_BUILD (default ./build), BENCH_DIR (default $CD_BUILD/bench-real), JOBS (2),
-#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("fresh uniform"); each may be
+#        TIMES ("60 600"), EXECS_PER_FILE ("10 100"), ORDERS ("cover"); each may be
 #        set empty to leave its runs out,
-#        TMIN_BUDGET (600), CAP (0: no completion run)
+#        TMIN_BUDGET (600), CAP (0: no completion run), OLD (an earlier corpus-distill)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,7 +38,8 @@ BENCH=${BENCH_DIR:-$BUILD/bench-real}
 JOBS=${JOBS:-2}
 TIMES=${TIMES-60 600}
 EXECS_PER_FILE=${EXECS_PER_FILE-10 100}
-ORDERS=${ORDERS-fresh uniform}
+ORDERS=${ORDERS-cover}
+OLD=${OLD:-}
 TMIN_BUDGET=${TMIN_BUDGET:-600}
 CAP=${CAP:-0}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
@@ -108,13 +112,20 @@ print(", ".join(out))
 EOF
 }
 
-# ours NAME METHOD ARGS...: a run of corpus-distill on the inputs with ARGS, measured.
+# ours NAME METHOD ARGS...: a run of corpus-distill on the inputs with ARGS, measured; with OLD,
+# the same run of the earlier build next.
 ours() {
-    local name=$1 method=$2 start wall execs note
-    shift 2
+    one "$BIN" "$@"
+    [ -z "$OLD" ] || { local name=$1 method=$2; shift 2; one "$OLD" "$name" "old: $method" "$@"; }
+}
+
+# one BINARY NAME METHOD ARGS...: one run of that corpus-distill.
+one() {
+    local bin=$1 name=$2 method=$3 start wall execs note
+    shift 3
     rm -rf "$WORK/o" "$WORK/o.crashes" "$WORK/o.manifest.json"
     start=$(now)
-    "$BIN" -q -j "$JOBS" --no-state "$in" -o "$WORK/o" "$@" -- "$target" $file_arg >/dev/null 2>&1 || true
+    "$bin" -q -j "$JOBS" --no-state "$in" -o "$WORK/o" "$@" -- "$target" $file_arg >/dev/null 2>&1 || true
     wall=$(since "$start")
     execs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["executions"])' \
         "$WORK/o.manifest.json")
@@ -122,10 +133,15 @@ ours() {
 o, r = m["output"], m["run"]
 c = [p[4] for p in r["course"]]
 grew = any(b > a for a, b in zip(c, c[1:])) or (c and o["seed_bytes"] > c[-1])
-print("%.0f execs/s; %.2fx afl-cmin; select-only %d, cover bound %d, size-bound %d; %d found "
+req, bound = o.get("cover_required_bytes", 0), o["cover_bound_bytes"]
+solve = "cover %s, %.2f%% over its bound %d (%d ms), greedy %d" % (
+    o["cover_solver"], 100.0 * (req - bound) / bound if bound and req else 0, bound,
+    o["cover_solve_ms"], o["cover_greedy_bytes"]) if "cover_solver" in o else \
+    "cover bound %d" % bound
+print("%.0f execs/s; %.2fx afl-cmin; select-only %d, %s, size-bound %d; %d found "
       "labels left out (%d B); seed bytes %s; %d unstable edges, %s" % (
       r["executions"] / max(r["wall_time_s"], 1e-9), o["seed_bytes"] / max(int(sys.argv[2]), 1),
-      o["select_only_bytes"], o["cover_bound_bytes"], o.get("size_bound_bytes", 0),
+      o["select_only_bytes"], solve, o.get("size_bound_bytes", 0),
       o.get("labels_left_out", 0), o.get("left_out_bytes", 0),
       "grew along the run" if grew else "never grew", len(r["unstable_edges"]),
       "complete" if r["complete"] else "incomplete"))' \
