@@ -3,8 +3,10 @@
 # seed's coverage labels are exactly what afl-showmap -r sees on it (raw counts classified by the
 # intended ranges 1,2,3,4-7,8-15,16-31,32-127,128+, since Debian 4.04c's own classes are wrong),
 # every label's best seed covers it, every label the inputs show is covered by the output, a found
-# label left out of the seeds ("in": "state") is shown by no seed, and the seed bytes never grew
-# along the run's course.
+# label left out of the seeds ("in": "state") is shown by no seed, the seed bytes never grew
+# along the run's course, and the exact cover's figures hold together (no cover under its bound,
+# nor its linear relaxation's above it; the exact cover no heavier than the greedy one; greedy
+# alone with --cover-time 0).
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -21,6 +23,19 @@ find all -type f -size +0 | sort | head -n 40 | while read -r f; do cp "$f" in/;
 "$bin" -q -j 1 --max-execs 20000 in -o seeds -- "$target" @@
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || { echo "FAIL: distill exited $rc"; exit 1; }
+
+"$bin" -q -j 1 --no-reduce --cover-time 0 in -o greedy -- "$target" @@ ||
+    { echo "FAIL: the greedy select-only run exited $?"; exit 1; }
+python3 - greedy.manifest.json <<'PY' || exit 1
+import json, sys
+o = json.load(open(sys.argv[1]))["output"]
+if o["cover_solver"] != "greedy" or o["cover_lp_bound_bytes"] != 0 or \
+        o["cover_required_bytes"] != o["cover_greedy_bytes"]:
+    print("FAIL: --cover-time 0: solver %s, LP bound %d, cover %d, greedy %d" % (
+        o["cover_solver"], o["cover_lp_bound_bytes"], o["cover_required_bytes"],
+        o["cover_greedy_bytes"]))
+    sys.exit(1)
+PY
 
 AFL_QUIET=1 afl-showmap -q -r -i seeds -o seedmaps -- "$target" @@ >/dev/null 2>&1
 AFL_QUIET=1 afl-showmap -q -r -i in -o inmaps -- "$target" @@ >/dev/null 2>&1
@@ -95,6 +110,20 @@ if any(b > a for a, b in zip(course, course[1:])) or (course and m["output"]["se
     fail.append("seed bytes grew along the run: %s, then %d" % (course, m["output"]["seed_bytes"]))
 if course and course[0] > m["output"]["select_only_bytes"]:
     fail.append("the course starts above the select-only bytes")
+o = m["output"]
+if o["cover_solver"] not in ("optimal", "capped"):
+    fail.append("the exact cover of 40 inputs gave nothing back: %s" % o["cover_solver"])
+if not (0 < o["cover_lp_bound_bytes"] <= o["cover_bound_bytes"] <= o["cover_required_bytes"]
+        <= o["cover_greedy_bytes"]) or o["cover_required_bytes"] > o["seed_bytes"]:
+    fail.append("cover figures out of order: LP %d, bound %d, cover %d, greedy %d, seeds %d" % (
+        o["cover_lp_bound_bytes"], o["cover_bound_bytes"], o["cover_required_bytes"],
+        o["cover_greedy_bytes"], o["seed_bytes"]))
+if o["cover_solver"] == "optimal" and o["cover_bound_bytes"] != o["cover_required_bytes"]:
+    fail.append("an optimal cover of %d bytes above its bound %d" % (o["cover_required_bytes"],
+                o["cover_bound_bytes"]))
+left = m["run"]["execs_left"]
+if left is not None and (not isinstance(left, int) or left <= 0 or m["run"]["complete"]):
+    fail.append("run.execs_left is %r" % (left,))
 # labels only crashing inputs show may stay in the state: one reproducer per bug, hang, signal
 missing = inputs - covered - crash_only
 if missing:
