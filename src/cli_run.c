@@ -275,8 +275,8 @@ static void print_summary(struct run_state *s, int code)
                     cover_text(rs, cover, sizeof cover));
         }
         char left[64];
-        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu finished%s; "
-                        "%llu execs in %.1f s (%.0f/s); %s%s\n",
+        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu "
+                        "finished%s; %llu execs in %.1f s (%.0f/s); %s%s\n",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
                 (unsigned long long)finished,
                 cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,

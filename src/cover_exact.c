@@ -15,6 +15,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,7 +24,11 @@
 #include <unistd.h>
 
 /* Past this many matrix entries the program is not built: the greedy cover stands. */
-#define EXACT_MAX_ENTRIES (1u << 27)
+#define EXACT_MAX_ENTRIES (1u << 25)
+
+/* Memory the child may take beyond what it shares with the parent: a solve past it fails, and
+ * the greedy cover stands. */
+#define EXACT_MEMORY ((rlim_t)4 << 30)
 
 /* The program: a row per required item that no essential set shows (identical rows once), a
  * column per other set that shows one of them. */
@@ -116,7 +121,8 @@ static bool build(const struct cd_cover_set *sets, size_t n_sets, size_t univers
         return false;
     for (size_t u = 0; u < universe; u++)
         off[u + 1] += off[u];
-    uint32_t *col = malloc((entries + 1) * sizeof *col), *fill = malloc((universe + 1) * sizeof *fill);
+    uint32_t *col = malloc((entries + 1) * sizeof *col);
+    uint32_t *fill = malloc((universe + 1) * sizeof *fill);
     uint64_t *hash = calloc(universe + 1, sizeof *hash);
     uint32_t *items = malloc((universe + 1) * sizeof *items);
     int *row_of = malloc((universe + 1) * sizeof *row_of);
@@ -333,8 +339,19 @@ int cover_exact(const struct cd_cover_set *sets, size_t n_sets, size_t universe,
             dup2(null, STDOUT_FILENO);
             dup2(null, STDERR_FILENO);
         }
-        struct rlimit cpu = {(rlim_t)opts->seconds + 30, (rlim_t)opts->seconds + 30};
+        rlim_t secs = (rlim_t)opts->seconds + 30;
+        struct rlimit cpu = {secs, secs}, core = {0, 0};
         setrlimit(RLIMIT_CPU, &cpu);
+        setrlimit(RLIMIT_CORE, &core); /* a solver that fails dies without a core file */
+        unsigned long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (statm && fscanf(statm, "%lu", &pages) == 1) {
+            rlim_t as = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + EXACT_MEMORY;
+            struct rlimit mem = {as, as};
+            setrlimit(RLIMIT_AS, &mem);
+        }
+        if (statm)
+            fclose(statm);
         child(sets, n_sets, universe, optional, chosen, opts->seconds, fds[1]);
     }
     close(fds[1]);

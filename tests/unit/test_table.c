@@ -913,8 +913,9 @@ static void test_table_random_offers(void)
     enum { IDS = 64, OFFERS = 4000 };
     uint32_t pool[IDS];
     for (size_t i = 0; i < IDS; i++) /* coverage ids in and far past the keys, then outcomes */
-        pool[i] = i < 40 ? (uint32_t)(8 + i * 3) : i < 56 ? (uint32_t)((1u << 24) + i * 8 + i % 8)
-                                                    : CD_LABEL_OUTCOME | (uint32_t)(0x02000000u + i);
+        pool[i] = i < 40   ? (uint32_t)(8 + i * 3)
+                  : i < 56 ? (uint32_t)((1u << 24) + i * 8 + i % 8)
+                           : CD_LABEL_OUTCOME | (uint32_t)(0x02000000u + i);
     struct model_ex best[IDS];
     bool has[IDS] = {false}, gone[IDS] = {false};
     struct cd_table *t = NULL;
@@ -941,7 +942,8 @@ static void test_table_random_offers(void)
             if (pool[i] != ids[j])
                 continue;
             j++;
-            if (!has[i] || (!cd_labels_is_outcome(pool[i]) && model_better(pool[i], &x, &best[i]))) {
+            bool cov = !cd_labels_is_outcome(pool[i]);
+            if (!has[i] || (cov && model_better(pool[i], &x, &best[i]))) {
                 want++;
                 fresh += !has[i];
             }
@@ -988,8 +990,8 @@ static void test_table_random_offers(void)
         const struct cd_table_label *l = cd_table_find(t, pool[i]);
         CU_ASSERT_EQUAL(l != NULL, has[i]);
         if (l && has[i])
-            CU_ASSERT(l->best->len == best[i].len && !memcmp(l->best->data, best[i].data, l->best->len) &&
-                      l->best->outcome == best[i].outcome);
+            CU_ASSERT(l->best->len == best[i].len && l->best->outcome == best[i].outcome &&
+                      !memcmp(l->best->data, best[i].data, l->best->len));
     }
     cd_table_free(t);
 }
