@@ -8,6 +8,7 @@
  * a half of their number together. */
 #include "reduce_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool name_start(uint8_t c)
@@ -61,35 +62,6 @@ static size_t start_name(const uint8_t *s, size_t len, size_t p)
     return n;
 }
 
-/* Index just past the element whose start tag opens at p and ends at e (its name n bytes long):
- * past its matching end tag, nested elements of the same name counted; 0 when unbalanced.
- * Comments, CDATA sections and processing instructions are skipped whole. */
-static size_t element_end(const uint8_t *s, size_t len, size_t p, size_t e, size_t n)
-{
-    const uint8_t *name = s + p + 1;
-    size_t depth = 1;
-    for (size_t q = e; q < len;) {
-        if (s[q] != '<') {
-            q++;
-        } else if (len - q >= 4 && memcmp(s + q, "<!--", 4) == 0) {
-            q = past(s, len, q + 4, "-->", 3);
-        } else if (len - q >= 9 && memcmp(s + q, "<![CDATA[", 9) == 0) {
-            q = past(s, len, q + 9, "]]>", 3);
-        } else if (len - q > n + 2 && s[q + 1] == '/' && memcmp(s + q + 2, name, n) == 0 &&
-                   !name_char(s[q + 2 + n])) {
-            q = tag_end(s, len, q);
-            if (q == 0 || --depth == 0)
-                return q;
-        } else { /* another tag, a processing instruction, a declaration or a stray '<' */
-            size_t m = start_name(s, len, q), te = tag_end(s, len, q);
-            if (te && m == n && memcmp(s + q + 1, name, n) == 0 && s[te - 2] != '/')
-                depth++;
-            q = te ? te : q + 1;
-        }
-    }
-    return 0;
-}
-
 /* A start tag: '<' at p, its name's n bytes at p + 1, its '>' at e - 1; empty when "/>" ends it. */
 struct tag {
     size_t p, n, e;
@@ -124,11 +96,139 @@ static bool next_tag(const uint8_t *s, size_t len, size_t p, struct tag *t)
     return false;
 }
 
-/* Index just past the element of tag t: t.e when empty, else past its matching end tag; 0 when
- * unbalanced. */
-static size_t tag_element_end(const uint8_t *s, size_t len, const struct tag *t)
+/* The start tags of a document in order, each with the end of its element: t.e for an empty one,
+ * else just past its matching end tag (nested elements of the same name counted), 0 when
+ * unbalanced. One scan, a stack of open elements per name: matching each start tag by a scan to
+ * its end tag cost, on a long document with many unbalanced '<' (a script's comparisons), a scan
+ * of the rest of it per tag. Comments and CDATA sections are skipped whole. */
+struct elements {
+    struct tag *v;
+    size_t *end;
+    size_t *below;  /* per tag: the open tag of the same name under it, or SIZE_MAX */
+    size_t n, cap;
+    size_t *top;    /* per name slot: the innermost open tag of that name, or SIZE_MAX */
+    size_t *key;    /* per name slot: a tag of that name, SIZE_MAX while the slot is free */
+    size_t slots;   /* power of two */
+};
+
+static void elements_release(struct elements *el)
 {
-    return t->empty ? t->e : element_end(s, len, t->p, t->e, t->n);
+    free(el->v);
+    free(el->end);
+    free(el->below);
+    free(el->top);
+    free(el->key);
+    memset(el, 0, sizeof *el);
+}
+
+/* The name slot of the n bytes at name (open addressing; a slot once a name's stays its own),
+ * or SIZE_MAX when the name has none and tag, a start tag of it (SIZE_MAX: none), is not to take
+ * one. */
+static size_t name_slot(struct elements *el, const uint8_t *s, const uint8_t *name, size_t n,
+                        size_t tag)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ name[i]) * 1099511628211ull;
+    for (size_t k = (size_t)h & (el->slots - 1);; k = (k + 1) & (el->slots - 1)) {
+        size_t t = el->key[k];
+        if (t == SIZE_MAX) {
+            if (tag == SIZE_MAX)
+                return SIZE_MAX;
+            el->key[k] = tag;
+            return k;
+        }
+        if (el->v[t].n == n && memcmp(s + el->v[t].p + 1, name, n) == 0)
+            return k;
+    }
+}
+
+/* Adds tag t; false when out of memory. Slots are sized for the document's '<' count. */
+static bool elements_push(struct elements *el, const struct tag *t)
+{
+    if (el->n == el->cap) {
+        size_t cap = el->cap ? el->cap * 2 : 64;
+        struct tag *v = realloc(el->v, cap * sizeof *v);
+        if (v)
+            el->v = v;
+        size_t *end = v ? realloc(el->end, cap * sizeof *end) : NULL;
+        if (end)
+            el->end = end;
+        size_t *below = end ? realloc(el->below, cap * sizeof *below) : NULL;
+        if (!below)
+            return false;
+        el->below = below;
+        el->cap = cap;
+    }
+    el->v[el->n] = *t;
+    el->end[el->n] = t->empty ? t->e : 0;
+    el->below[el->n] = SIZE_MAX;
+    el->n++;
+    return true;
+}
+
+/* Indexes the start tags of s; false when out of memory (el then empty). */
+static bool elements_index(const uint8_t *s, size_t len, struct elements *el)
+{
+    memset(el, 0, sizeof *el);
+    size_t lts = 0;
+    for (const uint8_t *q = s; (q = memchr(q, '<', len - (size_t)(q - s))) != NULL; q++)
+        lts++;
+    el->slots = 16;
+    while (el->slots < 2 * lts + 2)
+        el->slots *= 2;
+    el->top = malloc(el->slots * sizeof *el->top);
+    el->key = malloc(el->slots * sizeof *el->key);
+    if (!el->top || !el->key) {
+        elements_release(el);
+        return false;
+    }
+    memset(el->top, 0xff, el->slots * sizeof *el->top);
+    memset(el->key, 0xff, el->slots * sizeof *el->key);
+    for (size_t q = 0; q < len;) {
+        const uint8_t *lt = memchr(s + q, '<', len - q);
+        if (!lt)
+            break;
+        q = (size_t)(lt - s);
+        if (len - q >= 4 && memcmp(s + q, "<!--", 4) == 0) {
+            q = past(s, len, q + 4, "-->", 3);
+        } else if (len - q >= 9 && memcmp(s + q, "<![CDATA[", 9) == 0) {
+            q = past(s, len, q + 9, "]]>", 3);
+        } else if (q + 2 < len && s[q + 1] == '/') {
+            /* an end tag: it closes the innermost open element of its name; one without its
+               '>' leaves every open element of the name unbalanced */
+            size_t n = 0, te = tag_end(s, len, q);
+            while (q + 2 + n < len && name_char(s[q + 2 + n]))
+                n++;
+            size_t k = n ? name_slot(el, s, s + q + 2, n, SIZE_MAX) : SIZE_MAX;
+            if (k != SIZE_MAX && el->top[k] != SIZE_MAX) {
+                size_t t = el->top[k];
+                if (te) {
+                    el->end[t] = te;
+                    el->top[k] = el->below[t];
+                } else {
+                    el->top[k] = SIZE_MAX; /* their ends stay 0 */
+                }
+            }
+            q = te ? te : q + 1;
+        } else {
+            size_t n = start_name(s, len, q), te = tag_end(s, len, q);
+            if (n && te) {
+                struct tag t = {.p = q, .n = n, .e = te, .empty = s[te - 2] == '/'};
+                if (!elements_push(el, &t)) {
+                    elements_release(el);
+                    return false;
+                }
+                if (!t.empty) {
+                    size_t k = name_slot(el, s, s + q + 1, n, el->n - 1);
+                    el->below[el->n - 1] = el->top[k];
+                    el->top[k] = el->n - 1;
+                }
+            }
+            q = te ? te : q + 1;
+        }
+    }
+    return true;
 }
 
 /* Walks the start tags in document order: deletes the element at each (the walk stays there, on
@@ -137,20 +237,29 @@ static size_t tag_element_end(const uint8_t *s, size_t len, const struct tag *t)
 bool cd_reduce_elements(struct cd_reduce_run *r)
 {
     bool any = false;
-    size_t p = 0;
-    struct tag t;
-    while (!r->stopped && next_tag(r->cur, r->len, p, &t)) {
-        size_t end = tag_element_end(r->cur, r->len, &t);
-        p = t.e;
+    struct elements el;
+    if (!elements_index(r->cur, r->len, &el))
+        return false;
+    for (size_t i = 0; i < el.n && !r->stopped; i++) {
+        const struct tag t = el.v[i];
+        size_t end = el.end[i];
         if (end == 0)
             continue;
         memcpy(r->cand, r->cur, t.p);
         memcpy(r->cand + t.p, r->cur + end, r->len - end);
-        if (cd_reduce_try(r, r->len - (end - t.p))) {
-            any = true;
-            p = t.p;
-        }
+        if (!cd_reduce_try(r, r->len - (end - t.p)))
+            continue;
+        any = true;
+        /* The walk stays where the element was, on what follows it in the new document. */
+        elements_release(&el);
+        if (!elements_index(r->cur, r->len, &el))
+            return any;
+        i = 0;
+        while (i < el.n && el.v[i].p < t.p)
+            i++;
+        i--; /* the loop's step brings it back */
     }
+    elements_release(&el);
     return any;
 }
 
@@ -290,16 +399,20 @@ static size_t apply_kind(struct cd_reduce_run *r, const struct kind *k, enum kin
                          size_t lo, size_t hi, size_t *seen)
 {
     struct writer w = {.s = r->cur, .out = r->cand};
+    struct elements el;
     size_t p = 0;
-    struct tag t;
     *seen = 0;
-    while (next_tag(r->cur, r->len, p, &t)) {
-        p = t.e;
+    if (!elements_index(r->cur, r->len, &el))
+        return r->len; /* no candidate */
+    for (size_t i = 0; i < el.n; i++) {
+        const struct tag t = el.v[i];
+        if (t.p < p)
+            continue; /* inside an element this edit took whole */
         if (k->attr) {
             edit_attrs(&w, &t, k, ed, lo, hi, seen);
             continue;
         }
-        size_t end = tag_element_end(r->cur, r->len, &t), names_end = t.p + 1 + t.n;
+        size_t end = el.end[i], names_end = t.p + 1 + t.n;
         if (!same_name(k, r->cur + t.p + 1, t.n) || end == 0 || (ed == KIND_EMPTY && t.empty) ||
             (ed == KIND_BARE && attrs_end(&t) == names_end))
             continue;
@@ -318,6 +431,7 @@ static size_t apply_kind(struct cd_reduce_run *r, const struct kind *k, enum kin
         }
         ++*seen;
     }
+    elements_release(&el);
     copy_skip(&w, r->len, r->len);
     return w.o;
 }

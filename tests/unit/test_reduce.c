@@ -1346,6 +1346,140 @@ static void test_reduce_registry(void)
     }
 }
 
+/* The model of the elements pass's matching: a scan from each start tag to its end tag, nested
+ * elements of its name counted, comments and CDATA skipped (the pass matches them all in one scan
+ * instead). */
+static size_t model_past(const char *s, size_t len, size_t p, const char *what)
+{
+    size_t n = strlen(what);
+    for (size_t q = p; q + n <= len; q++)
+        if (!memcmp(s + q, what, n))
+            return q + n;
+    return len;
+}
+
+static bool model_name(char c, bool first)
+{
+    uint8_t u = (uint8_t)c;
+    return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u == ':' || u >= 0x80 ||
+           (!first && ((u >= '0' && u <= '9') || u == '-' || u == '.'));
+}
+
+static size_t model_tag_end(const char *s, size_t len, size_t p)
+{
+    char quote = 0;
+    for (size_t q = p + 1; q < len; q++) {
+        if (s[q] == '<')
+            return 0;
+        if (quote)
+            quote = s[q] == quote ? 0 : quote;
+        else if (s[q] == '"' || s[q] == '\'')
+            quote = s[q];
+        else if (s[q] == '>')
+            return q + 1;
+    }
+    return 0;
+}
+
+static size_t model_start_name(const char *s, size_t len, size_t p)
+{
+    size_t n = 0;
+    if (p + 1 < len && s[p] == '<' && model_name(s[p + 1], true))
+        for (n = 1; p + 1 + n < len && model_name(s[p + 1 + n], false);)
+            n++;
+    return n;
+}
+
+static size_t model_element_end(const char *s, size_t len, size_t p, size_t e, size_t n)
+{
+    size_t depth = 1;
+    for (size_t q = e; q < len;) {
+        if (s[q] != '<') {
+            q++;
+        } else if (!strncmp(s + q, "<!--", 4)) {
+            q = model_past(s, len, q + 4, "-->");
+        } else if (!strncmp(s + q, "<![CDATA[", 9)) {
+            q = model_past(s, len, q + 9, "]]>");
+        } else if (len - q > n + 2 && s[q + 1] == '/' && !memcmp(s + q + 2, s + p + 1, n) &&
+                   !model_name(s[q + 2 + n], false)) {
+            q = model_tag_end(s, len, q);
+            if (q == 0 || --depth == 0)
+                return q;
+        } else {
+            size_t m = model_start_name(s, len, q), te = model_tag_end(s, len, q);
+            if (te && m == n && !memcmp(s + q + 1, s + p + 1, n) && s[te - 2] != '/')
+                depth++;
+            q = te ? te : q + 1;
+        }
+    }
+    return 0;
+}
+
+/* Records the lengths of the candidates a pass tries, holding none. */
+static size_t tried[512], n_tried;
+
+static bool record_pred(void *ctx, const uint8_t *cand, size_t len)
+{
+    (void)ctx;
+    (void)cand;
+    if (n_tried < 512)
+        tried[n_tried++] = len;
+    return false;
+}
+
+/* On random documents of tags, end tags without their '>', comments, CDATA, quoted '>' and '<'
+ * and stray '<', the elements pass tries exactly the cuts the model's matching gives, in order:
+ * its one scan matches as a scan per element would. */
+static void test_reduce_elements_match_model(void)
+{
+    static const char *const pieces[] = {
+        "<a>", "</a>", "<b>", "</b>", "<a/>", "<a x='>'>", "<!--", "-->", "<![CDATA[", "]]>",
+        "<", "</a", "x", "<?p?>", "<ab>", "</ab>", "</", "<b y=\"<\">", "\n"};
+    uint64_t rng = 7;
+    size_t mismatches = 0;
+    for (int round = 0; round < 3000; round++) {
+        char doc[256];
+        size_t len = 0;
+        for (int k = 0, n = 1 + round % 24; k < n; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            const char *p = pieces[(rng >> 33) % (sizeof pieces / sizeof *pieces)];
+            if (len + strlen(p) >= sizeof doc)
+                break;
+            memcpy(doc + len, p, strlen(p));
+            len += strlen(p);
+        }
+        size_t want[512], n_want = 0;
+        for (size_t q = 0; q < len;) { /* the start tags in order, as the pass walks them */
+            if (doc[q] != '<') {
+                q++;
+            } else if (!strncmp(doc + q, "<!--", 4)) {
+                q = model_past(doc, len, q + 4, "-->");
+            } else if (!strncmp(doc + q, "<![CDATA[", 9)) {
+                q = model_past(doc, len, q + 9, "]]>");
+            } else {
+                size_t n = model_start_name(doc, len, q), e = model_tag_end(doc, len, q);
+                if (!n || !e) {
+                    q++;
+                    continue;
+                }
+                size_t end = doc[e - 2] == '/' ? e : model_element_end(doc, len, q, e, n);
+                if (end)
+                    want[n_want++] = len - (end - q);
+                q = e;
+            }
+        }
+        uint8_t cur[256], cand[256];
+        memcpy(cur, doc, len);
+        struct cd_reduce_stats stats = {0};
+        struct cd_reduce_target t = {record_pred, NULL, NULL, false, false};
+        struct cd_reduce_run r = {&t, cur, len, cand, len, &stats, false};
+        n_tried = 0;
+        cd_reduce_elements(&r);
+        mismatches += n_tried != n_want || memcmp(tried, want, n_want * sizeof *want) != 0;
+    }
+    CU_ASSERT_EQUAL(mismatches, 0);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -1357,6 +1491,7 @@ int main(void)
         {"test_reduce_suffix_keeps_shortest_tail", test_reduce_suffix_keeps_shortest_tail},
         {"test_reduce_elements_delete_subtrees", test_reduce_elements_delete_subtrees},
         {"test_reduce_kinds_edit_every_copy", test_reduce_kinds_edit_every_copy},
+        {"test_reduce_elements_match_model", test_reduce_elements_match_model},
         {"test_reduce_pairs_lower_together", test_reduce_pairs_lower_together},
         {"test_reduce_chunks_delete_whole_parts", test_reduce_chunks_delete_whole_parts},
         {"test_reduce_brackets_delete_sibling_runs", test_reduce_brackets_delete_sibling_runs},
