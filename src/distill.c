@@ -255,7 +255,7 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
     stats.seen_bytes = cd_table_seen_bytes(d->table);
     stats.complete = d->reduce_done && !d->failed && !d->stats.stopped_by && !d->opts.no_reduce &&
                      distill_count_skippable(d->table) == cd_table_n_labels(d->table);
-    stats.execs_left = stats.complete || d->opts.no_reduce ? 0 : distill_execs_left(d);
+    stats.execs_left = stats.complete || d->opts.no_reduce ? 0 : cd_result_execs_left(d->series, d->n_series);
     enum cd_status st = cd_result_build(out, d->table, &stats, err);
     if (st == CD_OK && d->n_series) {
         out->series = cd_memdup(d->series, d->n_series * sizeof *d->series);

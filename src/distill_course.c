@@ -87,11 +87,6 @@ static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
         .seed_bytes = d->seed_bytes};
 }
 
-uint64_t distill_execs_left(const struct cd_distill *d)
-{
-    return cd_result_execs_left(d->series, d->n_series);
-}
-
 /* Recomputes the seed cover when it is due (or forced) and records the run's course. Lock held. */
 static void update_cover(struct cd_distill *d, bool force)
 {
@@ -140,7 +135,7 @@ void distill_progress(struct cd_distill *d, bool force)
         .seeds = d->seeds,
         .select_only_bytes = d->stats.select_only_bytes,
         .cmin_bytes = d->stats.cmin_bytes,
-        .execs_left = strcmp(d->phase, "reduce") == 0 ? distill_execs_left(d) : 0,
+        .execs_left = strcmp(d->phase, "reduce") == 0 ? cd_result_execs_left(d->series, d->n_series) : 0,
     };
     d->opts.progress(d->opts.cb_ctx, &p);
 }

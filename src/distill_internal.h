@@ -189,9 +189,6 @@ void distill_join_threads(struct cd_distill *d, unsigned n);
 /* distill_course.c: the course and reporting: the seed cover, the run's points, checkpoints,
  * progress */
 
-/* cd_result_execs_left of the run's course so far. Lock held. */
-uint64_t distill_execs_left(const struct cd_distill *d);
-
 /* The number of labels of t that need no more reduction (finished or left out). */
 uint64_t distill_count_skippable(const struct cd_table *t);
 

@@ -395,24 +395,21 @@ static void edit_attrs(struct writer *w, const struct tag *t, const struct kind 
 /* Writes into r->cand cur with edit ed applied to the instances lo..hi-1 of kind k, counted in
  * document order among those it would change (an element inside an edited one is not counted);
  * returns the candidate's length, *seen the instances met. Every edit shortens. */
-static size_t apply_kind(struct cd_reduce_run *r, const struct kind *k, enum kind_edit ed,
-                         size_t lo, size_t hi, size_t *seen)
+static size_t apply_kind(struct cd_reduce_run *r, const struct elements *el, const struct kind *k,
+                         enum kind_edit ed, size_t lo, size_t hi, size_t *seen)
 {
     struct writer w = {.s = r->cur, .out = r->cand};
-    struct elements el;
     size_t p = 0;
     *seen = 0;
-    if (!elements_index(r->cur, r->len, &el))
-        return r->len; /* no candidate */
-    for (size_t i = 0; i < el.n; i++) {
-        const struct tag t = el.v[i];
+    for (size_t i = 0; i < el->n; i++) {
+        const struct tag t = el->v[i];
         if (t.p < p)
             continue; /* inside an element this edit took whole */
         if (k->attr) {
             edit_attrs(&w, &t, k, ed, lo, hi, seen);
             continue;
         }
-        size_t end = el.end[i], names_end = t.p + 1 + t.n;
+        size_t end = el->end[i], names_end = t.p + 1 + t.n;
         if (!same_name(k, r->cur + t.p + 1, t.n) || end == 0 || (ed == KIND_EMPTY && t.empty) ||
             (ed == KIND_BARE && attrs_end(&t) == names_end))
             continue;
@@ -431,36 +428,41 @@ static size_t apply_kind(struct cd_reduce_run *r, const struct kind *k, enum kin
         }
         ++*seen;
     }
-    elements_release(&el);
     copy_skip(&w, r->len, r->len);
     return w.o;
 }
 
-/* Tries edit ed on the instances lo..hi-1 of kind k; false when it changes nothing or fails. */
-static bool try_kind(struct cd_reduce_run *r, const struct kind *k, enum kind_edit ed, size_t lo,
-                     size_t hi)
+/* Tries edit ed on the instances lo..hi-1 of kind k; false when it changes nothing or fails. A
+ * success indexes the new document into el (empty when out of memory: nothing more is tried). */
+static bool try_kind(struct cd_reduce_run *r, struct elements *el, const struct kind *k,
+                     enum kind_edit ed, size_t lo, size_t hi)
 {
-    size_t seen, n = apply_kind(r, k, ed, lo, hi, &seen);
-    return n < r->len && cd_reduce_try(r, n);
+    size_t seen, n = apply_kind(r, el, k, ed, lo, hi, &seen);
+    if (n == r->len || !cd_reduce_try(r, n))
+        return false;
+    elements_release(el);
+    (void)elements_index(r->cur, r->len, el);
+    return true;
 }
 
 /* Tries ed on every instance of k at once, else (deletions and emptyings, of at least 4
  * instances) on each half of them, then each quarter: a label that counts the elements keeps
  * enough of them. */
-static bool edit_kind(struct cd_reduce_run *r, const struct kind *k, enum kind_edit ed)
+static bool edit_kind(struct cd_reduce_run *r, struct elements *el, const struct kind *k,
+                      enum kind_edit ed)
 {
-    if (try_kind(r, k, ed, 0, SIZE_MAX))
+    if (try_kind(r, el, k, ed, 0, SIZE_MAX))
         return true;
     if (ed != KIND_DROP && ed != KIND_EMPTY)
         return false;
     bool any = false;
     for (size_t parts = 2; parts <= 4 && !r->stopped; parts *= 2) {
         size_t total;
-        apply_kind(r, k, ed, 0, 0, &total);
+        apply_kind(r, el, k, ed, 0, 0, &total);
         for (size_t i = 0; i < parts && total >= 2 * parts; i++)
-            if (try_kind(r, k, ed, i * total / parts, (i + 1) * total / parts)) {
+            if (try_kind(r, el, k, ed, i * total / parts, (i + 1) * total / parts)) {
                 any = true;
-                apply_kind(r, k, ed, 0, 0, &total);
+                apply_kind(r, el, k, ed, 0, 0, &total);
             }
     }
     return any;
@@ -476,11 +478,15 @@ bool cd_reduce_kinds(struct cd_reduce_run *r)
     struct kind kinds[KIND_MAX];
     size_t count = collect_kinds(r->cur, r->len, kinds);
     bool any = false;
+    struct elements el; /* of the document as it stands: built again after each success */
+    if (!elements_index(r->cur, r->len, &el))
+        return false;
     for (size_t i = 0; i < count && !r->stopped; i++) {
         const enum kind_edit *edits = kinds[i].attr ? attr_edits : element_edits;
         size_t n = kinds[i].attr ? 2 : 3;
         for (size_t j = 0; j < n && !r->stopped; j++)
-            any |= edit_kind(r, &kinds[i], edits[j]);
+            any |= edit_kind(r, &el, &kinds[i], edits[j]);
     }
+    elements_release(&el);
     return any;
 }

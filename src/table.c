@@ -200,25 +200,38 @@ static uint32_t table_key(const struct cd_table_example *e)
     return e->len < UINT32_MAX - 2 ? (uint32_t)e->len + 1 : UINT32_MAX - 1;
 }
 
+/* The array v of *n zeroed elements of size bytes grown to hold index at, doubling from first
+ * elements (*n then updated); NULL when out of memory, v unchanged. */
+static void *grow_zeroed(void *v, size_t *n, size_t at, size_t size, size_t first)
+{
+    if (at < *n)
+        return v;
+    size_t cap = *n ? *n : first;
+    while (cap <= at)
+        cap *= 2;
+    uint8_t *grown = realloc(v, cap * size);
+    if (!grown)
+        return NULL;
+    memset(grown + *n * size, 0, (cap - *n) * size);
+    *n = cap;
+    return grown;
+}
+
 bool table_reserve_keys(struct cd_table *t, uint32_t id)
 {
-    if (cd_labels_is_outcome(id) || id >= TABLE_KEYS_MAX || id < t->n_keys)
+    if (cd_labels_is_outcome(id) || id >= TABLE_KEYS_MAX)
         return true;
-    size_t n = t->n_keys ? t->n_keys : 4096;
-    while (n <= id)
-        n *= 2;
-    uint32_t *keys = realloc(t->keys, n * sizeof *keys);
+    size_t had = t->n_keys;
+    uint32_t *keys = grow_zeroed(t->keys, &t->n_keys, id, sizeof *keys, 4096);
     if (!keys)
         return false;
-    memset(keys + t->n_keys, 0, (n - t->n_keys) * sizeof *keys);
-    /* Records of ids the array did not reach yet get their keys now. */
-    for (size_t i = 0; i < t->n_labels; i++) {
-        uint32_t lid = t->labels[i].id;
-        if (!cd_labels_is_outcome(lid) && lid >= t->n_keys && lid < n && t->labels[i].best)
-            keys[lid] = table_key(t->labels[i].best);
-    }
     t->keys = keys;
-    t->n_keys = n;
+    /* Records of ids the array did not reach yet get their keys now. */
+    for (size_t i = 0; had < t->n_keys && i < t->n_labels; i++) {
+        uint32_t lid = t->labels[i].id;
+        if (!cd_labels_is_outcome(lid) && lid >= had && lid < t->n_keys && t->labels[i].best)
+            t->keys[lid] = table_key(t->labels[i].best);
+    }
     return true;
 }
 
@@ -600,19 +613,10 @@ static inline bool is_unstable(const struct cd_table *t, uint32_t id)
 /* Makes the unstable bitmap reach edge; false when out of memory. */
 static bool reserve_unstable_bits(struct cd_table *t, uint32_t edge)
 {
-    size_t word = edge / 64;
-    if (word < t->unstable_words)
-        return true;
-    size_t n = t->unstable_words ? t->unstable_words : 64;
-    while (n <= word)
-        n *= 2;
-    uint64_t *bits = realloc(t->unstable_bits, n * sizeof *bits);
-    if (!bits)
-        return false;
-    memset(bits + t->unstable_words, 0, (n - t->unstable_words) * sizeof *bits);
-    t->unstable_bits = bits;
-    t->unstable_words = n;
-    return true;
+    uint64_t *bits = grow_zeroed(t->unstable_bits, &t->unstable_words, edge / 64, sizeof *bits, 64);
+    if (bits)
+        t->unstable_bits = bits;
+    return bits != NULL;
 }
 
 static void set_unstable_bit(struct cd_table *t, uint32_t edge)
