@@ -535,8 +535,10 @@ static void sweep_temp_files(const char *dir, const char *stem, time_t min_age)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         struct stat sb;
+        /* With no age asked for, none is compared: a file written this instant may carry an
+           mtime a second past time(), whose clock is coarser than the file system's. */
         if (temp_name(e->d_name, stem) && cd_file_is_own_at(dirfd(d), e->d_name, &sb) &&
-            now - sb.st_mtime >= min_age)
+            (min_age == 0 || now - sb.st_mtime >= min_age))
             (void)unlinkat(dirfd(d), e->d_name, 0);
     }
     closedir(d);
