@@ -18,12 +18,15 @@
 struct cd_runner_ops {
     /* Opens worker `worker`'s runner; *state is passed to run and close. */
     enum cd_status (*open)(void *ctx, unsigned worker, void **state, struct cd_error *err);
-    /* Runs len bytes; fills labels (sorted, unique) and *outcome. With quick, a hang may come
-     * back unconfirmed as CD_OUTCOME_SLOW (cd_exec_run_quick), with the timeout label; without,
-     * never. WARN: the input could not be delivered (err says why), labels and outcome unset.
-     * FAILED: our machinery failed. */
-    enum cd_status (*run)(void *state, const uint8_t *data, size_t len, bool quick,
-                          struct cd_labelset *labels, enum cd_outcome *outcome,
+    /* Runs len bytes on the targets whose bits are set in targets (bit t: target t of
+     * cd_distill_opts.targets; a runner of one target may ignore it); fills labels (sorted,
+     * unique, each in its target: cd_labels_in_target) and *outcome (a crash on any target
+     * before a hang, a hang before a normal end). With quick, a hang may come back unconfirmed as
+     * CD_OUTCOME_SLOW (cd_exec_run_quick), with the timeout label; without, never. WARN: the
+     * input could not be delivered (err says why), labels and outcome unset. FAILED: our
+     * machinery failed. */
+    enum cd_status (*run)(void *state, uint32_t targets, const uint8_t *data, size_t len,
+                          bool quick, struct cd_labelset *labels, enum cd_outcome *outcome,
                           struct cd_error *err);
     /* Releases the state. */
     void (*close)(void *state);
@@ -104,6 +107,11 @@ struct cd_distill_opts {
     uint64_t max_execs;       /* stop after this many executions; 0 for no limit */
     uint64_t max_time_ms;     /* stop after this much wall time; 0 for no limit */
     unsigned jobs;            /* workers (0 counts as 1) */
+    /* Targets the runner runs (0 counts as 1; at most CD_LABEL_TARGETS_MAX). Every input of the
+     * first pass runs on each; a label is reduced on its own target alone, and a candidate kept
+     * for it runs once on the others, what they show credited to it, so one seed can serve
+     * several. */
+    unsigned targets;
     /* Shard shard of shards (1-based; shards 0 or 1: none): only inputs whose content hash (the
      * low 64 bits of XXH3-128) is shard - 1 modulo shards run, the others are counted in
      * other_shards. The content decides, so the split is the same however the inputs are ordered
@@ -162,6 +170,13 @@ void cd_distill_adopt_table(struct cd_distill *d, struct cd_table *t);
 enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_table *old,
                                        struct cd_error *err);
 
+/* After cd_distill_adopt_table, when the saved table lacks the labels of some targets (added,
+ * or changed and their labels dropped: cd_table_drop_targets): runs every example it keeps on
+ * those targets alone (bits of targets), crediting each with what they show, or keeping it as a
+ * reproducer of theirs when it crashes or hangs there. Same statuses as cd_distill_ingest. */
+enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
+                                        struct cd_error *err);
+
 /* The engine's table, for saving it once the run is over (cd_distill_reduce returned): valid
  * until cd_distill_free. */
 const struct cd_table *cd_distill_table(const struct cd_distill *d);
@@ -204,14 +219,15 @@ void cd_distill_free(struct cd_distill *d);
  * unbound. Without bind_cpus exec_opts->cpu is used as it is for worker 0 and -1 for the others.
  * The context is borrowed for the engine's lifetime and not thread-safe: one engine per context. */
 struct cd_exec_runner_ctx {
-    const struct cd_exec_opts *exec_opts;
+    const struct cd_exec_opts *exec_opts; /* n_targets of them: one executor each per worker */
+    unsigned n_targets;                   /* 0 counts as 1 */
     bool bind_cpus;
     bool cpu_fixed;           /* with bind_cpus: bind worker i to first_cpu + i, busy or not */
     unsigned first_cpu;
     bool edges_only;          /* labels are edges, hit counts ignored (afl-cmin -e) */
     /* filled by the runner: the first worker's executor info after open, refreshed when it
-       closes (execs, restarts), for the manifest */
-    struct cd_exec_info info;
+       closes (execs, restarts), for the manifest; one per target */
+    struct cd_exec_info info[CD_LABEL_TARGETS_MAX];
 };
 extern const struct cd_runner_ops cd_distill_exec_runner;
 

@@ -16,6 +16,8 @@ struct cd_emit_owned {
     char *seed_dir_base;
     char **seeds;
     size_t n_seeds;
+    char **views;         /* names of the other directories it wrote seeds into: a run of */
+    size_t n_views;       /* several targets' views of them */
 };
 
 /* Frees what o holds and zeroes it. */

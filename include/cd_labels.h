@@ -19,6 +19,22 @@
 #define CD_LABEL_OUTCOME 0x80000000u
 #define CD_LABEL_EDGE_MAX (1u << 28)
 
+/* A run of several targets keeps each target's labels apart: bits 27 to 30 of an id hold the
+ * index of the target that showed it (coverage labels then have edges below
+ * CD_LABEL_TARGET_EDGES, outcome ids keep kind and payload in their low 27 bits). Target 0's ids
+ * are a single target's, so one target's tables, states and manifests are those of a run of one. */
+#define CD_LABEL_TARGET_SHIFT 27
+#define CD_LABEL_TARGETS_MAX 16u
+#define CD_LABEL_TARGET_EDGES (1u << 24)
+#define CD_LABEL_TARGET_MASK (0xfu << CD_LABEL_TARGET_SHIFT)
+
+/* The names of a run's targets, for label texts: with more than one, a label reads
+ * "NAME/LABEL" ("xpath/000123:4", "html/bug:1a2b3c"). n of at most CD_LABEL_TARGETS_MAX. */
+struct cd_label_names {
+    const char *const *v;
+    unsigned n;
+};
+
 /* A growable array of label ids, sorted ascending and without duplicates after cd_labels_from_run.
  * Zero-initialise, then use; cd_labelset_release frees. */
 struct cd_labelset {
@@ -39,6 +55,16 @@ uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err);
 
+/* The index of the target label id belongs to (0 in a run of one target). */
+unsigned cd_labels_target(uint32_t id);
+
+/* Label id moved to target t (below CD_LABEL_TARGETS_MAX); id's own target bits are replaced. */
+uint32_t cd_labels_in_target(uint32_t id, unsigned t);
+
+/* Moves every label of set to target t (t > 0: its coverage labels of edges from
+ * CD_LABEL_TARGET_EDGES on are dropped, as no id holds them), keeping the set sorted. */
+void cd_labels_retarget(struct cd_labelset *set, unsigned t);
+
 /* The bug label of a crash state's text: its first probe. */
 uint32_t cd_labels_bug(const char *crash_state);
 
@@ -49,7 +75,8 @@ uint32_t cd_labels_bug(const char *crash_state);
 /* Probe k (below CD_LABELS_BUG_PROBES) of a crash state's bug label; k = 0 is cd_labels_bug. */
 uint32_t cd_labels_bug_probe(const char *crash_state, unsigned k);
 
-/* True when id is one of crash_state's probes: a note may stand for that label only then. */
+/* True when id is one of crash_state's probes, in any target: a note may stand for that label
+ * only then. */
 bool cd_labels_bug_is_of(uint32_t id, const char *crash_state);
 
 /* True when text has a crash state's form (cd_exec_crash_state): printable ASCII lines, the
@@ -76,6 +103,13 @@ bool cd_labels_valid(uint32_t id);
 
 /* Parses a label's text back into its id; returns false when text is not a label. */
 bool cd_labels_parse(const char *text, uint32_t *id);
+
+/* cd_labels_format for a run of the targets names (NULL or one: no name), "NAME/LABEL". */
+int cd_labels_format_in(uint32_t id, const struct cd_label_names *names, char *buf, size_t cap);
+
+/* cd_labels_parse for a run of the targets names: with more than one, text must be "NAME/LABEL"
+ * with NAME one of them; with one or none, a plain label. */
+bool cd_labels_parse_in(const char *text, const struct cd_label_names *names, uint32_t *id);
 
 /* Appends id (no sorting); returns false when out of memory. */
 bool cd_labelset_push(struct cd_labelset *set, uint32_t id);

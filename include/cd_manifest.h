@@ -21,6 +21,18 @@ struct cd_manifest_skip {
     uint64_t count;
 };
 
+/* One target of a run of several (cd_manifest_info.targets). */
+struct cd_manifest_target {
+    char *name;                  /* its labels read "NAME/LABEL" */
+    char **argv;                 /* NULL-terminated */
+    char sha1[41];               /* SHA-1 hex of its binary, "" if unknown */
+    uint64_t map_size;
+    unsigned timeout_ms;
+    char *view;                  /* the directory of its seeds (DIR.by-target/NAME), or NULL */
+    /* counted by the writer from the result, read back by the reader */
+    uint64_t labels, labels_finished, seeds, seed_bytes, reproducers, bugs;
+};
+
 /* Everything about a run that is not in cd_result. The writer borrows it; the reader fills an
  * owned copy (see cd_manifest_release). */
 struct cd_manifest_info {
@@ -56,7 +68,15 @@ struct cd_manifest_info {
     /* writer only: afl-clang-lto's edge IDs (NULL: none), so each coverage label names its
        function */
     const struct cd_edge_ids *edge_ids;
+    /* A run of several targets (n_targets > 1; the first is also target_argv, target_sha1,
+       map_size and timeout_ms above); NULL and 0 for one */
+    struct cd_manifest_target *targets;
+    unsigned n_targets;
+    const char *names[CD_LABEL_TARGETS_MAX]; /* their names, as label texts use them */
 };
+
+/* The names of info's targets for label texts (none with one target). */
+struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info);
 
 /* One seed or reproducer as the reader sees it. */
 struct cd_manifest_example {
@@ -66,6 +86,7 @@ struct cd_manifest_example {
     char *origin;
     struct cd_labelset labels;   /* every label it covers, sorted */
     struct cd_labelset best;     /* labels it is the best example of, sorted */
+    uint32_t views;              /* with several targets: a bit per target whose view holds it */
 };
 
 /* One label as the reader sees it. */

@@ -44,6 +44,7 @@ struct cd_result_stats {
     uint64_t execs;              /* target executions */
     uint64_t first_pass_execs;
     uint64_t recheck_execs;      /* second runs of inputs that showed a new label (unstable edges) */
+    uint64_t other_target_execs; /* runs of a reduced example on the other targets (several) */
     uint64_t crashes;            /* executions that crashed */
     uint64_t timeouts;           /* executions that timed out */
     uint64_t wall_ns;
@@ -91,6 +92,9 @@ struct cd_result {
     size_t n_series;
     uint32_t *unstable;                 /* edges whose labels flicker, ascending: left out */
     size_t n_unstable;
+    /* A run of several targets: per example, a bit for each target whose view holds it
+       (cd_result_views); NULL for one target. */
+    uint32_t *views;
 };
 
 /* Builds *out from table t and the counters in stats (copied): the distinct best examples sorted
@@ -130,6 +134,20 @@ const char *cd_result_cover_solver_name(enum cd_cover_solver solver);
 /* How far the required seed cover may be above the best over the same examples, as a fraction of
  * its bound (0: optimal); 0 without a bound. */
 double cd_result_cover_gap(const struct cd_result_stats *stats);
+
+/* With several targets (n_targets > 1), fills r->views: the view of target t is a small set of
+ * seeds that together show every coverage label of t that the seeds show (a greedy cover by
+ * labels per byte), what `afl-fuzz -i` for that harness needs. One target: views stays NULL. */
+enum cd_status cd_result_views(struct cd_result *r, unsigned n_targets, struct cd_error *err);
+
+/* What the output holds of one target of several: its labels, those finished, its view's seeds
+ * and bytes, the reproducers of its outcome labels, its bugs. */
+struct cd_result_target {
+    uint64_t labels, finished, seeds, seed_bytes, reproducers, bugs;
+};
+
+/* Counts target t's share of r (its views filled: cd_result_views). */
+struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsigned t);
 
 /* Frees everything r owns and zeroes it. */
 void cd_result_release(struct cd_result *r);

@@ -77,6 +77,15 @@ enum cd_status cd_table_offer_if_known(struct cd_table *t, const uint8_t *data, 
                                        size_t *improved, const struct cd_table_example **stored,
                                        struct cd_error *err);
 
+/* Adds to live example e the labels of more (sorted, unique; of runs of e on other targets that
+ * ended normally) it lacks, and makes it best for those of them it beats, as an offer would:
+ * a run of several targets runs a reduced example on its own target first, and on the others
+ * once it is kept. *improved gets the labels it became best for. FAILED when out of memory, with
+ * the table unchanged. */
+enum cd_status cd_table_extend(struct cd_table *t, const struct cd_table_example *e,
+                               const struct cd_labelset *more, size_t *improved,
+                               struct cd_error *err);
+
 /* What cd_table_offer would make an input best for (cd_table_wins). */
 struct cd_table_wins {
     size_t n;         /* labels, leaving out outcome labels that have a best already unless it
@@ -169,6 +178,12 @@ size_t cd_table_mark_unstable(struct cd_table *t, uint32_t edge);
 /* cd_table_mark_unstable for the n edges at once (in any order, repeats allowed), at the cost of
  * one. */
 size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, size_t n);
+
+/* Takes out every label of the targets whose bits targets sets (cd_labels_target), with their
+ * records, notes and unstable edges; an example then best for nothing is freed unless pinned.
+ * Returns the records removed. A state's table keeps the labels of the targets that did not
+ * change. */
+size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets);
 
 /* Takes out of set (sorted) the coverage labels of unstable edges. */
 void cd_table_strip_unstable(const struct cd_table *t, struct cd_labelset *set);

@@ -116,11 +116,21 @@ struct cli_opts {
     bool merge;                  /* "merge STATE...": the inputs are shards' state files */
     const char **inputs;         /* points into argv, or into lists[0] (--inputs-from) */
     size_t n_inputs;
-    char **target_argv;          /* points into argv, or lists[1] (--target-from), NULL-ended */
+    char **target_argv;          /* the first target's: targets[0] */
+    /* The targets, in order: each "-- TARGET [ARGS...]", then each --target-from file, then each
+       line of --targets; NULL-ended argument vectors into argv or lists */
+    char **targets[CD_LABEL_TARGETS_MAX];
+    const char *target_names[CD_LABEL_TARGETS_MAX]; /* their names in labels and views */
+    unsigned n_targets;
     const char *inputs_from;     /* --inputs-from FILE: more inputs, one path a line */
-    const char *target_from;     /* --target-from FILE: the target, one argument a line */
-    char *lists[2];              /* owned: the text of those files, split at its newlines */
-    char **target_list;          /* owned: --target-from's argument vector */
+    const char *target_from[CD_LABEL_TARGETS_MAX]; /* --target-from FILE: a target, one */
+    unsigned n_target_from;                         /* argument a line */
+    const char *targets_file;    /* --targets FILE: targets, one a line */
+    /* owned: the text of those files, split at its newlines (0: --inputs-from, 1 + k: the
+       k-th --target-from, CD_LABEL_TARGETS_MAX + 1: --targets), their vectors, the names */
+    char *lists[CD_LABEL_TARGETS_MAX + 2];
+    char **target_lists[CD_LABEL_TARGETS_MAX + 2];
+    char *names_buf;
     bool allow_root;             /* --allow-root: run as root over another user's directory */
     /* audit */
     const char *audit_manifest;
@@ -207,7 +217,11 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
  * target_sha1, then cli_state_start; release with cli_state_release. */
 struct cli_state {
     char *path;
-    char target_sha1[41];
+    char target_sha1[41];       /* the first target's */
+    char target_sha1s[CD_LABEL_TARGETS_MAX][41]; /* every target's, with several */
+    /* A warm start of several targets where some changed or were added: their bits, the
+       targets the state's examples run on (cd_distill_rerun_targets); 0 otherwise */
+    uint32_t rerun;
     const char *start;          /* "none", "cold", "warm", "target changed", "settings changed",
                                    "unreadable" */
     char note[1024];            /* a line for stderr and the manifest; "" when none */
@@ -225,12 +239,15 @@ struct cli_state {
 enum cd_status cli_state_check(const char *path, bool force, struct cd_error *err);
 
 /* Reads st->path and decides how the run starts: *warm gets the saved table (owned) when the
- * target and settings are the same, *old gets it when either differs (its examples are to run as
- * inputs), neither when there is no state (start "cold"), no path ("none") or it cannot be read
- * ("unreadable", st->note says why). Returns 0, or -1 when out of memory. */
+ * targets and settings are the same, *old gets it when a setting or every target differs (its
+ * examples are to run as inputs), neither when there is no state (start "cold"), no path
+ * ("none") or it cannot be read ("unreadable", st->note says why). With several targets, when
+ * only some changed or were added (a target keeps its place in the list, binary and arguments),
+ * *warm gets the table without their labels and st->rerun their bits ("targets changed").
+ * info: each target's executor (its map size). Returns 0, or -1 when out of memory. */
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
-                    struct cd_table **warm, struct cd_table **old);
+                    const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                    size_t seen_mem, struct cd_table **warm, struct cd_table **old);
 
 /* cli_state_start for "merge STATE...": loads every state o->inputs names and merges them
  * (cd_table_merge) into *warm when they were made by this target and these settings (their
@@ -238,8 +255,8 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
  * totals of runs, executions and time are the states' sums. FAILED (kind INPUT, one line naming
  * the file) when a state cannot be read or the states come from different targets or settings. */
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
-                               struct cd_table **warm, struct cd_table **old,
+                               const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                               size_t seen_mem, struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err);
 
 /* Encodes t with this run's identity and totals (this run: execs, wall_ms) into *buf (owned) and

@@ -77,9 +77,11 @@ out:
     return buf;
 }
 
-static const char *label_text(uint32_t id, char *buf, size_t cap)
+/* Label id's text in m: "NAME/LABEL" in a manifest of several targets. */
+static const char *label_text(const struct cd_manifest *m, uint32_t id, char *buf, size_t cap)
 {
-    cd_labels_format(id, buf, cap);
+    struct cd_label_names names = cd_manifest_names(&m->info);
+    cd_labels_format_in(id, &names, buf, cap);
     return buf;
 }
 
@@ -123,12 +125,12 @@ out:
     return only;
 }
 
-static json_object *json_labels(const struct cd_labelset *set)
+static json_object *json_labels(const struct cd_manifest *m, const struct cd_labelset *set)
 {
     json_object *a = json_object_new_array();
-    char t[64];
+    char t[160];
     for (size_t i = 0; i < set->n; i++)
-        json_object_array_add(a, json_object_new_string(label_text(set->v[i], t, sizeof t)));
+        json_object_array_add(a, json_object_new_string(label_text(m, set->v[i], t, sizeof t)));
     return a;
 }
 
@@ -137,6 +139,26 @@ static void print_json(json_object *j)
     puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(j);
+}
+
+/* A manifest of several targets' "targets" for audit --json: each one's name and counts. */
+static json_object *json_targets(const struct cd_manifest *m)
+{
+    json_object *a = json_object_new_array();
+    for (unsigned t = 0; t < m->info.n_targets; t++) {
+        const struct cd_manifest_target *x = &m->info.targets[t];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(x->name));
+        json_object_object_add(e, "labels", json_object_new_uint64(x->labels));
+        json_object_object_add(e, "labels_finished", json_object_new_uint64(x->labels_finished));
+        json_object_object_add(e, "seeds", json_object_new_uint64(x->seeds));
+        json_object_object_add(e, "seed_bytes", json_object_new_uint64(x->seed_bytes));
+        json_object_object_add(e, "reproducers", json_object_new_uint64(x->reproducers));
+        json_object_object_add(e, "bugs", json_object_new_uint64(x->bugs));
+        json_object_object_add(e, "view", x->view ? json_object_new_string(x->view) : NULL);
+        json_object_array_add(a, e);
+    }
+    return a;
 }
 
 static int audit_overview(const struct cd_manifest *m, bool as_json)
@@ -168,6 +190,8 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
             json_object_array_add(a, e);
         }
         json_object_object_add(j, "per_seed", a);
+        if (m->info.n_targets > 1)
+            json_object_object_add(j, "targets", json_targets(m));
         print_json(j);
     } else {
         char b[32], why[256];
@@ -180,6 +204,16 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         if (m->n_unstable)
             printf("%zu unstable edge%s (hit counts differ from run to run), their labels left "
                    "out\n", m->n_unstable, m->n_unstable == 1 ? "" : "s");
+        for (unsigned t = 0; m->info.n_targets > 1 && t < m->info.n_targets; t++) {
+            const struct cd_manifest_target *x = &m->info.targets[t];
+            char q[256], v[1024];
+            printf("target %s: %llu labels (%llu finished), %llu seeds, %s in %s; %llu "
+                   "reproducers, %llu bugs\n", cd_shown(x->name, q, sizeof q),
+                   (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
+                   (unsigned long long)x->seeds, cli_bytes(x->seed_bytes, b, sizeof b),
+                   x->view ? cd_shown(x->view, v, sizeof v) : "(no view)",
+                   (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+        }
         printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
         char o[1024];
         for (size_t k = 0; k < m->n_seeds; k++)
@@ -207,14 +241,14 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
         json_object_object_add(j, "sha1", json_object_new_string(s->sha1));
         json_object_object_add(j, "size", json_object_new_uint64(s->size));
         json_object_object_add(j, "origin", json_object_new_string(s->origin));
-        json_object_object_add(j, "labels", json_labels(&s->labels));
-        json_object_object_add(j, "best", json_labels(&s->best));
+        json_object_object_add(j, "labels", json_labels(m, &s->labels));
+        json_object_object_add(j, "best", json_labels(m, &s->best));
         json_object *fns = json_object_new_object();
-        char t[64];
+        char t[160];
         for (size_t i = 0; i < s->labels.n; i++) {
             const char *fn = label_function(m, ids, s->labels.v[i]);
             if (fn)
-                json_object_object_add(fns, label_text(s->labels.v[i], t, sizeof t),
+                json_object_object_add(fns, label_text(m, s->labels.v[i], t, sizeof t),
                                        json_object_new_string(fn));
         }
         if (ids || json_object_object_length(fns))
@@ -228,11 +262,11 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
     printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size,
            cd_shown(s->origin, o, sizeof o));
     printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
-    char t[64];
+    char t[160];
     char q[1024]; /* a function name read from a file, shown as text */
     for (size_t i = 0; i < s->labels.n; i++) {
         const char *fn = label_function(m, ids, s->labels.v[i]);
-        printf("  %s%s%s%s\n", label_text(s->labels.v[i], t, sizeof t),
+        printf("  %s%s%s%s\n", label_text(m, s->labels.v[i], t, sizeof t),
                cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "", fn ? " in " : "",
                fn ? cd_shown(fn, q, sizeof q) : "");
     }
@@ -243,8 +277,10 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
                        bool as_json)
 {
     uint32_t id;
-    if (!cd_labels_parse(text, &id))
-        return cli_usage_error("'%s' is not a label (like 000123:4 or crash:SIGSEGV)", text);
+    struct cd_label_names names = cd_manifest_names(&m->info);
+    if (!cd_labels_parse_in(text, &names, &id))
+        return cli_usage_error("'%s' is not a label (like %s000123:4 or %scrash:SIGSEGV)", text,
+                               names.n ? "NAME/" : "", names.n ? "NAME/" : "");
     const struct cd_manifest_label *l = cd_manifest_find_label(m, id);
     if (!l) {
         bool unstable = false;
@@ -254,8 +290,8 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
                 unstable ? ": its edge is unstable (hit counts differ from run to run)" : "");
         return CLI_EXIT_INCOMPLETE;
     }
-    char t[64];
-    label_text(id, t, sizeof t);
+    char t[160];
+    label_text(m, id, t, sizeof t);
     json_object *j = NULL, *a = NULL;
     if (as_json) {
         j = json_object_new_object();
@@ -318,8 +354,8 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
             int kind = !y ? pass : 2;
             if (y && (pass || strcmp(x->reproducer, y->reproducer) == 0))
                 continue;
-            char label[64];
-            cd_labels_format(x->id, label, sizeof label);
+            char label[160];
+            label_text(a, x->id, label, sizeof label);
             json_object *e = json_object_new_object();
             json_object_object_add(e, "label", json_object_new_string(label));
             json_object_object_add(e, "kind", json_object_new_string(x->kind));
@@ -358,6 +394,117 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
     }
 }
 
+/* The name a manifest of one target gives its labels beside one of several (other): the name
+ * of other's target that is the same binary or program, else its program's file name. */
+static void single_name(const struct cd_manifest *m, const struct cd_manifest *other, char *buf,
+                        size_t cap)
+{
+    const char *prog = m->info.target_argv && m->info.target_argv[0] ? m->info.target_argv[0] : "";
+    for (unsigned t = 0; t < other->info.n_targets; t++) {
+        const struct cd_manifest_target *x = &other->info.targets[t];
+        if ((*x->sha1 && strcmp(x->sha1, m->info.target_sha1) == 0) ||
+            (x->argv && x->argv[0] && strcmp(x->argv[0], prog) == 0)) {
+            snprintf(buf, cap, "%s", x->name);
+            return;
+        }
+    }
+    const char *base = strrchr(prog, '/');
+    snprintf(buf, cap, "%s", base ? base + 1 : *prog ? prog : "target");
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The texts of m's labels, sorted, into *out (owned, free_texts); a manifest of one target beside
+ * one of several (other) names them as other does its own. Returns their number. */
+static size_t label_texts(const struct cd_manifest *m, const struct cd_manifest *other, char ***out)
+{
+    char prefix[96] = "";
+    if (m->info.n_targets <= 1 && other->info.n_targets > 1) {
+        single_name(m, other, prefix, sizeof prefix - 1);
+        strcat(prefix, "/");
+    }
+    char **v = calloc(m->n_labels ? m->n_labels : 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < m->n_labels; i++) {
+        char t[160], full[256];
+        snprintf(full, sizeof full, "%s%s", prefix, label_text(m, m->labels[i].id, t, sizeof t));
+        if (!(v[n] = strdup(full)))
+            break;
+        n++;
+    }
+    if (v)
+        qsort(v, n, sizeof *v, cmp_text);
+    *out = v;
+    return n;
+}
+
+static void free_texts(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Labels of the texts tn (n_tn) starting with "NAME/". */
+static uint64_t count_prefixed(char **v, size_t n, const char *name)
+{
+    uint64_t c = 0;
+    size_t l = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        c += strncmp(v[i], name, l) == 0 && v[i][l] == '/';
+    return c;
+}
+
+/* Per target of either manifest: its labels before and after, gained and lost. */
+static json_object *diff_targets(const struct cd_manifest *now, const struct cd_manifest *old,
+                                 json_object *gained, json_object *lost, size_t n_tn, size_t n_to,
+                                 char **tn, char **to)
+{
+    json_object *a = json_object_new_array();
+    const struct cd_manifest *ms[2] = {now, old};
+    char seen[2 * CD_LABEL_TARGETS_MAX][96];
+    size_t n_seen = 0;
+    for (int w = 0; w < 2; w++)
+        for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX && t < (ms[w]->info.n_targets > 1
+                                                                   ? ms[w]->info.n_targets : 1);
+             t++) {
+            char name[96];
+            if (ms[w]->info.n_targets > 1)
+                snprintf(name, sizeof name, "%s", ms[w]->info.targets[t].name);
+            else
+                single_name(ms[w], ms[1 - w], name, sizeof name);
+            bool dup = false;
+            for (size_t k = 0; k < n_seen; k++)
+                dup |= strcmp(seen[k], name) == 0;
+            if (dup)
+                continue;
+            snprintf(seen[n_seen++], sizeof seen[0], "%s", name);
+            char **g = malloc((json_object_array_length(gained) + 1) * sizeof *g);
+            char **l = malloc((json_object_array_length(lost) + 1) * sizeof *l);
+            for (size_t x = 0; g && x < json_object_array_length(gained); x++)
+                g[x] = (char *)json_object_get_string(json_object_array_get_idx(gained, x));
+            for (size_t x = 0; l && x < json_object_array_length(lost); x++)
+                l[x] = (char *)json_object_get_string(json_object_array_get_idx(lost, x));
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "name", json_object_new_string(name));
+            json_object_object_add(e, "labels_old",
+                                   json_object_new_uint64(count_prefixed(to, n_to, name)));
+            json_object_object_add(e, "labels_new",
+                                   json_object_new_uint64(count_prefixed(tn, n_tn, name)));
+            json_object_object_add(e, "gained", json_object_new_uint64(g ? count_prefixed(
+                g, json_object_array_length(gained), name) : 0));
+            json_object_object_add(e, "lost", json_object_new_uint64(l ? count_prefixed(
+                l, json_object_array_length(lost), name) : 0));
+            free(g);
+            free(l);
+            json_object_array_add(a, e);
+        }
+    return a;
+}
+
 static int audit_diff(const struct cd_manifest *now, const char *now_path, const char *old_path,
                       bool as_json)
 {
@@ -373,23 +520,24 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
                  old.info.edges_only ? "edges only (-e)" : "hit counts",
                  now->info.edges_only ? "edges only (-e)" : "hit counts");
     json_object *gained = json_object_new_array(), *lost = json_object_new_array();
-    char t[64];
-    /* Both label tables are sorted by id: one merge walk. */
+    /* Labels compare by text: the targets' names, not their places, say which is which. */
+    char **tn = NULL, **to = NULL;
+    size_t n_tn = label_texts(now, &old, &tn), n_to = label_texts(&old, now, &to);
     size_t i = 0, k = 0;
-    while (i < now->n_labels || k < old.n_labels) {
-        bool take_new = k >= old.n_labels
-                        || (i < now->n_labels && now->labels[i].id < old.labels[k].id);
-        bool take_old = i >= now->n_labels
-                        || (k < old.n_labels && old.labels[k].id < now->labels[i].id);
-        if (take_new)
-            json_object_array_add(gained, json_object_new_string(
-                                              label_text(now->labels[i++].id, t, sizeof t)));
-        else if (take_old)
-            json_object_array_add(lost, json_object_new_string(
-                                            label_text(old.labels[k++].id, t, sizeof t)));
+    while (i < n_tn || k < n_to) {
+        int c = i >= n_tn ? 1 : k >= n_to ? -1 : strcmp(tn[i], to[k]);
+        if (c < 0)
+            json_object_array_add(gained, json_object_new_string(tn[i++]));
+        else if (c > 0)
+            json_object_array_add(lost, json_object_new_string(to[k++]));
         else
             i++, k++;
     }
+    json_object *per = now->info.n_targets > 1 || old.info.n_targets > 1
+                           ? diff_targets(now, &old, gained, lost, n_tn, n_to, tn, to)
+                           : NULL;
+    free_texts(tn, n_tn);
+    free_texts(to, n_to);
     size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
     if (as_json) {
         json_object *j = json_object_new_object();
@@ -397,11 +545,28 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
         json_object_object_add(j, "labels_new", json_object_new_uint64(now->n_labels));
         json_object_object_add(j, "gained", gained);
         json_object_object_add(j, "lost", lost);
+        if (per)
+            json_object_object_add(j, "targets", per);
         diff_bugs(now, &old, j);
         cli_audit_source_diff(now_path, old_path, j);
         print_json(j);
     } else {
         printf("labels: %zu -> %zu; gained %zu, lost %zu\n", old.n_labels, now->n_labels, ng, nl);
+        for (size_t x = 0; per && x < json_object_array_length(per); x++) {
+            json_object *e = json_object_array_get_idx(per, x), *v;
+            uint64_t f[4];
+            const char *keys[4] = {"labels_old", "labels_new", "gained", "lost"};
+            for (int y = 0; y < 4; y++) {
+                json_object_object_get_ex(e, keys[y], &v);
+                f[y] = (uint64_t)json_object_get_int64(v);
+            }
+            json_object_object_get_ex(e, "name", &v);
+            char q[256];
+            printf("target %s: %llu -> %llu; gained %llu, lost %llu\n",
+                   cd_shown(json_object_get_string(v), q, sizeof q), (unsigned long long)f[0],
+                   (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3]);
+        }
+        json_object_put(per);
         for (size_t x = 0; x < ng; x++)
             printf("+ %s\n", json_object_get_string(json_object_array_get_idx(gained, x)));
         for (size_t x = 0; x < nl; x++)
@@ -416,24 +581,61 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     return CLI_EXIT_OK;
 }
 
+/* The first bug of m with the crash state of bug i (its own index when none before has it). */
+static size_t first_of_state(const struct cd_manifest *m, size_t i)
+{
+    const struct cd_manifest_bug *b = &m->bugs[i];
+    for (size_t k = 0; k < i; k++) {
+        const struct cd_manifest_bug *c = &m->bugs[k];
+        bool same = cd_labels_in_target(c->id, 0) == cd_labels_in_target(b->id, 0) &&
+                    strcmp(c->kind, b->kind) == 0 &&
+                    !strcmp(c->access ? c->access : "", b->access ? b->access : "");
+        for (size_t f = 0; same && (c->frames[f] || b->frames[f]); f++)
+            same = c->frames[f] && b->frames[f] && strcmp(c->frames[f], b->frames[f]) == 0;
+        if (same)
+            return k;
+    }
+    return i;
+}
+
 /* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
  * reproducer's size and file, then its frames. */
 static int audit_crashes(const struct cd_manifest *m, bool as_json)
 {
     json_object *j = as_json ? json_object_new_array() : NULL;
+    /* One crash state reached from several targets is one bug: its labels in each, one after
+       the other, its first entry printing it whole. */
+    size_t distinct = 0;
+    for (size_t i = 0; i < m->n_bugs; i++)
+        distinct += first_of_state(m, i) == i;
     if (!as_json)
-        printf("%zu distinct bug%s\n", m->n_bugs, m->n_bugs == 1 ? "" : "s");
+        printf("%zu distinct bug%s\n", distinct, distinct == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
-        char label[64], q[512], f[512], o[512];
-        cd_labels_format(b->id, label, sizeof label);
+        char label[160], q[512], f[512], o[512];
+        label_text(m, b->id, label, sizeof label);
+        size_t first = first_of_state(m, i);
+        if (!as_json && first != i) {
+            char first_label[160];
+            label_text(m, m->bugs[first].id, first_label, sizeof first_label);
+            printf("%s  the same bug as %s, reached from another target  %llu input%s  "
+                   "%llu B  %s\n", label, first_label, (unsigned long long)b->inputs,
+                   b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
+                   x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
+            continue;
+        }
         if (as_json) {
             json_object *e = json_object_new_object();
             json_object *frames = json_object_new_array();
             for (char **p = b->frames; *p; p++)
                 json_object_array_add(frames, json_object_new_string(*p));
             json_object_object_add(e, "label", json_object_new_string(label));
+            if (first != i) {
+                char first_label[160];
+                label_text(m, m->bugs[first].id, first_label, sizeof first_label);
+                json_object_object_add(e, "same_as", json_object_new_string(first_label));
+            }
             json_object_object_add(e, "kind", json_object_new_string(b->kind));
             json_object_object_add(e, "access", b->access ? json_object_new_string(b->access)
                                                           : NULL);

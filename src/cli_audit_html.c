@@ -379,9 +379,17 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
-        char label[64];
-        cd_labels_format(b->id, label, sizeof label);
-        fprintf(f, "<h2 id=\"%s\">%s: ", label + 4, label);
+        char label[160], anchor[160];
+        struct cd_label_names names = cd_manifest_names(&m->info);
+        cd_labels_format_in(b->id, &names, label, sizeof label);
+        /* "NAME/bug:1a2b3c" is anchored as "NAME-1a2b3c", "bug:1a2b3c" as "1a2b3c" */
+        snprintf(anchor, sizeof anchor, "%s", label);
+        char *colon = strstr(anchor, "bug:"), *slash = strchr(anchor, '/');
+        if (colon)
+            memmove(colon, colon + 4, strlen(colon + 4) + 1);
+        if (slash)
+            *slash = '-';
+        fprintf(f, "<h2 id=\"%s\">%s: ", anchor, label);
         esc(f, b->kind, -1);
         if (b->access) {
             fputc(' ', f);
@@ -447,6 +455,80 @@ static bool seed_page(const char *dir, const struct cd_manifest_example *ex, con
     return fclose(f) == 0;
 }
 
+/* target-NAME.html: the seeds of one target's view, smallest first, with its labels each shows. */
+static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t)
+{
+    const struct cd_manifest_target *x = &m->info.targets[t];
+    char name[128];
+    snprintf(name, sizeof name, "target-%s.html", x->name);
+    FILE *f = open_page(dir, name);
+    if (!f)
+        return false;
+    page_start(f, x->name);
+    fputs("<p><a href=\"index.html\">overview</a></p><h1>Target ", f);
+    esc(f, x->name, -1);
+    fprintf(f, "</h1><table><tr><td>labels</td><td id=\"labels\">%llu</td></tr>"
+               "<tr><td>labels finished</td><td>%llu</td></tr>"
+               "<tr><td>seeds in its view</td><td id=\"seeds\">%llu</td></tr>"
+               "<tr><td>their bytes</td><td id=\"seed-bytes\">%llu</td></tr>"
+               "<tr><td>reproducers</td><td>%llu</td></tr><tr><td>bugs</td><td>%llu</td></tr>"
+               "<tr><td>command</td><td>",
+            (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
+            (unsigned long long)x->seeds, (unsigned long long)x->seed_bytes,
+            (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+    for (char **a = x->argv; a && *a; a++) {
+        esc(f, *a, -1);
+        fputc(a[1] ? ' ' : '\n', f);
+    }
+    fputs("</td></tr><tr><td>view</td><td>", f);
+    esc(f, x->view ? x->view : "(none)", -1);
+    fputs("</td></tr></table>\n<h2>Its seeds, smallest first</h2><table><tr><th>seed</th>"
+          "<th>bytes</th><th>its labels</th><th>other targets' labels</th></tr>\n", f);
+    const struct cd_manifest_example **seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
+    size_t n = 0;
+    for (size_t i = 0; seeds && i < m->n_seeds; i++)
+        if (m->seeds[i].views >> t & 1)
+            seeds[n++] = &m->seeds[i];
+    if (seeds)
+        qsort(seeds, n, sizeof *seeds, example_by_size);
+    for (size_t i = 0; i < n; i++) {
+        size_t own = 0;
+        for (size_t k = 0; k < seeds[i]->labels.n; k++)
+            own += cd_labels_target(seeds[i]->labels.v[k]) == t;
+        fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a></td><td>%llu</td><td>%zu</td>"
+                   "<td>%zu</td></tr>\n", seeds[i]->sha1, seeds[i]->sha1,
+                (unsigned long long)seeds[i]->size, own, seeds[i]->labels.n - own);
+    }
+    fputs("</table></body></html>\n", f);
+    free(seeds);
+    return fclose(f) == 0;
+}
+
+/* The overview's table of targets (a run of several), each linking to its page. */
+static bool targets_section(FILE *f, const char *dir, const struct cd_manifest *m)
+{
+    bool ok = true;
+    if (m->info.n_targets <= 1)
+        return true;
+    fputs("<h2>Targets</h2><table><tr><th>target</th><th>labels</th><th>finished</th>"
+          "<th>seeds in its view</th><th>bytes</th><th>reproducers</th><th>bugs</th></tr>\n", f);
+    for (unsigned t = 0; t < m->info.n_targets; t++) {
+        const struct cd_manifest_target *x = &m->info.targets[t];
+        fputs("<tr><td><a href=\"target-", f);
+        esc(f, x->name, -1);
+        fputs(".html\">", f);
+        esc(f, x->name, -1);
+        fprintf(f, "</a></td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu"
+                   "</td><td>%llu</td></tr>\n",
+                (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
+                (unsigned long long)x->seeds, (unsigned long long)x->seed_bytes,
+                (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+        ok &= target_page(dir, m, t);
+    }
+    fputs("</table>\n", f);
+    return ok;
+}
+
 int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const char *seed_dir,
                    const char *crashes_dir, const struct cd_srccov *c)
 {
@@ -499,7 +581,9 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     if (c && fn_hit && order)
         fprintf(f, "<tr><td>functions reached</td><td id=\"functions\">%zu of %zu</td></tr>",
                 fns_hit, c->n_fns);
-    fputs("</table>\n<h2>The run</h2>\n", f);
+    fputs("</table>\n", f);
+    ok &= targets_section(f, dir, m);
+    fputs("<h2>The run</h2>\n", f);
     overview_plots(f, m, bytes);
     if (c && fn_hit && order) {
         fputs("<h2>Source files</h2><table><tr><th>file</th><th>lines reached</th>"

@@ -15,7 +15,7 @@ enum opt_id {
     OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_COVER_TIME, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_CRASH_FRAMES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
-    OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+    OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_TARGETS, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
 struct cli_option {
@@ -71,13 +71,14 @@ static const struct cli_option options[] = {
     {0, "keep-found", NULL, "--keep-found, -q, --quiet",
      "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
     {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
-    {'v', "verbose", NULL, "-v, --verbose, --version",
-     "target details, pass report; -V: the version", OPT_VERBOSE},
+    {'v', "verbose", NULL, "-v, --verbose, --targets F",
+     "target details, pass report; targets, one a line", OPT_VERBOSE},
+    {0, "targets", "FILE", NULL, NULL, OPT_TARGETS},
     {0, "ids", "FILE", "--ids F, --json-summary",
      "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
     {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
-    {'h', "help", NULL, "-h, --help, --allow-root",
-     "this help; run as root in another user's dir", OPT_HELP},
+    {'h', "help", NULL, "-h, --help, -V, --version",
+     "this help; the version; --allow-root: run as root", OPT_HELP},
     {0, "allow-root", NULL, NULL, NULL, OPT_ALLOW_ROOT},
     {'V', "version", NULL, NULL, NULL, OPT_VERSION},
 };
@@ -254,7 +255,13 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_TAR: o->tar = true; break;
     case OPT_FORCE: o->force = true; break;
     case OPT_INPUTS_FROM: o->inputs_from = val; break;
-    case OPT_TARGET_FROM: o->target_from = val; break;
+    case OPT_TARGET_FROM:
+        if (o->n_target_from == CD_LABEL_TARGETS_MAX)
+            return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX),
+                   false;
+        o->target_from[o->n_target_from++] = val;
+        break;
+    case OPT_TARGETS: o->targets_file = val; break;
     case OPT_ALLOW_ROOT: o->allow_root = true; break;
     case OPT_QUIET: o->verbosity = -1; break;
     case OPT_VERBOSE: o->verbosity = 1; break;
@@ -463,12 +470,15 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
 void cli_opts_release(struct cli_opts *o)
 {
     free(o->inputs);
-    free(o->lists[0]);
-    free(o->lists[1]);
-    free(o->target_list);
+    for (size_t i = 0; i < sizeof o->lists / sizeof *o->lists; i++) {
+        free(o->lists[i]);
+        free(o->target_lists[i]);
+    }
+    free(o->names_buf);
+    memset(o->lists, 0, sizeof o->lists);
+    memset(o->target_lists, 0, sizeof o->target_lists);
     o->inputs = NULL;
-    o->lists[0] = o->lists[1] = NULL;
-    o->target_list = NULL;
+    o->names_buf = NULL;
 }
 
 /* The largest list file read: a million paths of 16 bytes. */
@@ -545,6 +555,113 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
     return true;
 }
 
+/* Adds the target argv (NULL-ended) named name (NULL: from its program's file name). */
+static bool add_target(struct cli_opts *o, char **argv, const char *name)
+{
+    if (!argv[0])
+        return cli_usage_error("an empty target: '--' with nothing after it"), false;
+    if (o->n_targets == CD_LABEL_TARGETS_MAX)
+        return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX), false;
+    o->targets[o->n_targets] = argv;
+    o->target_names[o->n_targets++] = name;
+    return true;
+}
+
+/* --targets FILE: one target a line, its words split at blanks, an optional first word "NAME:"
+ * naming it. The file's text and vectors stay in lists[CD_LABEL_TARGETS_MAX + 1]. */
+static bool read_targets(struct cli_opts *o)
+{
+    size_t n, slot = CD_LABEL_TARGETS_MAX + 1;
+    char **lines;
+    if (!read_list("--targets", o->targets_file, &o->lists[slot], &lines, &n))
+        return false;
+    size_t words = 0;
+    for (size_t i = 0; i < n; i++)
+        words += strlen(lines[i]) / 2 + 2;
+    char **v = calloc(words + 1, sizeof *v);
+    if (!v) {
+        free(lines);
+        return cli_usage_error("out of memory"), false;
+    }
+    o->target_lists[slot] = v;
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        char **argv = v, *name = NULL;
+        for (char *p = lines[i]; *p;) {
+            p += strspn(p, " \t");
+            if (!*p)
+                break;
+            char *w = p;
+            p += strcspn(p, " \t");
+            if (*p)
+                *p++ = '\0';
+            size_t l = strlen(w);
+            if (v == argv && !name && l > 1 && w[l - 1] == ':') {
+                w[l - 1] = '\0';
+                name = w;
+            } else {
+                *v++ = w;
+            }
+        }
+        *v++ = NULL;
+        ok = add_target(o, argv, name);
+    }
+    free(lines);
+    return ok;
+}
+
+/* Whether name is fit for a label's prefix and a directory's name. */
+static bool name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 0 && n <= 64 && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789._-") == n &&
+           name[0] != '.' && name[0] != '-';
+}
+
+/* Gives every target a name: its own, else its program's file name (characters other than
+ * letters, digits, '.', '_' and '-' as '_'), a second of one name getting ".2". */
+static bool name_targets(struct cli_opts *o)
+{
+    if (o->n_targets == 0)
+        return true;
+    o->names_buf = calloc(o->n_targets, 80);
+    if (!o->names_buf)
+        return cli_usage_error("out of memory"), false;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        char *buf = o->names_buf + 80 * t;
+        const char *given = o->target_names[t];
+        if (given && !name_ok(given))
+            return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
+                                   "'_', '-'; at most 64)", given), false;
+        if (!given) {
+            const char *base = strrchr(o->targets[t][0], '/');
+            base = base ? base + 1 : o->targets[t][0];
+            size_t k = 0;
+            for (; base[k] && k < 60; k++)
+                buf[k] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+                                base[k]) ? base[k] : '_';
+            if (k == 0 || buf[0] == '.' || buf[0] == '-')
+                memcpy(buf, "target", 7);
+        } else {
+            snprintf(buf, 80, "%s", given);
+        }
+        for (unsigned k = 0, dup = 2; k < t; k++)
+            if (strcmp(o->target_names[k], buf) == 0) {
+                if (given)
+                    return cli_usage_error("two targets named '%s'", given), false;
+                char *dot = strrchr(buf, '.');
+                size_t at = dot && strspn(dot + 1, "0123456789") == strlen(dot + 1) && dot[1]
+                                ? (size_t)(dot - buf) : strlen(buf);
+                snprintf(buf + at, 80 - at, ".%u", dup++);
+                k = (unsigned)-1; /* again from the first */
+            }
+        o->target_names[t] = buf;
+    }
+    o->target_argv = o->targets[0];
+    return true;
+}
+
 /* Reads --inputs-from's list onto the inputs and --target-from's as the target. */
 static bool read_lists(struct cli_opts *o)
 {
@@ -564,14 +681,16 @@ static bool read_lists(struct cli_opts *o)
         all[o->n_inputs] = NULL;
         free(items);
     }
-    if (o->target_from) {
-        if (o->target_argv && o->target_argv[0])
-            return cli_usage_error("--target-from and '-- TARGET' both name the target"), false;
-        if (!read_list("--target-from", o->target_from, &o->lists[1], &o->target_list, &n))
+    for (unsigned k = 0; k < o->n_target_from; k++) {
+        if (!read_list("--target-from", o->target_from[k], &o->lists[1 + k],
+                       &o->target_lists[1 + k], &n))
             return false;
-        o->target_argv = o->target_list;
+        if (!add_target(o, o->target_lists[1 + k], NULL))
+            return false;
     }
-    return true;
+    if (o->targets_file && !read_targets(o))
+        return false;
+    return name_targets(o);
 }
 
 bool cli_parse(int argc, char **argv, struct cli_opts *o)
@@ -609,8 +728,18 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     }
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION)
         return true;
-    if (i < argc)
-        o->target_argv = &argv[i + 1];
+    /* Each further "--" starts another target: it ends the one before (a target that takes "--"
+       as an argument comes with --target-from). */
+    while (i < argc) {
+        int k = i + 1;
+        while (k < argc && strcmp(argv[k], "--") != 0)
+            k++;
+        argv[k] = NULL; /* argv[argc] is NULL already */
+        /* a last "--" alone names none: the targets come from --target-from or --targets */
+        if ((k > i + 1 || k < argc) && !add_target(o, &argv[i + 1], NULL))
+            return false;
+        i = k;
+    }
     if (!read_lists(o))
         return false;
     if (!o->out_dir)
@@ -619,7 +748,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         return cli_usage_error(o->merge ? "merge needs the STATE files of the shards"
                                         : "missing INPUT (files, directories or archives to "
                                           "distill)"), false;
-    if (!o->target_argv || !o->target_argv[0])
+    if (o->n_targets == 0)
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
     return true;
 }

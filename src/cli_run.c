@@ -76,6 +76,13 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
     for (size_t i = 0; ok && i < m.n_seeds; i++)
         if (m.seeds[i].file && !(out->seeds[out->n_seeds++] = strdup(m.seeds[i].file)))
             ok = false;
+    /* A run of several targets' views: DIR.by-target/NAME, their files seeds of the manifest */
+    out->views = calloc(m.info.n_targets + 1, sizeof *out->views);
+    ok = ok && out->views;
+    for (unsigned t = 0; ok && t < m.info.n_targets; t++)
+        if (m.info.targets[t].view && !(out->views[out->n_views++] =
+                                            strdup(m.info.targets[t].name)))
+            ok = false;
     cd_manifest_release(&m);
     if (!ok)
         cd_emit_owned_release(out);
@@ -127,8 +134,9 @@ static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, 
 struct run_state {
     const struct cli_opts *o;
     char *out, *crashes, *manifest; /* the corpus (DIR or DIR.tar.zst), reproducers, manifest */
-    struct cd_exec_opts exec_opts;
+    struct cd_exec_opts exec_opts[CD_LABEL_TARGETS_MAX]; /* one per target */
     struct cd_exec_runner_ctx runner;
+    char *views;                    /* DIR.by-target: each target's seeds, with several */
     struct cd_ingest *ing;
     struct cd_distill *d;
     struct cli_progress *progress;
@@ -215,9 +223,15 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
 /* The distinct bugs of r: its bug labels (crash states). */
 static size_t count_bugs(const struct cd_result *r)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_labels; i++)
-        n += cd_labels_is_bug(r->labels[i].id);
+    size_t n = 0; /* one crash state reached from several targets is one bug */
+    for (size_t i = 0; i < r->n_labels; i++) {
+        uint32_t id = r->labels[i].id, base = cd_labels_in_target(id, 0);
+        bool again = false;
+        for (size_t k = 0; k < i && !again && cd_labels_is_bug(id); k++)
+            again = cd_labels_is_bug(r->labels[k].id) &&
+                    cd_labels_in_target(r->labels[k].id, 0) == base;
+        n += cd_labels_is_bug(id) && !again;
+    }
     return n;
 }
 
@@ -264,6 +278,17 @@ static void print_summary(struct run_state *s, int code)
         if (bugs)
             fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
                     bugs == 1 ? "" : "s");
+        for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
+            struct cd_result_target c = cd_result_target_counts(&s->result, t);
+            fprintf(stderr, "\ncorpus-distill: target %s: %llu labels, %llu finished; %llu "
+                            "seeds, %s", o->target_names[t], (unsigned long long)c.labels,
+                    (unsigned long long)c.finished, (unsigned long long)c.seeds,
+                    cli_bytes(c.seed_bytes, b1, sizeof b1));
+            if (s->views)
+                fprintf(stderr, " in '%s/%s'", s->views, o->target_names[t]);
+            if (c.reproducers)
+                fprintf(stderr, "; %llu reproducers", (unsigned long long)c.reproducers);
+        }
         if (rs->select_only_bytes) {
             char b3[32], b4[32], cover[160];
             fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
@@ -369,6 +394,27 @@ static void print_summary(struct run_state *s, int code)
     json_object_object_add(j, "size_bound_bytes", json_object_new_uint64(rs->size_bound_bytes));
     json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
     json_object_object_add(j, "recheck_executions", json_object_new_uint64(rs->recheck_execs));
+    json_object_object_add(j, "other_target_executions",
+                           json_object_new_uint64(rs->other_target_execs));
+    if (o->n_targets > 1) {
+        json_object *ta = json_object_new_array();
+        for (unsigned t = 0; t < o->n_targets; t++) {
+            struct cd_result_target c = cd_result_target_counts(&s->result, t);
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
+            json_object_object_add(e, "labels", json_object_new_uint64(c.labels));
+            json_object_object_add(e, "labels_finished", json_object_new_uint64(c.finished));
+            json_object_object_add(e, "seeds", json_object_new_uint64(c.seeds));
+            json_object_object_add(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
+            json_object_object_add(e, "reproducers", json_object_new_uint64(c.reproducers));
+            json_object_object_add(e, "bugs", json_object_new_uint64(c.bugs));
+            char view[4200];
+            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
+            json_object_object_add(e, "view", s->views ? json_object_new_string(view) : NULL);
+            json_object_array_add(ta, e);
+        }
+        json_object_object_add(j, "targets", ta);
+    }
     json_object_object_add(j, "unstable_edges", json_object_new_uint64(s->result.n_unstable));
     json_object_object_add(j, "seen_set_bytes", json_object_new_uint64(rs->seen_bytes));
     json_object_object_add(j, "seen_forgotten", json_object_new_uint64(rs->seen_forgotten));
@@ -386,20 +432,73 @@ static void print_summary(struct run_state *s, int code)
 
 static void print_details(struct run_state *s, char *report)
 {
-    const struct cd_exec_info *in = &s->runner.info;
     cli_progress_clear(s->progress);
-    fprintf(stderr,
-            "corpus-distill: target: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, %u "
-            "worker%s%s\n",
-            in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
-            in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
-            in->shm_testcase ? ", shared-memory input" : "",
-            in->file_input ? ", @@ file input" : ", stdin input", s->jobs,
-            s->jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+    for (unsigned t = 0; t < s->o->n_targets; t++) {
+        const struct cd_exec_info *in = &s->runner.info[t];
+        char name[96] = "";
+        if (s->o->n_targets > 1)
+            snprintf(name, sizeof name, " %s", s->o->target_names[t]);
+        fprintf(stderr,
+                "corpus-distill: target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, "
+                "%u worker%s%s\n",
+                name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
+                in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
+                in->shm_testcase ? ", shared-memory input" : "",
+                in->file_input ? ", @@ file input" : ", stdin input", s->jobs,
+                s->jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+    }
     if (report && *report)
         fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
                 report[strlen(report) - 1] == '\n' ? "" : "\n");
     free(report);
+}
+
+/* The seeds of one target's view (cd_emit_opts.keep): its bit in the result's views. */
+struct view_pick {
+    const struct cd_result *r;
+    unsigned target;
+};
+
+static bool in_view(const struct cd_result_example *ex, void *ctx)
+{
+    const struct view_pick *v = ctx;
+    return cd_result_is_seed(ex) && v->r->views[ex - v->r->examples] >> v->target & 1;
+}
+
+static const char *view_name(const struct cd_result_example *ex, unsigned k, char *buf,
+                             size_t cap, void *ctx)
+{
+    (void)ctx;
+    if (k)
+        return NULL;
+    snprintf(buf, cap, "%s", ex->sha1);
+    return buf;
+}
+
+/* Each target's view, DIR.by-target/NAME: staged in full, then swapped in one by one once the
+ * seeds are (a failure is a warning: the seeds and the manifest are whole without them). */
+static void write_views(struct run_state *s, const struct cd_emit_opts *base)
+{
+    const struct cli_opts *o = s->o;
+    for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
+        struct cd_error err;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", s->views, o->target_names[t]);
+        struct view_pick pick = {&s->result, t};
+        struct cd_emit_opts eo = *base;
+        eo.seed_dir = path;
+        eo.keep = in_view;
+        eo.name = view_name;
+        eo.pick_ctx = &pick;
+        eo.seed_dir_is_input = false;
+        struct cd_emit_stage *stage = NULL;
+        enum cd_status st = cd_emit_stage_seeds(&stage, &eo, &s->result, NULL, &err);
+        if (st == CD_OK)
+            st = cd_emit_commit(stage, NULL, &err);
+        if (st != CD_OK)
+            cli_warn("the seeds of target '%s' not written to '%s': %s", o->target_names[t],
+                     path, err.msg);
+    }
 }
 
 /* Writes reproducers, seeds and manifest. Everything is written in full before anything is
@@ -416,7 +515,7 @@ static int write_output(struct run_state *s)
     struct cd_file *manifest = NULL;
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->target_argv,
-        .map_size = s->runner.info.map_size, .timeout_ms = s->runner.info.timeout_ms,
+        .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
         .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
         .max_time_s = o->max_time_s, .max_execs = o->max_execs,
         .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
@@ -433,6 +532,22 @@ static int write_output(struct run_state *s)
     info.edge_ids = s->edge_ids;
     info.shard = o->shard;
     info.shards = o->shards;
+    struct cd_manifest_target targets[CD_LABEL_TARGETS_MAX];
+    char views[CD_LABEL_TARGETS_MAX][4096];
+    if (o->n_targets > 1) {
+        info.targets = targets;
+        info.n_targets = o->n_targets;
+        for (unsigned t = 0; t < o->n_targets; t++) {
+            snprintf(views[t], sizeof views[t], "%s/%s", s->views ? s->views : "",
+                     o->target_names[t]);
+            targets[t] = (struct cd_manifest_target){
+                .name = (char *)o->target_names[t], .argv = o->targets[t],
+                .map_size = s->runner.info[t].map_size,
+                .timeout_ms = s->runner.info[t].timeout_ms, .view = s->views ? views[t] : NULL};
+            memcpy(targets[t].sha1, s->state.target_sha1s[t], sizeof targets[t].sha1);
+            info.names[t] = o->target_names[t];
+        }
+    }
     enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
         st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
@@ -450,6 +565,7 @@ static int write_output(struct run_state *s)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT),
                         "%s; '%s' and '%s' are as they were", err.msg, s->out, s->manifest);
     }
+    write_views(s, &eo);
     if (cd_file_commit(manifest, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     return CLI_EXIT_OK;
@@ -459,22 +575,27 @@ static void fill_exec_opts(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
     unsigned long long v;
-    s->exec_opts.argv = o->target_argv;
-    s->exec_opts.timeout_ms = o->timeout_ms;
-    s->exec_opts.mem_limit_mb = o->mem_limit_mb;
-    s->exec_opts.map_size = env_uint("AFL_MAP_SIZE", &v) ? (size_t)v : 0;
+    struct cd_exec_opts eo = {0};
+    eo.timeout_ms = o->timeout_ms;
+    eo.mem_limit_mb = o->mem_limit_mb;
+    eo.map_size = env_uint("AFL_MAP_SIZE", &v) ? (size_t)v : 0;
     const char *ce = getenv("AFL_CRASH_EXITCODE");
     if (ce && *ce) {
-        s->exec_opts.crash_exitcode = atoi(ce);
-        s->exec_opts.crash_exitcode_set = true;
+        eo.crash_exitcode = atoi(ce);
+        eo.crash_exitcode_set = true;
     }
-    s->exec_opts.cpu = -1;
-    s->exec_opts.crash_frames = o->crash_frames;
+    eo.cpu = -1;
+    eo.crash_frames = o->crash_frames;
     const char *tmp = getenv("TMPDIR");
-    s->exec_opts.tmp_dir = tmp && *tmp ? tmp : NULL;
+    eo.tmp_dir = tmp && *tmp ? tmp : NULL;
     const char *dbg = getenv("AFL_DEBUG");
-    s->exec_opts.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
-    s->runner.exec_opts = &s->exec_opts;
+    eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        s->exec_opts[t] = eo;
+        s->exec_opts[t].argv = o->targets[t];
+    }
+    s->runner.exec_opts = s->exec_opts;
+    s->runner.n_targets = o->n_targets;
     s->runner.bind_cpus = !o->no_bind;
     s->runner.edges_only = o->edges_only;
 }
@@ -487,10 +608,10 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
     struct cd_table *warm = NULL, *old = NULL;
     size_t seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT;
     if (o->merge)
-        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, &s->exec_opts, s->runner.info.map_size,
+        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, s->exec_opts, s->runner.info,
                                             seen_mem, &warm, &old, err));
-    else if (cli_state_start(&s->state, o, &s->exec_opts, s->runner.info.map_size, seen_mem,
-                             &warm, &old) != 0)
+    else if (cli_state_start(&s->state, o, s->exec_opts, s->runner.info, seen_mem, &warm,
+                             &old) != 0)
         return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
@@ -510,7 +631,7 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
                     s->state.path, (unsigned long long)s->state.runs,
                     s->state.runs == 1 ? "" : "s", n, finished, cd_table_n_examples(warm));
         cd_distill_adopt_table(s->d, warm);
-        return CD_OK;
+        return s->state.rerun ? cd_distill_rerun_targets(s->d, s->state.rerun, err) : CD_OK;
     }
     if (!old)
         return CD_OK;
@@ -587,6 +708,7 @@ static int distill(struct run_state *s)
         .first_pass_once = once && *once && strcmp(once, "0") != 0,
         .keep_found = o->keep_found, .crashes_only = o->cmin_crashes,
         .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
+        .targets = o->n_targets,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
         .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,
         .stop = &stop_flag,
@@ -618,7 +740,10 @@ static int distill(struct run_state *s)
                         skip);
     }
     /* Once every input has run, before the long part: the harness build decides the speed. */
-    if (o->verbosity >= 0 && !s->runner.info.persistent && !s->runner.info.deferred)
+    bool slow = false;
+    for (unsigned t = 0; t < o->n_targets; t++)
+        slow |= !s->runner.info[t].persistent && !s->runner.info[t].deferred;
+    if (o->verbosity >= 0 && slow)
         cli_msg("note: the target has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
                 "(corpus-distill(1), NOTES)");
@@ -639,7 +764,8 @@ static int distill(struct run_state *s)
        --all-best: every best example */
     struct cd_cover_exact exact = {cover_seconds(s), &stop_flag};
     if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, !o->cmin && !o->all_best,
-                               &exact, &err) != CD_OK)
+                               &exact, &err) != CD_OK ||
+        cd_result_views(&s->result, o->n_targets, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     if (s->late_code) {
         s->result.stats.stopped_by = "error";
@@ -721,7 +847,7 @@ static int cmin_run(struct run_state *s)
  * reason goes into why. */
 static bool foreign_output(const struct run_state *s, char *why, size_t cap)
 {
-    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path};
+    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path, s->views};
     bool root = geteuid() == 0 && !s->o->allow_root;
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         char link[4096], *whole, *parent, *base;
@@ -769,6 +895,11 @@ int cli_run(const struct cli_opts *o)
     s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
     s.state.path = o->no_state ? NULL : o->state ? strdup(o->state) : stem ? beside(stem, ".state")
                                                                            : NULL;
+    if (o->n_targets > 1 && !o->tar && stem && !(s.views = beside(stem, ".by-target"))) {
+        code = run_fail(&s, CLI_EXIT_NOMEM, "out of memory");
+        free(stem);
+        goto out;
+    }
     free(stem);
     if (!s.out || !s.crashes || !s.manifest || (!o->no_state && !s.state.path)) {
         code = run_fail(&s, CLI_EXIT_NOMEM, "out of memory");
@@ -811,7 +942,9 @@ int cli_run(const struct cli_opts *o)
     install_signals(o->verbosity < 0);
     s.progress = cli_progress_new(o->verbosity);
     fill_exec_opts(&s);
-    cli_target_sha1(o->target_argv[0], s.state.target_sha1);
+    for (unsigned t = 0; t < o->n_targets; t++)
+        cli_target_sha1(o->targets[t][0], s.state.target_sha1s[t]);
+    memcpy(s.state.target_sha1, s.state.target_sha1s[0], sizeof s.state.target_sha1);
     code = load_edge_ids(&s);
     if (code == CLI_EXIT_OK)
         code = distill(&s);
@@ -848,6 +981,7 @@ out:
     free(s.out);
     free(s.crashes);
     free(s.manifest);
+    free(s.views);
     free(s.replaced);
     free(s.state_buf);
     cli_state_release(&s.state);

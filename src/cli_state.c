@@ -22,30 +22,49 @@
 /* How the settings line names a shard (--shard K/N), at its end. */
 #define SHARD_KEY "; shard="
 
-/* This run's settings that change labels, as one line: the target's arguments (its path is
- * identified by the binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge
- * labels, the map size, AFL_CRASH_EXITCODE and the frames of a crash state. Owned; NULL when out
- * of memory. */
-static char *settings_line(const struct cli_opts *o, const struct cd_exec_opts *eo,
-                           size_t map_size)
+/* Where a run of several targets starts each target's line in its settings. */
+#define TARGET_KEY "\ntarget "
+
+/* This run's settings that change labels: the target's arguments (its path is identified by the
+ * binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge labels, the map
+ * size, AFL_CRASH_EXITCODE and the frames of a crash state, as one line. With several targets,
+ * the line holds the settings they share, and each target adds a line of its own
+ * ("\ntarget SHA1 map_size=N args=ARGS"). Owned; NULL when out of memory. */
+static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
+                           const struct cd_exec_opts *eo, const struct cd_exec_info *info)
 {
     size_t n = 256;
-    for (char **a = o->target_argv + 1; *a; a++)
-        n += strlen(*a) + 1;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        n += 96;
+        for (char **a = o->targets[t] + 1; *a; a++)
+            n += strlen(*a) + 1;
+    }
     char *s = malloc(n), *p = s;
     if (!s)
         return NULL;
-    p += sprintf(p, "args=");
-    for (char **a = o->target_argv + 1; *a; a++)
-        p += sprintf(p, "%s%s", a == o->target_argv + 1 ? "" : " ", *a);
-    p += sprintf(p, "; timeout_ms=%u; mem_limit_mb=%u; edges_only=%d; map_size=%zu; "
-                    "crash_exitcode=", o->timeout_ms, o->mem_limit_mb, o->edges_only, map_size);
+    if (o->n_targets == 1) {
+        p += sprintf(p, "args=");
+        for (char **a = o->target_argv + 1; *a; a++)
+            p += sprintf(p, "%s%s", a == o->target_argv + 1 ? "" : " ", *a);
+        p += sprintf(p, "; ");
+    }
+    p += sprintf(p, "timeout_ms=%u; mem_limit_mb=%u; edges_only=%d; ", o->timeout_ms,
+                 o->mem_limit_mb, o->edges_only);
+    if (o->n_targets == 1)
+        p += sprintf(p, "map_size=%zu; ", info[0].map_size);
+    p += sprintf(p, "crash_exitcode=");
     if (eo->crash_exitcode_set)
         p += sprintf(p, "%d", eo->crash_exitcode);
     else
         p += sprintf(p, "none");
     if (o->crash_frames)
         p += sprintf(p, "; crash_frames=%u", o->crash_frames);
+    for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
+        p += sprintf(p, TARGET_KEY "%s map_size=%zu args=", st->target_sha1s[t],
+                     info[t].map_size);
+        for (char **a = o->targets[t] + 1; *a; a++)
+            p += sprintf(p, "%s%s", a == o->targets[t] + 1 ? "" : " ", *a);
+    }
     if (o->shards > 1)
         sprintf(p, "%s%u/%u", SHARD_KEY, o->shard, o->shards);
     return s;
@@ -97,6 +116,83 @@ static void first_difference(const char *was, const char *now, char *buf, size_t
         now += strspn(now, "; ");
     }
     snprintf(buf, cap, "settings differ");
+}
+
+/* One target's identity in a state's settings: its SHA-1, map size and arguments. */
+struct target_id {
+    const char *at; /* "SHA1 map_size=N args=ARGS" up to len, or NULL (the single form) */
+    size_t len;
+    const char *sha1;
+};
+
+/* Splits settings (as settings_line writes them, sha1 the state's first target) into the part
+ * every target shares, which *common and *common_len get (without a single target's arguments and
+ * map size), and the targets' identities (at most CD_LABEL_TARGETS_MAX); returns their number. A
+ * single target's identity is its arguments and map size, compared as written. */
+static unsigned split_settings(const char *settings, const char *sha1, struct target_id *ids,
+                               char *common, size_t cap)
+{
+    settings = settings ? settings : "";
+    const char *nl = strstr(settings, TARGET_KEY);
+    if (nl) {
+        snprintf(common, cap, "%.*s", (int)(nl - settings), settings);
+        unsigned n = 0;
+        for (const char *p = nl; p && n < CD_LABEL_TARGETS_MAX; n++) {
+            p += strlen(TARGET_KEY);
+            const char *next = strstr(p, TARGET_KEY);
+            ids[n] = (struct target_id){p, next ? (size_t)(next - p) : unsharded(p), NULL};
+            p = next;
+        }
+        return n;
+    }
+    /* "args=ARGS; timeout_ms=...; map_size=N; crash_exitcode=...": the target is the args and
+       the map size, the rest shared */
+    const char *t = strstr(settings, "; timeout_ms=");
+    const char *m = t ? strstr(t, "; map_size=") : NULL;
+    const char *after = m ? strstr(m + 2, "; ") : NULL;
+    if (strncmp(settings, "args=", 5) != 0 || !t || !m || !after) {
+        snprintf(common, cap, "%s", settings);
+        return 0;
+    }
+    snprintf(common, cap, "%.*s%s", (int)(m - t - 2), t + 2, after);
+    ids[0] = (struct target_id){settings, (size_t)(t - settings), sha1};
+    return 1;
+}
+
+/* The SHA-1, map size and arguments (*args, *len) of identity id of the settings whole; false
+ * when it is malformed. */
+static bool target_fields(const struct target_id *id, const char *whole, char sha[41],
+                          char map[32], const char **args, size_t *len)
+{
+    if (id->sha1) { /* the single form: "args=ARGS; ...; map_size=N; ..." */
+        const char *m = strstr(whole, "; map_size=");
+        snprintf(sha, 41, "%s", id->sha1);
+        snprintf(map, 32, "%.*s", m ? (int)strcspn(m + 11, ";") : 0, m ? m + 11 : "");
+        *args = id->at + 5;
+        *len = id->len - 5;
+        return true;
+    }
+    const char *m = strstr(id->at, " map_size="), *g = strstr(id->at, " args=");
+    if (!m || !g || g < m || (size_t)(g + 6 - id->at) > id->len)
+        return false;
+    snprintf(sha, 41, "%.*s", (int)strcspn(id->at, " "), id->at);
+    snprintf(map, 32, "%.*s", (int)(g - m - 10), m + 10);
+    *args = g + 6;
+    *len = id->len - (size_t)(*args - id->at);
+    return true;
+}
+
+/* Whether two targets' identities are one: the same binary, map size and arguments, whichever
+ * form each came in. */
+static bool same_target(const struct target_id *a, const char *a_whole, const struct target_id *b,
+                        const char *b_whole)
+{
+    char sha_a[41], sha_b[41], map_a[32], map_b[32];
+    const char *args_a, *args_b;
+    size_t la, lb;
+    return target_fields(a, a_whole, sha_a, map_a, &args_a, &la) &&
+           target_fields(b, b_whole, sha_b, map_b, &args_b, &lb) && strcmp(sha_a, sha_b) == 0 &&
+           strcmp(map_a, map_b) == 0 && la == lb && memcmp(args_a, args_b, la) == 0;
 }
 
 /* Reads the state file at path whole into *buf (owned), its first 8 bytes first: -1 with errno,
@@ -178,16 +274,35 @@ enum cd_status cli_state_check(const char *path, bool force, struct cd_error *er
     return CD_OK;
 }
 
+/* The bits of the targets of now (settings of this run) that were those of was (a state's) at the
+ * same place; *n_was the state's targets, and whether the settings they share agree. */
+static uint32_t same_targets(const char *was, const char *was_sha1, const char *now,
+                             const char *now_sha1, unsigned *n_was, bool *same_common)
+{
+    struct target_id a[CD_LABEL_TARGETS_MAX], b[CD_LABEL_TARGETS_MAX];
+    char ca[1024], cb[1024];
+    was = was ? was : "";
+    *n_was = split_settings(was, was_sha1, a, ca, sizeof ca);
+    unsigned n_now = split_settings(now, now_sha1, b, cb, sizeof cb);
+    ca[unsharded(ca)] = cb[unsharded(cb)] = '\0';
+    *same_common = strcmp(ca, cb) == 0 && strcmp(was + unsharded(was), now + unsharded(now)) == 0;
+    uint32_t same = 0;
+    for (unsigned t = 0; t < *n_was && t < n_now; t++)
+        if (same_target(&a[t], was, &b[t], now))
+            same |= 1u << t;
+    return same;
+}
+
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
-                    struct cd_table **warm, struct cd_table **old)
+                    const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                    size_t seen_mem, struct cd_table **warm, struct cd_table **old)
 {
     struct cd_error err;
     uint8_t *buf = NULL;
     size_t len = 0;
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, eo, map_size);
+    st->settings = settings_line(o, st, eo, info);
     if (!st->settings)
         return -1;
     if (!st->path) {
@@ -219,7 +334,42 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     st->runs = st->prev.runs;
     st->execs = st->prev.execs;
     st->wall_ms = st->prev.wall_ms;
-    if (strcmp(st->prev.target_sha1, st->target_sha1) != 0) {
+    unsigned n_was;
+    bool same_common;
+    uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
+    uint32_t same = same_targets(st->prev.settings, st->prev.target_sha1, st->settings,
+                                 st->target_sha1, &n_was, &same_common);
+    if ((o->n_targets > 1 || n_was > 1) && same_common && same && (same != all || n_was !=
+                                                                   o->n_targets)) {
+        /* Some targets as they were: their labels stay, the others' go, and the state's
+           examples run on the changed and added ones alone. */
+        st->start = "targets changed";
+        st->rerun = all & ~same;
+        size_t dropped = cd_table_drop_targets(t, ~same & ((1u << CD_LABEL_TARGETS_MAX) - 1));
+        char names[400] = "";
+        for (unsigned k = 0, n = 0; st->rerun && k < o->n_targets; k++)
+            if (st->rerun >> k & 1)
+                n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0,
+                                      "%s'%s'", n ? ", " : "", o->target_names[k]);
+        int n_rerun = __builtin_popcount(st->rerun);
+        if (n_rerun)
+            snprintf(st->note, sizeof st->note, "target%s %s changed or added since the state "
+                     "'%s' was saved: its %zu examples run on %s (%zu labels of the old dropped); "
+                     "the other targets' labels and finished marks stay", n_rerun > 1 ? "s" : "",
+                     names, st->path, cd_table_n_examples(t), n_rerun > 1 ? "them" : "it",
+                     dropped);
+        else
+            snprintf(st->note, sizeof st->note, "a target was removed since the state '%s' was "
+                     "saved: its %zu labels dropped; the other targets' labels and finished marks "
+                     "stay", st->path, dropped);
+        *warm = t;
+    } else if ((o->n_targets > 1 || n_was > 1) && same_common && same != all) {
+        st->start = "target changed";
+        snprintf(st->note, sizeof st->note, "the targets changed since the state '%s' was saved: "
+                 "its %zu examples run as inputs, its finished marks are dropped", st->path,
+                 cd_table_n_examples(t));
+        *old = t;
+    } else if (strcmp(st->prev.target_sha1, st->target_sha1) != 0) {
         st->start = "target changed";
         snprintf(st->note, sizeof st->note, "the target changed since the state '%s' was saved "
                  "(SHA-1 %.12s, now %.12s): its %zu examples run as inputs, its finished marks "
@@ -268,13 +418,13 @@ static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_ta
 }
 
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cd_exec_opts *eo, size_t map_size, size_t seen_mem,
-                               struct cd_table **warm, struct cd_table **old,
+                               const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                               size_t seen_mem, struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err)
 {
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, eo, map_size);
+    st->settings = settings_line(o, st, eo, info);
     struct cd_table **t = calloc(o->n_inputs, sizeof *t);
     struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
     struct cd_hash *sums = calloc(o->n_inputs, sizeof *sums);

@@ -130,6 +130,10 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     d->ops = ops;
     d->runner_ctx = runner_ctx;
     d->jobs = opts->jobs ? opts->jobs : 1;
+    if (opts->targets > CD_LABEL_TARGETS_MAX)
+        return free(d), cd_error_set(err, CD_FAILED, "at most %u targets run at once",
+                                     CD_LABEL_TARGETS_MAX);
+    d->all_targets = opts->targets > 1 ? (uint32_t)((1ull << opts->targets) - 1) : 1;
     d->attempt_execs = opts->attempt_execs ? opts->attempt_execs : ATTEMPT_EXECS;
     d->phase = "first pass";
     d->start_ns = d->last_progress_ns = cd_now_ns();

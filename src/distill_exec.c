@@ -14,7 +14,79 @@ enum cd_status distill_execute(struct worker *w, const uint8_t *data, size_t len
 {
     w->labels.n = 0;
     *outcome = CD_OUTCOME_OK;
-    return w->d->ops->run(w->state, data, len, quick, &w->labels, outcome, &w->err);
+    return w->d->ops->run(w->state, w->targets, data, len, quick, &w->labels, outcome, &w->err);
+}
+
+uint32_t distill_targets_of(const struct cd_distill *d, const uint32_t *ids, size_t n)
+{
+    if (d->all_targets == 1)
+        return 1;
+    uint32_t mask = 0;
+    for (size_t i = 0; i < n; i++)
+        mask |= 1u << cd_labels_target(ids[i]);
+    return mask ? mask : d->all_targets;
+}
+
+struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, size_t len)
+{
+    struct cd_hash h = cd_hash_bytes(data, len);
+    if (w->targets != w->d->all_targets) {
+        uint64_t salt = (uint64_t)w->targets * 0x9e3779b97f4a7c15ull;
+        h.lo ^= salt;
+        h.hi ^= salt >> 7 | salt << 57;
+    }
+    return h;
+}
+
+bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
+                    const struct cd_table_example *stored)
+{
+    struct cd_distill *d = w->d;
+    uint32_t own = w->targets, rest = d->all_targets & ~own, anchor = 0;
+    uint64_t serial = stored->serial;
+    struct cd_labelset more = {0};
+    bool ok = true;
+    /* A label it is best for finds it again after the lock was let go, if it is still there. */
+    for (size_t i = 0; i < stored->labels.n && !anchor; i++)
+        if (distill_best_of(d, stored->labels.v[i]) == stored)
+            anchor = stored->labels.v[i];
+    for (unsigned t = 0; ok && t < CD_LABEL_TARGETS_MAX; t++) {
+        if (!(rest >> t & 1))
+            continue;
+        if (!distill_reserve_exec(d))
+            break;
+        d->stats.other_target_execs++;
+        distill_unlock(d);
+        enum cd_outcome outcome;
+        w->targets = 1u << t;
+        enum cd_status st = distill_execute(w, cand, len, true, &outcome);
+        distill_lock(d);
+        if (st >= CD_FAILED) {
+            ok = false;
+            distill_fail(d, &w->err);
+        }
+        /* What ends normally is credited: a crash or a hang on another target would make the
+           seed a reproducer of that one's, which it is not kept for. */
+        for (size_t i = 0; ok && st == CD_OK && outcome == CD_OUTCOME_OK && i < w->labels.n; i++)
+            if (!cd_labelset_push(&more, w->labels.v[i])) {
+                cd_error_oom(&w->err, CD_FAILED, "out of memory building a label set");
+                distill_fail(d, &w->err);
+                ok = false;
+            }
+    }
+    w->targets = own;
+    /* Targets ran in ascending order, each set ascending: the union is sorted already. */
+    cd_table_strip_unstable(d->table, &more);
+    const struct cd_table_example *e = anchor ? distill_best_of(d, anchor) : NULL;
+    size_t improved = 0;
+    if (ok && e && e->serial == serial && more.n &&
+        cd_table_extend(d->table, e, &more, &improved, &w->err) != CD_OK) {
+        distill_fail(d, &w->err);
+        ok = false;
+    }
+    w->changes += improved;
+    cd_labelset_release(&more);
+    return ok;
 }
 
 /* Marks the n edges unstable in the table (their labels go) and counts the input labels that went.
@@ -215,10 +287,18 @@ bool distill_offer_run(struct worker *w, enum cd_status st, const uint8_t *data,
     const struct cd_table_example *stored = NULL;
     if (st >= CD_FAILED)
         distill_fail(w->d, &w->err);
-    if (st != CD_OK || !distill_offer(w, data, len, outcome, w->origin, &stored) || !stored ||
-        (w->whole ? distill_holds_whole(w) : distill_best_of(w->d, w->label) != stored))
+    if (st != CD_OK || !distill_offer(w, data, len, outcome, w->origin, &stored) || !stored)
         return false;
-    w->serial = stored->serial;
+    /* Kept for labels of some targets: the others run it once, and what they show is its. */
+    uint64_t serial = stored->serial;
+    if (w->targets != w->d->all_targets && outcome == CD_OUTCOME_OK &&
+        !distill_extend(w, data, len, stored))
+        return false;
+    /* Held: it took every label the whole example was still best for, or the label's place. */
+    const struct cd_table_example *best = w->whole ? NULL : distill_best_of(w->d, w->label);
+    if (w->whole ? distill_holds_whole(w) : !best || best->serial != serial)
+        return false;
+    w->serial = serial;
     w->help_adopted += w->helping;
     return true;
 }

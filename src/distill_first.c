@@ -37,6 +37,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     if (!go)
         return fresh == 0;
     enum cd_outcome outcome;
+    w->targets = d->all_targets;
     enum cd_status st = distill_execute(w, data, len, false, &outcome);
     distill_lock(d);
     if (st == CD_WARN) {
@@ -137,6 +138,66 @@ enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_tab
     for (const struct cd_table_example *e = cd_table_examples(old); e; e = e->next)
         if (e->refs && !take_input(&d->workers[0], e->data, e->len, e->origin))
             break;
+    distill_lock(d);
+    enum cd_status st = CD_OK;
+    if (d->failed) {
+        *err = d->fail_err;
+        st = CD_FAILED;
+    }
+    distill_unlock(d);
+    return st;
+}
+
+enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
+                                        struct cd_error *err)
+{
+    struct worker *w = &d->workers[0];
+    targets &= d->all_targets;
+    size_t n = cd_table_n_examples(d->table), k = 0;
+    const struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
+    bool *pinned = calloc(n ? n : 1, sizeof *pinned);
+    if (!ex || !pinned) {
+        free(ex);
+        free(pinned);
+        return cd_error_oom(err, CD_FAILED, "out of memory running the state's examples");
+    }
+    /* Pinned while they run: one may lose every label to another meanwhile. */
+    for (const struct cd_table_example *e = cd_table_examples(d->table); e && k < n; e = e->next) {
+        pinned[k] = e->pinned;
+        cd_table_pin(d->table, e);
+        ex[k++] = e;
+    }
+    cd_table_count_shown(d->table, true);
+    d->phase = "first pass";
+    for (size_t i = 0; i < k && !d->failed; i++) {
+        const struct cd_table_example *e = ex[i];
+        distill_lock(d);
+        bool go = distill_reserve_exec(d);
+        d->stats.first_pass_execs += go;
+        distill_unlock(d);
+        if (!go)
+            break;
+        enum cd_outcome outcome;
+        w->targets = targets;
+        enum cd_status st = distill_execute(w, e->data, e->len, false, &outcome);
+        distill_lock(d);
+        size_t improved;
+        if (st >= CD_FAILED)
+            distill_fail(d, &w->err);
+        else if (st == CD_OK && outcome == CD_OUTCOME_OK)
+            st = cd_table_extend(d->table, e, &w->labels, &improved, &w->err);
+        else if (st == CD_OK) /* a reproducer of the new target's, or one of before */
+            distill_offer(w, e->data, e->len, outcome, e->origin, NULL);
+        if (st >= CD_FAILED && !d->failed)
+            distill_fail(d, &w->err);
+        distill_progress(d, false);
+        distill_unlock(d);
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!pinned[i])
+            cd_table_unpin(d->table, ex[i]);
+    free(ex);
+    free(pinned);
     distill_lock(d);
     enum cd_status st = CD_OK;
     if (d->failed) {

@@ -62,6 +62,7 @@ struct worker {
     /* execution (distill_exec.c) */
     struct {
         void *state;               /* runner state */
+        uint32_t targets;          /* the targets its work runs on (bit t: target t) */
         struct cd_labelset labels; /* labels of the last run */
         struct cd_labelset again;  /* labels of its second run (recheck) */
         uint64_t changes;          /* table changes made by this worker's own offers */
@@ -120,6 +121,7 @@ struct cd_distill {
     const struct cd_runner_ops *ops;
     void *runner_ctx;
     unsigned jobs;
+    uint32_t all_targets;        /* a bit for each of the runner's targets */
     struct worker *workers;
     unsigned opened;
     struct cd_table *table;
@@ -207,7 +209,20 @@ enum cd_status distill_end_phase(struct cd_distill *d, struct cd_error *err);
 
 /* distill_exec.c: execution: running a candidate, offering its labels, the unstable-edge recheck */
 
-/* Runs data on w's runner (lock not held), quick as cd_runner_ops.run has it. */
+/* The targets the labels ids[0..n) belong to, as a mask of bits. */
+uint32_t distill_targets_of(const struct cd_distill *d, const uint32_t *ids, size_t n);
+
+/* The seen-set's key of a candidate run on w's targets: its content hash, told apart from the
+ * same bytes run on other targets. */
+struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, size_t len);
+
+/* After cand, run on some of the targets alone, was stored as a best example (stored): runs it
+ * on the others and credits it with what they show (cd_table_extend), if it is still in the
+ * table. Lock held, released while the targets run; false when the run is failing. */
+bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
+                    const struct cd_table_example *stored);
+
+/* Runs data on w's runner (lock not held), on w's targets, quick as cd_runner_ops.run has it. */
 enum cd_status distill_execute(struct worker *w, const uint8_t *data, size_t len, bool quick,
                               enum cd_outcome *outcome);
 

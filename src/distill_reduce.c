@@ -32,7 +32,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
 {
     struct worker *w = ctx;
     struct cd_distill *d = w->d;
-    struct cd_hash h = cd_hash_bytes(cand, len);
+    struct cd_hash h = distill_seen_key(w, cand, len);
     enum cd_outcome outcome;
     distill_lock(d);
     const struct cd_table_example *best = w->whole ? NULL : distill_best_of(d, w->label);
@@ -136,7 +136,10 @@ static bool verify(struct worker *w, const struct cd_table_example *e)
         distill_fail(d, &w->err);
         return false;
     }
+    uint32_t own = w->targets;
+    w->targets = distill_targets_of(d, e->labels.v, e->labels.n);
     int ran = distill_run_again(w, copy, len);
+    w->targets = own;
     free(copy);
     if (ran <= 0)
         return ran == 0;
@@ -144,6 +147,19 @@ static bool verify(struct worker *w, const struct cd_table_example *e)
     cd_table_strip_unstable(d->table, &w->labels);
     cd_table_strip_unstable(d->table, &w->again);
     return distill_mark_differences(w, &w->labels, &w->again);
+}
+
+/* Whether w's targets are all those whose labels e is best for. Lock held. */
+static bool runs_all_of(const struct worker *w, const struct cd_table_example *e)
+{
+    const struct cd_distill *d = w->d;
+    if (w->targets == d->all_targets)
+        return true;
+    for (size_t i = 0; i < e->labels.n; i++)
+        if (!(w->targets >> cd_labels_target(e->labels.v[i]) & 1) &&
+            distill_best_of(d, e->labels.v[i]) == e)
+            return false;
+    return true;
 }
 
 /* Reduces label id's best example until the reducer reaches a fixpoint on it, re-reading the
@@ -156,6 +172,7 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
     struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, false};
+    w->targets = distill_targets_of(d, &id, 1);
     distill_take_pending(w, id);
     for (;;) {
         distill_lock(d);
@@ -261,7 +278,8 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
         d->capped_labels += w->capped;
         if (done && !changed && l->best->serial == start_serial &&
             !(d->pending && d->pending_label == id)) {
-            cd_table_finish(d->table, id, w->changes == changes);
+            /* The example is finished when the candidates ran on every target it is best for. */
+            cd_table_finish(d->table, id, w->changes == changes && runs_all_of(w, l->best));
         }
         distill_unlock(d);
         return CD_OK;
@@ -298,6 +316,7 @@ void distill_reduce_whole(struct worker *w, const struct cd_table_example *e)
     }
     size_t len = e->len;
     w->whole = true;
+    w->targets = distill_targets_of(d, w->whole_labels.v, w->whole_labels.n);
     w->serial = e->serial;
     /* Short attempts: the largest example is chosen afresh after each, so that examples that
        new labels found while it shrank (as large as it was then) come next once it is smaller. */

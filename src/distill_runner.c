@@ -14,11 +14,15 @@
 struct exec_runner {
     struct cd_exec_runner_ctx *ctx;
     unsigned worker;
-    struct cd_exec *ex;
-    int cpu;       /* the target's CPU, or -1 */
+    unsigned n;                             /* targets */
+    struct cd_exec *ex[CD_LABEL_TARGETS_MAX]; /* one executor per target */
+    struct cd_labelset part;                /* one target's labels, merged into the run's */
+    int cpu;       /* the targets' CPU, or -1 */
     bool pinned;   /* the worker's own thread was bound to cpu */
-    const char *crash_state; /* of the last run, or NULL; owned by ex */
+    const char *crash_state; /* of the last run, or NULL; owned by an ex */
 };
+
+static void runner_close(void *vstate);
 
 /* Whether the "Cpus_allowed_list:" value names exactly one CPU; stores it in *cpu. */
 static bool single_cpu(const char *list, long *cpu)
@@ -84,34 +88,87 @@ static int free_cpu(void)
 static enum cd_status runner_open(void *vctx, unsigned worker, void **state, struct cd_error *err)
 {
     struct cd_exec_runner_ctx *ctx = vctx;
-    struct cd_exec_opts opts = *ctx->exec_opts;
     struct exec_runner *r = calloc(1, sizeof *r);
     if (!r)
         return cd_error_oom(err, CD_FAILED, "out of memory opening worker %u", worker);
-    if (ctx->bind_cpus)
-        opts.cpu = ctx->cpu_fixed ? (int)(ctx->first_cpu + worker) : free_cpu();
-    else if (worker > 0)
-        opts.cpu = -1;
-    enum cd_status st = cd_exec_new(&r->ex, &opts, err);
-    if (st != CD_OK) {
-        free(r);
-        return cd_error_mark(err, st, CD_ERR_TARGET);
-    }
     r->ctx = ctx;
     r->worker = worker;
-    r->cpu = opts.cpu;
-    if (worker == 0)
-        ctx->info = *cd_exec_info(r->ex);
+    r->n = ctx->n_targets ? ctx->n_targets : 1;
+    int cpu = ctx->exec_opts[0].cpu;
+    if (ctx->bind_cpus)
+        cpu = ctx->cpu_fixed ? (int)(ctx->first_cpu + worker) : free_cpu();
+    else if (worker > 0)
+        cpu = -1;
+    r->cpu = cpu;
+    for (unsigned t = 0; t < r->n; t++) {
+        /* A worker's targets take turns, so they share its CPU. */
+        struct cd_exec_opts opts = ctx->exec_opts[t];
+        opts.cpu = cpu;
+        enum cd_status st = cd_exec_new(&r->ex[t], &opts, err);
+        if (st != CD_OK) {
+            runner_close(r);
+            return cd_error_mark(err, st, CD_ERR_TARGET);
+        }
+        if (worker == 0)
+            ctx->info[t] = *cd_exec_info(r->ex[t]);
+    }
     *state = r;
     return CD_OK;
 }
 
-static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, bool quick,
-                                 struct cd_labelset *labels, enum cd_outcome *outcome,
-                                 struct cd_error *err)
+/* Merges the sorted set add into the sorted set into (no duplicates across them: other
+ * targets' ids); false when out of memory. */
+static bool merge_into(struct cd_labelset *into, const struct cd_labelset *add)
+{
+    size_t n = into->n;
+    for (size_t i = 0; i < add->n; i++)
+        if (!cd_labelset_push(into, add->v[i]))
+            return false;
+    /* Coverage ids of one target are contiguous above the earlier targets': a merge of the two
+       runs of ascending ids, from the back. */
+    uint32_t *v = into->v;
+    size_t i = n, k = add->n, o = into->n;
+    while (k > 0) {
+        if (i > 0 && v[i - 1] > add->v[k - 1])
+            v[--o] = v[--i];
+        else
+            v[--o] = add->v[--k];
+    }
+    return true;
+}
+
+/* Runs data on target t of r; labels into set (in target t), *outcome. */
+static enum cd_status run_one(struct exec_runner *r, unsigned t, const uint8_t *data, size_t len,
+                              bool quick, struct cd_labelset *set, enum cd_outcome *outcome,
+                              struct cd_error *err)
+{
+    struct cd_run run;
+    enum cd_status st = quick ? cd_exec_run_quick(r->ex[t], data, len, &run, err)
+                              : cd_exec_run(r->ex[t], data, len, &run, err);
+    if (st != CD_OK)
+        return cd_error_mark(err, st, CD_ERR_TARGET);
+    if (r->n > 1 && run.map_size > CD_LABEL_TARGET_EDGES)
+        run.map_size = CD_LABEL_TARGET_EDGES;
+    *outcome = run.outcome;
+    if (run.crash_state && !r->crash_state)
+        r->crash_state = run.crash_state;
+    st = cd_labels_from_run(&run, r->ctx->edges_only, set, err);
+    if (st == CD_OK)
+        cd_labels_retarget(set, t);
+    return st;
+}
+
+/* How bad an outcome is, for the run of several targets: a crash, then a hang, then slow. */
+static int severity(enum cd_outcome o)
+{
+    return o == CD_OUTCOME_CRASH ? 3 : o == CD_OUTCOME_TIMEOUT ? 2 : o == CD_OUTCOME_SLOW ? 1 : 0;
+}
+
+static enum cd_status runner_run(void *vstate, uint32_t targets, const uint8_t *data, size_t len,
+                                 bool quick, struct cd_labelset *labels,
+                                 enum cd_outcome *outcome, struct cd_error *err)
 {
     struct exec_runner *r = vstate;
-    struct cd_run run;
     if (!r->pinned) {
         /* The worker and its target take turns on the same CPU, as afl-fuzz binds itself and
            its target: the hand-over then needs no wake-up of another CPU. Runs come from the
@@ -124,13 +181,28 @@ static enum cd_status runner_run(void *vstate, const uint8_t *data, size_t len, 
             (void)sched_setaffinity(0, sizeof set, &set);
         }
     }
-    enum cd_status st = quick ? cd_exec_run_quick(r->ex, data, len, &run, err)
-                              : cd_exec_run(r->ex, data, len, &run, err);
-    if (st != CD_OK)
-        return cd_error_mark(err, st, CD_ERR_TARGET);
-    *outcome = run.outcome;
-    r->crash_state = run.crash_state;
-    return cd_labels_from_run(&run, r->ctx->edges_only, labels, err);
+    r->crash_state = NULL;
+    if (r->n == 1)
+        return run_one(r, 0, data, len, quick, labels, outcome, err);
+    bool first = true;
+    *outcome = CD_OUTCOME_OK;
+    labels->n = 0;
+    for (unsigned t = 0; t < r->n; t++) {
+        if (!(targets >> t & 1))
+            continue;
+        enum cd_outcome o;
+        struct cd_labelset *set = first ? labels : &r->part;
+        enum cd_status st = run_one(r, t, data, len, quick, set, &o, err);
+        if (st != CD_OK)
+            return st;
+        if (!first && !merge_into(labels, set))
+            return cd_error_oom(err, CD_FAILED, "out of memory building a label set");
+        if (severity(o) > severity(*outcome))
+            *outcome = o;
+        first = false;
+    }
+    /* The outcome labels of every target sort last; a merge of two runs put them in place. */
+    return CD_OK;
 }
 
 static const char *runner_note(void *vstate, uint32_t id)
@@ -144,9 +216,12 @@ static void runner_close(void *vstate)
     struct exec_runner *r = vstate;
     if (!r)
         return;
-    if (r->worker == 0)
-        r->ctx->info = *cd_exec_info(r->ex);
-    cd_exec_free(r->ex);
+    for (unsigned t = 0; t < r->n; t++) {
+        if (r->worker == 0 && r->ex[t])
+            r->ctx->info[t] = *cd_exec_info(r->ex[t]);
+        cd_exec_free(r->ex[t]);
+    }
+    cd_labelset_release(&r->part);
     free(r);
 }
 

@@ -99,6 +99,9 @@ void cd_emit_owned_release(struct cd_emit_owned *o)
         free(o->seeds[i]);
     free(o->seeds);
     free(o->seed_dir_base);
+    for (size_t i = 0; i < o->n_views; i++)
+        free(o->views[i]);
+    free(o->views);
     memset(o, 0, sizeof *o);
 }
 
@@ -107,6 +110,8 @@ void cd_emit_owned_release(struct cd_emit_owned *o)
 static bool owned_for(struct cd_emit_owned *o, const char *base)
 {
     bool ok = o->seed_dir_base && strcmp(o->seed_dir_base, base) == 0;
+    for (size_t i = 0; !ok && i < o->n_views; i++)
+        ok = strcmp(o->views[i], base) == 0;
     if (!ok)
         cd_emit_owned_release(o);
     else /* sorted, for lists_seed: a directory of 100,000 seeds is checked file by file */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Outcome id layout: CD_LABEL_OUTCOME | kind << 24 | payload. */
+/* Outcome id layout: CD_LABEL_OUTCOME | target << 27 | kind << 24 | payload. */
 enum {
     OUT_TIMEOUT = 1,  /* payload 0 */
     OUT_SIGNAL = 2,   /* payload: signal number */
@@ -18,7 +18,7 @@ enum {
     OUT_SAN = 4,      /* payload: tool << 12 | kind (kind 0 is "unknown") */
     OUT_BUG = 5,      /* payload: 24 bits of the crash state's FNV-1a hash */
 };
-#define OUT_KIND(id) (((id) >> 24) & 0x7fu)
+#define OUT_KIND(id) (((id) >> 24) & 0x7u)
 #define OUT_PAYLOAD(id) ((id) & 0xffffffu)
 
 /* Sanitizer tools; index 0 is unused. Append only. */
@@ -78,6 +78,16 @@ unsigned cd_labels_class(uint8_t count)
 uint32_t cd_labels_edge(uint32_t edge, uint8_t count)
 {
     return (edge << 3) | (uint32_t)(cd_labels_class(count) - 1u);
+}
+
+unsigned cd_labels_target(uint32_t id)
+{
+    return (id & CD_LABEL_TARGET_MASK) >> CD_LABEL_TARGET_SHIFT;
+}
+
+uint32_t cd_labels_in_target(uint32_t id, unsigned t)
+{
+    return (id & ~CD_LABEL_TARGET_MASK) | (uint32_t)t << CD_LABEL_TARGET_SHIFT;
 }
 
 bool cd_labels_is_outcome(uint32_t id)
@@ -244,6 +254,19 @@ oom:
     return cd_error_oom(err, CD_FAILED, "out of memory building a label set");
 }
 
+void cd_labels_retarget(struct cd_labelset *set, unsigned t)
+{
+    if (t == 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        uint32_t id = set->v[i];
+        if (cd_labels_is_outcome(id) || id >> 3 < CD_LABEL_TARGET_EDGES)
+            set->v[n++] = cd_labels_in_target(id, t);
+    }
+    set->n = n; /* the order holds: the same bits set in every id */
+}
+
 uint32_t cd_labels_bug_probe(const char *crash_state, unsigned k)
 {
     uint32_t h = 2166136261u;
@@ -262,7 +285,7 @@ uint32_t cd_labels_bug(const char *crash_state)
 bool cd_labels_bug_is_of(uint32_t id, const char *crash_state)
 {
     for (unsigned k = 0; k < CD_LABELS_BUG_PROBES; k++)
-        if (cd_labels_bug_probe(crash_state, k) == id)
+        if (cd_labels_bug_probe(crash_state, k) == cd_labels_in_target(id, 0))
             return true;
     return false;
 }
@@ -297,6 +320,8 @@ int cd_labels_format(uint32_t id, char *buf, size_t cap)
     if (!cd_labels_is_outcome(id))
         return snprintf(buf, cap, "%06u:%u", id >> 3, (id & 7u) + 1u);
     uint32_t payload = OUT_PAYLOAD(id);
+    if (id & CD_LABEL_TARGET_MASK)
+        return snprintf(buf, cap, "outcome:%08x", id);
     switch (OUT_KIND(id)) {
     case OUT_TIMEOUT:
         return snprintf(buf, cap, "timeout");
@@ -324,9 +349,9 @@ bool cd_labels_valid(uint32_t id)
     if (!cd_labels_is_outcome(id))
         return id >> 3 != 0 && id >> 3 < CD_LABEL_EDGE_MAX;
     char text[64];
-    uint32_t back;
-    cd_labels_format(id, text, sizeof text);
-    return cd_labels_parse(text, &back) && back == id;
+    uint32_t back, base = cd_labels_in_target(id, 0);
+    cd_labels_format(base, text, sizeof text);
+    return cd_labels_parse(text, &back) && back == base;
 }
 
 /* Parses the decimal number that fills [s, end) and is at most limit. */
@@ -398,4 +423,37 @@ bool cd_labels_parse(const char *text, uint32_t *id)
         return false;
     *id = edge << 3 | (cls - 1);
     return true;
+}
+
+int cd_labels_format_in(uint32_t id, const struct cd_label_names *names, char *buf, size_t cap)
+{
+    if (!names || names->n <= 1)
+        return cd_labels_format(id, buf, cap);
+    unsigned t = cd_labels_target(id);
+    char base[64];
+    cd_labels_format(cd_labels_in_target(id, 0), base, sizeof base);
+    if (t < names->n)
+        return snprintf(buf, cap, "%s/%s", names->v[t], base);
+    return snprintf(buf, cap, "target%u/%s", t, base);
+}
+
+bool cd_labels_parse_in(const char *text, const struct cd_label_names *names, uint32_t *id)
+{
+    if (!names || names->n <= 1)
+        return cd_labels_parse(text, id);
+    const char *slash = strchr(text, '/');
+    if (!slash)
+        return false;
+    for (unsigned t = 0; t < names->n; t++) {
+        size_t n = strlen(names->v[t]);
+        if ((size_t)(slash - text) != n || strncmp(text, names->v[t], n) != 0)
+            continue;
+        uint32_t base;
+        if (!cd_labels_parse(slash + 1, &base) || base & CD_LABEL_TARGET_MASK ||
+            (!cd_labels_is_outcome(base) && base >> 3 >= CD_LABEL_TARGET_EDGES))
+            return false;
+        *id = cd_labels_in_target(base, t);
+        return true;
+    }
+    return false;
 }

@@ -107,12 +107,20 @@ static void put(json_object *o, const char *key, json_object *v)
     json_object_object_add(o, key, v);
 }
 
-static json_object *jlabels(const struct cd_labelset *set)
+struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info)
+{
+    return (struct cd_label_names){info->names, info->n_targets > 1 ? info->n_targets : 0};
+}
+
+/* The text of label id in a manifest of the targets names. */
+#define LABEL_TEXT_MAX 160
+
+static json_object *jlabels(const struct cd_labelset *set, const struct cd_label_names *names)
 {
     json_object *a = json_object_new_array_ext((int)set->n);
     for (size_t i = 0; i < set->n; i++) {
-        char text[64];
-        cd_labels_format(set->v[i], text, sizeof text);
+        char text[LABEL_TEXT_MAX];
+        cd_labels_format_in(set->v[i], names, text, sizeof text);
         json_object_array_add(a, json_object_new_string(text));
     }
     return a;
@@ -126,7 +134,8 @@ static json_object *jstrv(char *const *v)
     return a;
 }
 
-static json_object *build_examples(const struct cd_result *r, bool reproducers)
+static json_object *build_examples(const struct cd_result *r, bool reproducers,
+                                   const struct cd_label_names *names)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < r->n_examples; i++) {
@@ -139,8 +148,15 @@ static json_object *build_examples(const struct cd_result *r, bool reproducers)
         put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
         put(e, "size", json_object_new_uint64(ex->len));
         put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
-        put(e, "labels", jlabels(&ex->labels));
-        put(e, "best", jlabels(&ex->best));
+        put(e, "labels", jlabels(&ex->labels, names));
+        put(e, "best", jlabels(&ex->best, names));
+        if (r->views && names->n > 1 && !reproducers) {
+            json_object *v = json_object_new_array();
+            for (unsigned t = 0; t < names->n; t++)
+                if (r->views[i] >> t & 1)
+                    json_object_array_add(v, json_object_new_string(names->v[t]));
+            put(e, "views", v);
+        }
         json_object_array_add(a, e);
     }
     return a;
@@ -154,7 +170,7 @@ static struct json_object *execs_left_json(uint64_t left)
 
 /* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
  * frames, the inputs that showed it, and its reproducer. */
-static json_object *build_bugs(const struct cd_result *r)
+static json_object *build_bugs(const struct cd_result *r, const struct cd_label_names *names)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < r->n_labels; i++) {
@@ -162,8 +178,8 @@ static json_object *build_bugs(const struct cd_result *r)
         if (!cd_labels_is_bug(l->id) || !l->note)
             continue;
         const struct cd_result_example *ex = &r->examples[l->example];
-        char text[64], file[CD_RESULT_NAME_MAX];
-        cd_labels_format(l->id, text, sizeof text);
+        char text[LABEL_TEXT_MAX], file[CD_RESULT_NAME_MAX];
+        cd_labels_format_in(l->id, names, text, sizeof text);
         const char *nl = strchr(l->note, '\n');
         size_t head = nl ? (size_t)(nl - l->note) : strlen(l->note);
         const char *sp = memchr(l->note, ' ', head);
@@ -197,9 +213,35 @@ static json_object *build_bugs(const struct cd_result *r)
     return a;
 }
 
+/* "targets" of a run of several: each one's identity, view, and what the output holds of its. */
+static json_object *build_targets(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *a = json_object_new_array();
+    for (unsigned t = 0; t < info->n_targets; t++) {
+        const struct cd_manifest_target *mt = &info->targets[t];
+        struct cd_result_target c = cd_result_target_counts(r, t);
+        json_object *e = json_object_new_object();
+        put(e, "name", jstr(mt->name));
+        put(e, "argv", jstrv(mt->argv));
+        put(e, "sha1", json_object_new_string(mt->sha1));
+        put(e, "map_size", json_object_new_uint64(mt->map_size));
+        put(e, "timeout_ms", json_object_new_uint64(mt->timeout_ms));
+        put(e, "view", mt->view ? jstr(mt->view) : NULL);
+        put(e, "labels", json_object_new_uint64(c.labels));
+        put(e, "labels_finished", json_object_new_uint64(c.finished));
+        put(e, "seeds", json_object_new_uint64(c.seeds));
+        put(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
+        put(e, "reproducers", json_object_new_uint64(c.reproducers));
+        put(e, "bugs", json_object_new_uint64(c.bugs));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
 static json_object *build(const struct cd_manifest_info *info, const struct cd_result *r)
 {
     json_object *root = json_object_new_object(), *o;
+    struct cd_label_names names = cd_manifest_names(info);
     put(root, "schema_version", json_object_new_int(CD_MANIFEST_SCHEMA));
 
     o = json_object_new_object();
@@ -286,6 +328,7 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     put(o, "executions", json_object_new_uint64(s->execs));
     put(o, "first_pass_executions", json_object_new_uint64(s->first_pass_execs));
     put(o, "recheck_executions", json_object_new_uint64(s->recheck_execs));
+    put(o, "other_target_executions", json_object_new_uint64(s->other_target_execs));
     put(o, "crashes", json_object_new_uint64(s->crashes));
     put(o, "timeouts", json_object_new_uint64(s->timeouts));
     put(o, "seen_forgotten", json_object_new_uint64(s->seen_forgotten));
@@ -324,8 +367,8 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
     for (size_t i = 0; i < r->n_labels; i++) {
         const struct cd_result_label *l = &r->labels[i];
         const struct cd_result_example *ex = &r->examples[l->example];
-        char text[64];
-        cd_labels_format(l->id, text, sizeof text);
+        char text[LABEL_TEXT_MAX];
+        cd_labels_format_in(l->id, &names, text, sizeof text);
         json_object *e = json_object_new_object();
         put(e, "best", json_object_new_string(ex->sha1));
         put(e, "in", json_object_new_string(ex->reproducer ? "reproducers"
@@ -342,9 +385,11 @@ static json_object *build(const struct cd_manifest_info *info, const struct cd_r
         put(o, text, e);
     }
     put(root, "labels", o);
-    put(root, "seeds", build_examples(r, false));
-    put(root, "reproducers", build_examples(r, true));
-    put(root, "bugs", build_bugs(r));
+    put(root, "seeds", build_examples(r, false, &names));
+    put(root, "reproducers", build_examples(r, true, &names));
+    put(root, "bugs", build_bugs(r, &names));
+    if (info->n_targets > 1)
+        put(root, "targets", build_targets(info, r));
     return root;
 }
 
@@ -391,6 +436,7 @@ struct reader {
     bool bad;
     char what[128];
     char q[64];        /* scratch: a bad value as cd_shown shows it */
+    struct cd_label_names names; /* the targets' (read_targets), for label texts */
 };
 
 static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
@@ -482,7 +528,7 @@ static void get_labels(struct reader *rd, json_object *o, const char *key, struc
     for (size_t i = 0; i < n && !rd->bad; i++) {
         const char *t = json_object_get_string(json_object_array_get_idx(a, i));
         uint32_t id;
-        if (!t || !cd_labels_parse(t, &id) || !cd_labels_valid(id)) {
+        if (!t || !cd_labels_parse_in(t, &rd->names, &id) || !cd_labels_valid(id)) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad label '%s'",
                      cd_shown(t ? t : "", rd->q, sizeof rd->q));
@@ -556,6 +602,15 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         x->origin = get_str(rd, e, "origin");
         get_labels(rd, e, "labels", &x->labels);
         get_labels(rd, e, "best", &x->best);
+        json_object *views = NULL; /* a run of several targets' */
+        if (rd->names.n > 1 && json_object_object_get_ex(e, "views", &views) &&
+            json_object_is_type(views, json_type_array))
+            for (size_t k = 0; k < json_object_array_length(views); k++) {
+                const char *name = json_object_get_string(json_object_array_get_idx(views, k));
+                for (unsigned t = 0; name && t < rd->names.n; t++)
+                    if (strcmp(name, rd->names.v[t]) == 0)
+                        x->views |= 1u << t;
+            }
     }
     if (!rd->bad)
         qsort(v, n, sizeof *v, cmp_example);
@@ -591,7 +646,7 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
             break;
         struct cd_manifest_label *l = &m->labels[i++];
         m->n_labels = i;
-        if (!cd_labels_parse(key, &l->id) || !cd_labels_valid(l->id)) {
+        if (!cd_labels_parse_in(key, &rd->names, &l->id) || !cd_labels_valid(l->id)) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bad label '%s'",
                      cd_shown(key, rd->q, sizeof rd->q));
@@ -661,7 +716,7 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
         m->n_bugs = i + 1;
         json_object *lab = get(rd, e, "label", json_type_string);
         const struct cd_manifest_label *l = NULL;
-        if (lab && (!cd_labels_parse(json_object_get_string(lab), &b->id) ||
+        if (lab && (!cd_labels_parse_in(json_object_get_string(lab), &rd->names, &b->id) ||
                     !cd_labels_is_bug(b->id) || !(l = cd_manifest_find_label(m, b->id)))) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "bug %zu: not a bug label of the manifest", i);
@@ -701,6 +756,64 @@ static int bug_cmp(const void *key, const void *elem)
 const struct cd_manifest_bug *cd_manifest_find_bug(const struct cd_manifest *m, uint32_t id)
 {
     return m->n_bugs ? bsearch(&id, m->bugs, m->n_bugs, sizeof *m->bugs, bug_cmp) : NULL;
+}
+
+/* "targets" of a run of several, whose names label texts then carry; optional. */
+static void read_targets(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    json_object *a = NULL;
+    if (rd->bad || !json_object_object_get_ex(root, "targets", &a) || !a)
+        return;
+    size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    if (n < 2 || n > CD_LABEL_TARGETS_MAX) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "wrong \"targets\" (a list of 2 to %u)",
+                 CD_LABEL_TARGETS_MAX);
+        return;
+    }
+    struct cd_manifest_info *info = &m->info;
+    info->targets = calloc(n, sizeof *info->targets);
+    if (!info->targets) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    info->n_targets = (unsigned)n;
+    for (unsigned t = 0; t < n && !rd->bad; t++) {
+        json_object *e = json_object_array_get_idx(a, t);
+        struct cd_manifest_target *mt = &info->targets[t];
+        mt->name = get_str(rd, e, "name");
+        mt->argv = get_strv(rd, e, "argv");
+        json_object *sha = get(rd, e, "sha1", json_type_string);
+        if (sha)
+            snprintf(mt->sha1, sizeof mt->sha1, "%s", json_object_get_string(sha));
+        mt->map_size = get_u64(rd, e, "map_size");
+        mt->timeout_ms = get_uint(rd, e, "timeout_ms");
+        json_object *v = NULL;
+        if (json_object_object_get_ex(e, "view", &v) && json_object_is_type(v, json_type_string))
+            mt->view = strdup(json_object_get_string(v));
+        mt->labels = get_u64(rd, e, "labels");
+        mt->labels_finished = get_u64(rd, e, "labels_finished");
+        mt->seeds = get_u64(rd, e, "seeds");
+        mt->seed_bytes = get_u64(rd, e, "seed_bytes");
+        mt->reproducers = get_u64(rd, e, "reproducers");
+        mt->bugs = get_u64(rd, e, "bugs");
+        /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
+        const char *nm = mt->name ? mt->name : "";
+        bool ok = *nm && strlen(nm) <= 64 && *nm != '.' && *nm != '-' &&
+                  strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                      strlen(nm);
+        for (unsigned k = 0; ok && k < t; k++)
+            ok = strcmp(info->targets[k].name, nm) != 0;
+        if (!rd->bad && !ok) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "target %u: bad or repeated name '%s'", t,
+                     cd_shown(nm, rd->q, sizeof rd->q));
+        }
+        info->names[t] = mt->name;
+    }
+    if (!rd->bad)
+        rd->names = cd_manifest_names(info);
 }
 
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
@@ -835,6 +948,7 @@ static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m
     m->stats.execs = get_measured(rd, run, "executions");
     m->stats.first_pass_execs = get_measured(rd, run, "first_pass_executions");
     m->stats.recheck_execs = get_later_measured(rd, run, "recheck_executions");
+    m->stats.other_target_execs = get_later_measured(rd, run, "other_target_executions");
     m->stats.crashes = get_measured(rd, run, "crashes");
     m->stats.timeouts = get_measured(rd, run, "timeouts");
     json_object *w = NULL;
@@ -936,6 +1050,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     }
     m->schema_version = CD_MANIFEST_SCHEMA;
     read_info(&rd, root, m);
+    read_targets(&rd, root, m);
     read_run(&rd, root, m);
     read_labels(&rd, root, m);
     m->seeds = read_examples(&rd, root, "seeds", &m->n_seeds);
@@ -1020,6 +1135,12 @@ void cd_manifest_release(struct cd_manifest *m)
 {
     free(m->info.tool_version);
     free_strv(m->info.target_argv);
+    for (unsigned t = 0; m->info.targets && t < m->info.n_targets; t++) {
+        free(m->info.targets[t].name);
+        free_strv(m->info.targets[t].argv);
+        free(m->info.targets[t].view);
+    }
+    free(m->info.targets);
     free_strv(m->info.operands);
     for (size_t i = 0; i < m->info.n_skipped; i++)
         free(m->info.skipped[i].reason);

@@ -28,6 +28,7 @@ void cd_result_release(struct cd_result *r)
     free(r->labels);
     free(r->series);
     free(r->unstable);
+    free(r->views);
     memset(r, 0, sizeof *r);
 }
 
@@ -534,7 +535,7 @@ const char *cd_result_file_name(const struct cd_result *r, const struct cd_resul
                                                       : SIZE_MAX;
         if (li != SIZE_MAX && r->labels[li].note)
             note = r->labels[li].note;
-        cd_labels_format(ex->labels.v[i], text, sizeof text);
+        cd_labels_format(cd_labels_in_target(ex->labels.v[i], 0), text, sizeof text);
         if (strcmp(text, "timeout") == 0)
             timeout = true;
         else
@@ -549,4 +550,123 @@ const char *cd_result_file_name(const struct cd_result *r, const struct cd_resul
     }
     snprintf(buf + n, cap - n, "-%s", ex->sha1);
     return buf;
+}
+
+/* A seed in the greedy choice of one target's view: the labels of the target it would add, per
+ * byte, as last counted (a count only falls as others are chosen). */
+struct view_pick {
+    double gain;
+    size_t example;
+};
+
+static void heap_down(struct view_pick *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && h[l].gain > h[m].gain)
+            m = l;
+        if (l + 1 < n && h[l + 1].gain > h[m].gain)
+            m = l + 1;
+        if (m == i)
+            return;
+        struct view_pick x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+/* The labels of target t that example ex shows and covered does not hold yet. */
+static size_t view_gain(const struct cd_result *r, const struct cd_result_example *ex, unsigned t,
+                        const uint8_t *covered)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ex->labels.n; i++) {
+        uint32_t id = ex->labels.v[i];
+        if (cd_labels_is_outcome(id) || cd_labels_target(id) != t)
+            continue;
+        size_t li = label_index(r, id);
+        n += li != SIZE_MAX && !covered[li];
+    }
+    return n;
+}
+
+enum cd_status cd_result_views(struct cd_result *r, unsigned n_targets, struct cd_error *err)
+{
+    free(r->views);
+    r->views = NULL;
+    if (n_targets <= 1)
+        return CD_OK;
+    uint32_t *views = calloc(r->n_examples ? r->n_examples : 1, sizeof *views);
+    uint8_t *covered = calloc(r->n_labels ? r->n_labels : 1, 1);
+    struct view_pick *heap = calloc(r->n_examples ? r->n_examples : 1, sizeof *heap);
+    if (!views || !covered || !heap) {
+        free(views);
+        free(covered);
+        free(heap);
+        return cd_error_oom(err, CD_FAILED, "out of memory choosing the targets' seeds");
+    }
+    for (unsigned t = 0; t < n_targets; t++) {
+        memset(covered, 0, r->n_labels ? r->n_labels : 1);
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_examples; i++) {
+            const struct cd_result_example *ex = &r->examples[i];
+            size_t g = cd_result_is_seed(ex) ? view_gain(r, ex, t, covered) : 0;
+            if (g)
+                heap[n++] = (struct view_pick){(double)g / (double)(ex->len + 1), i};
+        }
+        for (size_t i = n / 2; i-- > 0;)
+            heap_down(heap, n, i);
+        /* Lazy greedy: the top is taken when its fresh count still tops the next one's last. */
+        while (n) {
+            const struct cd_result_example *ex = &r->examples[heap[0].example];
+            size_t g = view_gain(r, ex, t, covered);
+            double gain = (double)g / (double)(ex->len + 1);
+            if (!g) {
+                heap[0] = heap[--n];
+                heap_down(heap, n, 0);
+                continue;
+            }
+            if (gain < heap[0].gain) {
+                heap[0].gain = gain;
+                heap_down(heap, n, 0);
+                continue;
+            }
+            views[heap[0].example] |= 1u << t;
+            for (size_t i = 0; i < ex->labels.n; i++) {
+                size_t li = label_index(r, ex->labels.v[i]);
+                if (li != SIZE_MAX && cd_labels_target(ex->labels.v[i]) == t)
+                    covered[li] = 1;
+            }
+            heap[0] = heap[--n];
+            heap_down(heap, n, 0);
+        }
+    }
+    free(covered);
+    free(heap);
+    r->views = views;
+    return CD_OK;
+}
+
+struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsigned t)
+{
+    struct cd_result_target c = {0};
+    for (size_t i = 0; i < r->n_labels; i++)
+        if (cd_labels_target(r->labels[i].id) == t) {
+            c.labels++;
+            c.finished += r->labels[i].finished;
+            c.bugs += cd_labels_is_bug(r->labels[i].id);
+        }
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (r->views && r->views[i] >> t & 1 && cd_result_is_seed(ex)) {
+            c.seeds++;
+            c.seed_bytes += ex->len;
+        }
+        bool mine = false;
+        for (size_t k = 0; ex->reproducer && k < ex->labels.n; k++)
+            mine |= cd_labels_is_outcome(ex->labels.v[k]) && cd_labels_target(ex->labels.v[k]) == t;
+        c.reproducers += mine;
+    }
+    return c;
 }

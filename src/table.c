@@ -486,6 +486,68 @@ enum cd_status cd_table_offer_if_known(struct cd_table *t, const uint8_t *data, 
     return offer(t, data, len, labels, origin, true, improved, stored, err);
 }
 
+static struct cd_table_example *own(const struct cd_table_example *e)
+{
+    return (struct cd_table_example *)e;
+}
+
+enum cd_status cd_table_extend(struct cd_table *t, const struct cd_table_example *ce,
+                               const struct cd_labelset *more, size_t *improved,
+                               struct cd_error *err)
+{
+    struct cd_table_example *e = own(ce);
+    struct cd_labelset all = {0};
+    size_t fresh = 0, wins = 0;
+    *improved = 0;
+    for (size_t i = 0, k = 0; i < e->labels.n || k < more->n;) {
+        uint32_t x = i < e->labels.n ? e->labels.v[i] : UINT32_MAX;
+        uint32_t y = k < more->n ? more->v[k] : UINT32_MAX;
+        uint32_t id = x < y ? x : y;
+        i += x == id;
+        k += y == id;
+        fresh += x != id && !table_lookup(t, id);
+        if (!cd_labelset_push(&all, id))
+            goto oom;
+    }
+    if (all.n == e->labels.n) {
+        cd_labelset_release(&all);
+        return CD_OK;
+    }
+    if (!table_reserve_labels(t, fresh))
+        goto oom;
+    for (size_t i = 0; i < more->n; i++)
+        if (!cd_labels_is_outcome(more->v[i]) && more->v[i] < TABLE_KEYS_MAX &&
+            !table_reserve_keys(t, more->v[i]))
+            goto oom;
+    for (size_t i = 0; i < more->n; i++) {
+        uint32_t id = more->v[i];
+        if (cd_labelset_has(&e->labels, id))
+            continue;
+        struct cd_table_label *l = table_lookup(t, id);
+        if (!l)
+            l = table_label_add(t, id);
+        else if (better_for(l, e->data, e->len, e->outcome))
+            example_unref(t, l->best);
+        else
+            continue;
+        table_set_best(t, l, e);
+        l->finished = false;
+        e->refs++;
+        wins++;
+        t->changes++;
+        mark_donees(t, id);
+    }
+    cd_labelset_release(&e->labels);
+    e->labels = all;
+    if (wins) /* its reduction was for other labels */
+        e->finished = false;
+    *improved = wins;
+    return CD_OK;
+oom:
+    cd_labelset_release(&all);
+    return cd_error_oom(err, CD_FAILED, "out of memory extending a best example");
+}
+
 int cd_table_seen_add(struct cd_table *t, struct cd_hash h)
 {
     return cd_hashset_add(&t->seen, h);
@@ -569,11 +631,6 @@ const struct cd_table_label *cd_table_label_at(const struct cd_table *t, size_t 
 
 /* Records are the table's own: the const the engine holds them by is dropped here, where they
  * are changed. */
-static struct cd_table_example *own(const struct cd_table_example *e)
-{
-    return (struct cd_table_example *)e;
-}
-
 void cd_table_pin(struct cd_table *t, const struct cd_table_example *e)
 {
     (void)t;
@@ -689,6 +746,67 @@ static bool shows_any(const struct cd_labelset *set, const uint32_t *edges, size
     return false;
 }
 
+/* Rebuilds the map in place over the records left after some went (it has room for them all). */
+static void rebuild_map(struct cd_table *t)
+{
+    memset(t->map, 0, t->map_cap * sizeof *t->map);
+    for (size_t i = 0; i < t->n_labels; i++) {
+        size_t s = slot_of(t->labels[i].id, t->map_cap);
+        while (t->map[s])
+            s = (s + 1) & (t->map_cap - 1);
+        t->map[s] = (uint32_t)(i + 1);
+    }
+}
+
+size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets)
+{
+    size_t k = 0, removed = 0;
+    for (size_t i = 0; i < t->n_labels; i++) {
+        struct cd_table_label *l = &t->labels[i];
+        if (targets >> cd_labels_target(l->id) & 1) {
+            if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
+                t->keys[l->id] = 0;
+            example_unref(t, l->best);
+            removed++;
+        } else {
+            t->labels[k++] = *l;
+        }
+    }
+    t->n_labels = k;
+    if (removed)
+        rebuild_map(t);
+    for (struct cd_table_example *e = t->head; e; e = e->next) {
+        size_t n = 0;
+        for (size_t i = 0; i < e->labels.n; i++)
+            if (!(targets >> cd_labels_target(e->labels.v[i]) & 1))
+                e->labels.v[n++] = e->labels.v[i];
+        e->labels.n = n;
+        e->outcome = cd_labelset_has_outcome(&e->labels);
+    }
+    for (size_t i = 0; i < t->n_labels; i++) /* an example may have lost its outcome */
+        table_set_best(t, &t->labels[i], t->labels[i].best);
+    /* Their unstable edges go too: the target that showed them is another now. */
+    struct cd_labelset *u = &t->unstable;
+    size_t n = 0;
+    for (size_t i = 0; i < u->n; i++) {
+        uint32_t edge = u->v[i];
+        if (targets >> cd_labels_target(edge << 3) & 1)
+            t->unstable_bits[edge / 64] &= ~(1ull << edge % 64);
+        else
+            u->v[n++] = edge;
+    }
+    u->n = n;
+    size_t notes = 0;
+    for (size_t i = 0; i < t->n_notes; i++) {
+        if (targets >> cd_labels_target(t->notes[i].id) & 1)
+            free(t->notes[i].text);
+        else
+            t->notes[notes++] = t->notes[i];
+    }
+    t->n_notes = notes;
+    return removed;
+}
+
 size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, size_t n)
 {
     /* The new edges join the sorted list at once, then one pass over the records and one over
@@ -739,15 +857,8 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
         }
     }
     t->n_labels = k;
-    if (removed) {
-        memset(t->map, 0, t->map_cap * sizeof *t->map);
-        for (size_t i = 0; i < t->n_labels; i++) {
-            size_t s = slot_of(t->labels[i].id, t->map_cap);
-            while (t->map[s])
-                s = (s + 1) & (t->map_cap - 1);
-            t->map[s] = (uint32_t)(i + 1);
-        }
-    }
+    if (removed)
+        rebuild_map(t);
     for (struct cd_table_example *e = t->head; e; e = e->next)
         if (shows_any(&e->labels, fresh, n_fresh))
             strip(t, &e->labels);

@@ -145,8 +145,8 @@ run --inputs-from inputs.txt --target-from target.txt -o lists -- || true
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["inputs"])' lists.manifest.json 2>/dev/null)
 [ "${n:-0}" = 4 ] && ok "--inputs-from and --target-from keep names whole" ||
     err "--inputs-from/--target-from: ${n:-no} inputs taken, expected 4"
-"$bin" --inputs-from inputs.txt --target-from target.txt -o lists2 -- "$target" @@ >out.txt 2>err.txt
-[ $? = 2 ] || err "--target-from and '-- TARGET' together are not a usage error"
+"$bin" --inputs-from inputs.txt -o lists2 -- -- "$target" @@ >out.txt 2>err.txt
+[ $? = 2 ] || err "an empty target between two '--' is not a usage error"
 
 # 7. As root, another user's directory is refused unless --allow-root.
 if [ "$(id -u)" = 0 ]; then

@@ -104,7 +104,16 @@ static void test_cli_lists(void)
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "--inputs-from", "/nonexistent/list", "-o", "s", "--", "./t"));
     cli_opts_release(&o);
-    CU_ASSERT_FALSE(PARSE(&o, "in", "--target-from", tg, "-o", "s", "--", "./t"));
+    /* --target-from and "-- TARGET" are two targets, the command line's first */
+    CU_ASSERT_FATAL(PARSE(&o, "in", "--target-from", tg, "-o", "s", "--", "./t"));
+    CU_ASSERT_EQUAL(o.n_targets, 2);
+    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./t");
+    CU_ASSERT_STRING_EQUAL(o.targets[1][0], "/t dir/t");
+    CU_ASSERT_STRING_EQUAL(o.target_names[0], "t");
+    CU_ASSERT_STRING_EQUAL(o.target_names[1], "t.2");
+    cli_opts_release(&o);
+    /* an empty target between two "--" is an error */
+    CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--", "--", "./t"));
     cli_opts_release(&o);
     cd_test_rmdir(dir);
 }

@@ -85,12 +85,13 @@ static enum cd_status r_open(void *ctx, unsigned worker, void **state, struct cd
     return CD_OK;
 }
 
-static enum cd_status r_run(void *state, const uint8_t *data, size_t len, bool quick,
-                            struct cd_labelset *labels, enum cd_outcome *outcome,
+static enum cd_status r_run(void *state, uint32_t targets, const uint8_t *data, size_t len,
+                            bool quick, struct cd_labelset *labels, enum cd_outcome *outcome,
                             struct cd_error *err)
 {
     struct runner_state *s = state;
     (void)err;
+    (void)targets;
     if (s->ctx->delay_us && len >= s->ctx->delay_from)
         nanosleep(&(struct timespec){0, 1000L * s->ctx->delay_us}, NULL);
     label(data, len, labels);
@@ -138,12 +139,12 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* As r_run, and an input holding "f6202" or "f24" crashes with state_b or state_a. */
-static enum cd_status r_run_bugs(void *state, const uint8_t *data, size_t len, bool quick,
-                                 struct cd_labelset *labels, enum cd_outcome *outcome,
-                                 struct cd_error *err)
+static enum cd_status r_run_bugs(void *state, uint32_t targets, const uint8_t *data, size_t len,
+                                 bool quick, struct cd_labelset *labels,
+                                 enum cd_outcome *outcome, struct cd_error *err)
 {
     struct runner_state *s = state;
-    enum cd_status st = r_run(state, data, len, quick, labels, outcome, err);
+    enum cd_status st = r_run(state, targets, data, len, quick, labels, outcome, err);
     s->crash_state = contains(data, len, "f6202") ? state_b
                      : contains(data, len, "f24") ? state_a
                                                   : NULL;
@@ -918,12 +919,97 @@ static void test_distill_bug_collision(void)
     cd_test_rmdir(dir);
 }
 
+/* Two targets: target 0 shows label(); target 1 only the lower-case letters' labels, and the
+ * crash. Labels of target 1 carry its index. */
+static enum cd_status r_run_two(void *state, uint32_t targets, const uint8_t *data, size_t len,
+                                bool quick, struct cd_labelset *labels, enum cd_outcome *outcome,
+                                struct cd_error *err)
+{
+    (void)quick;
+    (void)err;
+    struct runner_state *s = state;
+    struct cd_labelset one = {0};
+    labels->n = 0;
+    if (targets & 1)
+        label(data, len, labels);
+    if (targets & 2) {
+        label(data, len, &one);
+        for (size_t i = 0; i < one.n; i++) {
+            uint32_t id = one.v[i];
+            unsigned b = cd_labels_is_outcome(id) ? 'a' : (id >> 3) - 1;
+            if (b >= 'a' && b <= 'z')
+                cd_labelset_push(labels, cd_labels_in_target(id, 1));
+        }
+        qsort(labels->v, labels->n, sizeof *labels->v, cmp_u32);
+    }
+    cd_labelset_release(&one);
+    *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
+    s->ctx->runs++;
+    return CD_OK;
+}
+
+static const struct cd_runner_ops two_ops = {r_open, r_run_two, r_close, NULL};
+
+static void test_distill_two_targets(void)
+{
+    char *dir = write_inputs();
+    struct runner_ctx rc = {0};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 1, .targets = 2};
+    struct cd_distill *d = NULL;
+    struct cd_ingest *ing = NULL;
+    struct cd_error err;
+    const char *ops[] = {dir};
+    struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};
+    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, &opts, &two_ops, &rc, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_ingest_new(&ing, &io, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_distill_ingest(d, ing, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_distill_reduce(d, &err), CD_OK);
+    struct cd_result res;
+    CU_ASSERT_EQUAL_FATAL(cd_distill_result(d, &res, &err), CD_OK);
+    CU_ASSERT(res.stats.complete);
+    CU_ASSERT(res.stats.other_target_execs > 0);
+    /* every input label of each target is kept, each best minimal and shared: the best of a
+       target-1 label is the best of its target-0 twin, credited with both */
+    struct cd_labelset set = {0};
+    size_t of_1 = 0;
+    for (size_t k = 0; k < res.n_labels; k++) {
+        uint32_t id = res.labels[k].id;
+        const struct cd_result_example *e = &res.examples[res.labels[k].example];
+        CU_ASSERT(res.labels[k].finished);
+        if (cd_labels_target(id) != 1 || cd_labels_is_outcome(id))
+            continue;
+        of_1++;
+        uint32_t twin = cd_labels_in_target(id, 0);
+        unsigned b = (twin >> 3) - 1, n = class_min((twin & 7) + 1);
+        CU_ASSERT(b >= 'a' && b <= 'z');
+        CU_ASSERT_EQUAL(e->len, n);
+        CU_ASSERT(cd_labelset_has(&e->labels, twin) && cd_labelset_has(&e->labels, id));
+    }
+    for (size_t i = 0; i < N_INPUTS; i++) {
+        r_run_two(&(struct runner_state){&rc, 0, NULL}, 3, (const uint8_t *)inputs[i],
+                  strlen(inputs[i]), false, &set, &(enum cd_outcome){0}, &err);
+        for (size_t j = 0; j < set.n; j++) {
+            bool found = false;
+            for (size_t k = 0; k < res.n_labels && !found; k++)
+                found = res.labels[k].id == set.v[j];
+            CU_ASSERT(found);
+        }
+    }
+    CU_ASSERT(of_1 > 5);
+    cd_labelset_release(&set);
+    cd_result_release(&res);
+    cd_ingest_free(ing);
+    cd_distill_free(d);
+    cd_test_rmdir(dir);
+}
+
 int main(void)
 {
     if (!cd_labels_parse("crash:SIGSEGV", &crash_id) || !cd_labels_parse("timeout", &timeout_id))
         return 1;
     CU_TestInfo tests[] = {
         {"test_distill_bug_collision", test_distill_bug_collision},
+        {"test_distill_two_targets", test_distill_two_targets},
         {"test_distill_complete_and_minimal", test_distill_complete_and_minimal},
         {"test_distill_every_order_completes", test_distill_every_order_completes},
         {"test_distill_deterministic_seed", test_distill_deterministic_seed},

@@ -250,11 +250,56 @@ static void test_labels_bug_probes_and_grammar(void)
     CU_ASSERT_FALSE(cd_labels_crash_state_valid(big));
 }
 
+/* Labels of several targets: each target's ids apart, named in text, retargeted whole. */
+static void test_labels_targets(void)
+{
+    const char *const v[] = {"xml", "html", "xpath"};
+    struct cd_label_names names = {v, 3}, one = {v, 1};
+    uint32_t edge = cd_labels_edge(123, 5), id, crash, bug = cd_labels_bug("asan:SEGV READ\nf");
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash));
+    char text[160];
+    uint32_t ids[] = {edge, crash, bug};
+    for (unsigned t = 0; t < 3; t++)
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t x = cd_labels_in_target(ids[k], t);
+            CU_ASSERT_EQUAL(cd_labels_target(x), t);
+            CU_ASSERT_EQUAL(cd_labels_is_outcome(x), cd_labels_is_outcome(ids[k]));
+            CU_ASSERT_EQUAL(cd_labels_is_bug(x), k == 2);
+            CU_ASSERT(cd_labels_valid(x));
+            cd_labels_format_in(x, &names, text, sizeof text);
+            CU_ASSERT(strncmp(text, v[t], strlen(v[t])) == 0 && text[strlen(v[t])] == '/');
+            CU_ASSERT(cd_labels_parse_in(text, &names, &id) && id == x);
+            CU_ASSERT_FALSE(cd_labels_parse_in(text + strlen(v[t]) + 1, &names, &id));
+        }
+    cd_labels_format_in(cd_labels_in_target(edge, 1), &names, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "html/000123:4");
+    cd_labels_format_in(cd_labels_in_target(bug, 2), &names, text, sizeof text);
+    CU_ASSERT(strncmp(text, "xpath/bug:", 10) == 0);
+    CU_ASSERT(cd_labels_bug_is_of(cd_labels_in_target(bug, 2), "asan:SEGV READ\nf"));
+    /* one target: plain texts, as ever */
+    cd_labels_format_in(edge, &one, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "000123:4");
+    CU_ASSERT(cd_labels_parse_in("000123:4", &one, &id) && id == edge);
+    CU_ASSERT_FALSE(cd_labels_parse_in("svg/000123:5", &names, &id));
+    CU_ASSERT_FALSE(cd_labels_parse_in("xml/16777216:1", &names, &id)); /* past 2^24 edges */
+    /* retarget keeps order and drops edges past what a target's ids hold */
+    struct cd_labelset set = {0};
+    cd_labelset_push(&set, cd_labels_edge(5, 1));
+    cd_labelset_push(&set, cd_labels_edge(CD_LABEL_TARGET_EDGES + 1, 1));
+    cd_labelset_push(&set, crash);
+    cd_labels_retarget(&set, 2);
+    CU_ASSERT_EQUAL_FATAL(set.n, 2);
+    CU_ASSERT(set.v[0] == cd_labels_in_target(cd_labels_edge(5, 1), 2) &&
+              set.v[1] == cd_labels_in_target(crash, 2) && set.v[0] < set.v[1]);
+    cd_labelset_release(&set);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_labels_bug", test_labels_bug},
         {"test_labels_bug_probes_and_grammar", test_labels_bug_probes_and_grammar},
+        {"test_labels_targets", test_labels_targets},
         {"test_labels_class_boundaries", test_labels_class_boundaries},
         {"test_labels_from_run_ignores_index_0", test_labels_from_run_ignores_index_0},
         {"test_labels_edges_only_ignores_counts", test_labels_edges_only_ignores_counts},

@@ -996,6 +996,50 @@ static void test_table_random_offers(void)
     cd_table_free(t);
 }
 
+/* Several targets: a kept example is credited with what the other targets show (extend), and
+ * a target's labels leave whole (drop_targets), its examples going when best for nothing else. */
+static void test_table_targets(void)
+{
+    struct cd_table *t;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    uint32_t a0 = cd_labels_edge(10, 1), b0 = cd_labels_edge(11, 1);
+    uint32_t a1 = cd_labels_in_target(a0, 1), c1 = cd_labels_in_target(cd_labels_edge(12, 1), 1);
+    uint32_t l1[] = {a0, b0};
+    size_t improved;
+    const struct cd_table_example *stored;
+    struct cd_labelset set = set_of(l1, 2);
+    CU_ASSERT_EQUAL(cd_table_offer(t, (const uint8_t *)"abcd", 4, &set, "x", &improved, &stored,
+                                   &err), CD_OK);
+    uint32_t l2[] = {a1};
+    CU_ASSERT_EQUAL(offer(t, "long one", l2, 1, &improved), CD_OK);
+    cd_table_finish(t, a0, true);
+    CU_ASSERT(stored->finished);
+    /* the short example shows a1 and c1 on target 1: it takes a1 and gets c1 */
+    uint32_t more[] = {a1, c1};
+    set = set_of(more, 2);
+    CU_ASSERT_EQUAL(cd_table_extend(t, stored, &set, &improved, &err), CD_OK);
+    CU_ASSERT_EQUAL(improved, 2);
+    CU_ASSERT_EQUAL(stored->labels.n, 4);
+    CU_ASSERT_FALSE(stored->finished); /* reduced for other labels only */
+    CU_ASSERT_PTR_EQUAL(cd_table_find(t, a1)->best, stored);
+    CU_ASSERT_PTR_EQUAL(cd_table_find(t, c1)->best, stored);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 1); /* "long one" was best for nothing left */
+    CU_ASSERT_EQUAL(cd_table_extend(t, stored, &set, &improved, &err), CD_OK);
+    CU_ASSERT_EQUAL(improved, 0);
+    /* target 1 goes: its labels and records, the example stays for target 0 */
+    CU_ASSERT_EQUAL(cd_table_drop_targets(t, 1u << 1), 2);
+    CU_ASSERT_PTR_NULL(cd_table_find(t, a1));
+    CU_ASSERT_PTR_NULL(cd_table_find(t, c1));
+    CU_ASSERT_PTR_EQUAL(cd_table_find(t, a0)->best, stored);
+    CU_ASSERT_EQUAL(stored->labels.n, 2);
+    CU_ASSERT_EQUAL(cd_table_n_labels(t), 2);
+    /* target 0 goes too: nothing is left */
+    CU_ASSERT_EQUAL(cd_table_drop_targets(t, 1u), 2);
+    CU_ASSERT_EQUAL(cd_table_n_examples(t), 0);
+    cd_table_free(t);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -1018,6 +1062,7 @@ int main(void)
         {"test_table_merge", test_table_merge},
         {"test_table_merge_unstable", test_table_merge_unstable},
         {"test_table_random_offers", test_table_random_offers},
+        {"test_table_targets", test_table_targets},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("table", tests);
