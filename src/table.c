@@ -537,10 +537,18 @@ enum cd_status cd_table_extend(struct cd_table *t, const struct cd_table_example
         t->changes++;
         mark_donees(t, id);
     }
+    if (wins && e->finished) {
+        /* Its reduction changed nothing for the labels it had: they stay finished, each on its
+           own, while the new ones are still to reduce. */
+        for (size_t i = 0; i < e->labels.n; i++) {
+            struct cd_table_label *l = table_lookup(t, e->labels.v[i]);
+            if (l && l->best == e)
+                l->finished = true;
+        }
+        e->finished = false;
+    }
     cd_labelset_release(&e->labels);
     e->labels = all;
-    if (wins) /* its reduction was for other labels */
-        e->finished = false;
     *improved = wins;
     return CD_OK;
 oom:

@@ -3,6 +3,10 @@ cd_target(sample_json sample_json.c)
 cd_target(sample_png sample_png.c LIBS -lz)
 cd_target(sample_png_asan sample_png.c FLAGS -fsanitize=address LIBS -lz)
 cd_target(sample_http sample_http.c FLAGS -fsanitize=fuzzer)
+# A second harness of the HTTP format (request line and headers only), a plain @@ build: runs of
+# several targets over one corpus.
+cd_target(sample_http_headers sample_http.c FLAGS -DCD_HEADERS_ONLY
+          ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
 # Coverage builds for audit in source terms (clang's source-based coverage, as OSS-Fuzz builds its
 # coverage reports): plain clang, no AFL++ needed.
 find_program(CD_CLANG clang)

@@ -1022,6 +1022,8 @@ static void test_table_targets(void)
     CU_ASSERT_EQUAL(improved, 2);
     CU_ASSERT_EQUAL(stored->labels.n, 4);
     CU_ASSERT_FALSE(stored->finished); /* reduced for other labels only */
+    CU_ASSERT(cd_table_skippable(cd_table_find(t, b0)));   /* which stay finished */
+    CU_ASSERT_FALSE(cd_table_skippable(cd_table_find(t, c1)));
     CU_ASSERT_PTR_EQUAL(cd_table_find(t, a1)->best, stored);
     CU_ASSERT_PTR_EQUAL(cd_table_find(t, c1)->best, stored);
     CU_ASSERT_EQUAL(cd_table_n_examples(t), 1); /* "long one" was best for nothing left */

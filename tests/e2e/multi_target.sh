@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Several targets in one run, checked against afl-showmap: the HTTP sample corpus through two
+# harnesses of the format (sample_http, persistent, and sample_http_headers, an @@ build) in one
+# run; every label of each target that the inputs crashing or hanging nowhere show is shown by
+# that target's view (DIR.by-target/NAME); the views share seeds, so the seeds weigh less than the
+# views together; labels name their target in the manifest and audit; shards of the run merge; a
+# warm rerun that adds a third target (sample_json) runs the state's examples on it alone, keeps
+# the first two targets' labels and finished marks, and gives it a view; a second "--" is never a
+# target's argument, and cmin stays single-target. Budgets are executions, not time.
+set -u
+. "$(dirname "$0")/lib.sh" && cd_need_afl
+: "${CD_BIN:?}" "${CD_TARGETS:?}" "${CD_SRC:?}"
+bin=$CD_BIN
+http=$CD_TARGETS/sample_http
+headers=$CD_TARGETS/sample_http_headers
+json=$CD_TARGETS/sample_json
+for t in "$http" "$headers" "$json"; do [ -x "$t" ] || cd_skip "$(basename "$t") not built"; done
+export AFL_QUIET=1
+unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+mkdir in && tar -C in -xf "$CD_SRC/sample_corpora/http.tar.zst" || { err "cannot unpack"; exit 1; }
+EXECS=${CD_MULTI_EXECS:-100000}
+# py FILE EXPR: EXPR over the JSON in FILE, as m.
+py() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# 1. One run over both harnesses.
+"$bin" in -o seeds -j 2 -q --max-execs "$EXECS" --json-summary -- "$http" -- "$headers" @@ \
+    >summary.json
+rc=$?
+[ $rc -le 1 ] || err "the run of two targets exited $rc"
+names=$(py seeds.manifest.json '" ".join(t["name"] for t in m["targets"])')
+[ "$names" = "sample_http sample_http_headers" ] && ok "two targets, named: $names" ||
+    err "targets in the manifest: '$names'"
+prefixes=$(py seeds.manifest.json \
+    '" ".join(sorted({k.split("/")[0] for k in m["labels"]}))')
+[ "$prefixes" = "sample_http sample_http_headers" ] && ok "every label names its target" ||
+    err "label prefixes: '$prefixes'"
+for t in sample_http sample_http_headers; do
+    [ -d "seeds.by-target/$t" ] && [ -n "$(ls "seeds.by-target/$t")" ] ||
+        err "no view for $t"
+done
+
+# Inputs that crash or hang on no target: their labels must all be in each target's view.
+mkdir clean
+for f in in/*/*; do
+    a=0 b=0
+    (timeout 1 "$http" "$tmp/$f" >/dev/null 2>&1) 2>/dev/null || a=$?
+    (timeout 1 "$headers" "$tmp/$f" >/dev/null 2>&1) 2>/dev/null || b=$?
+    [ "$a" -lt 124 ] && [ "$b" -lt 124 ] && cp "$f" "clean/$(echo "$f" | tr / _)"
+done
+[ "$(ls clean | wc -l)" -gt 100 ] || err "only $(ls clean | wc -l) clean inputs"
+# covered NAME VIEW -- TARGET...: every label the clean inputs show on TARGET, VIEW shows.
+covered() {
+    local name=$1 view=$2
+    shift 3
+    cd_labels clean "$@" >"in.$name"
+    cd_labels "$view" "$@" >"out.$name"
+    local missing n
+    missing=$(comm -23 "in.$name" "out.$name" | wc -l)
+    n=$(wc -l <"in.$name")
+    if [ "$n" -lt 50 ]; then
+        err "$name: only $n input labels: the oracle did not run"
+    elif [ "$missing" != 0 ]; then
+        err "$name: $missing of $n input labels missing from $view: $(comm -23 "in.$name" \
+            "out.$name" | head -3 | tr '\n' ' ')"
+    else
+        ok "$name: all $n input labels shown by $view"
+    fi
+}
+covered sample_http seeds.by-target/sample_http -- "$http"
+covered sample_http_headers seeds.by-target/sample_http_headers -- "$headers" @@
+shared=$(cd_bytes seeds)
+views=$(( $(cd_bytes seeds.by-target/sample_http) + $(cd_bytes seeds.by-target/sample_http_headers) ))
+[ "$shared" -lt "$views" ] && ok "one seed serves both: $shared B against $views B of the views" ||
+    err "no seed is shared: $shared B, views $views B"
+other=$(py summary.json 'm["other_target_executions"]')
+[ "${other:-0}" -gt 0 ] && ok "kept candidates ran on the other target ($other runs)" ||
+    err "no run on the other target"
+"$bin" audit seeds.manifest.json >audit.txt
+grep -q "^target sample_http_headers: " audit.txt && ok "audit gives each target" ||
+    err "audit: $(head -3 audit.txt)"
+label=$(py seeds.manifest.json 'next(k for k in m["labels"] if k.startswith("sample_http_headers/"))')
+"$bin" audit seeds.manifest.json --label "$label" >label.txt &&
+    ok "audit --label $label" || err "audit --label $label failed"
+
+# 2. Shards of the run merge.
+for k in 1 2; do
+    "$bin" --shard $k/2 in -o shard$k -j 1 -q --max-execs 5000 -- "$http" -- "$headers" @@
+    [ $? -le 1 ] || err "shard $k failed"
+done
+"$bin" merge shard1.state shard2.state -o merged -j 2 -q --max-execs 5000 -- "$http" -- \
+    "$headers" @@
+[ $? -le 1 ] || err "merge of two targets failed"
+n=$(py merged.manifest.json 'len(m["targets"])')
+[ "$n" = 2 ] && [ -d merged.by-target/sample_http_headers ] &&
+    ok "shards of two targets merge" || err "merged manifest: $n targets"
+
+# 3. A warm rerun adds a third target: the state's examples run on it alone.
+before=$(py seeds.manifest.json \
+    '" ".join("%d/%d" % (t["labels"], t["labels_finished"]) for t in m["targets"])')
+examples=$(py seeds.manifest.json 'len(m["seeds"]) + len(m["reproducers"])')
+"$bin" in -o seeds -j 2 -q --no-reduce --json-summary -- "$http" -- "$headers" @@ \
+    -- "$json" @@ >summary3.json
+rc=$?
+[ $rc -le 1 ] || err "the rerun with a third target exited $rc"
+start=$(py seeds.manifest.json 'm["state"]["start"]')
+[ "$start" = "targets changed" ] && ok "state start: $start" || err "state start: '$start'"
+after=$(py seeds.manifest.json \
+    '" ".join("%d/%d" % (t["labels"], t["labels_finished"]) for t in m["targets"][:2])')
+[ "$after" = "$before" ] && ok "the first two targets kept their labels and marks ($after)" ||
+    err "the first two targets' labels/finished went from '$before' to '$after'"
+third=$(py seeds.manifest.json 'm["targets"][2]["labels"]')
+[ "${third:-0}" -gt 0 ] && [ -n "$(ls seeds.by-target/sample_json 2>/dev/null)" ] &&
+    ok "the third target has $third labels and a view" || err "third target: '$third' labels"
+execs=$(py summary3.json 'm["executions"]')
+dups=$(py summary3.json 'm["duplicates"] == m["inputs"]')
+n=$(py seeds.manifest.json 'int(m["state"]["note"].split("its ")[1].split(" examples")[0])')
+[ "$dups" = True ] && [ "$execs" = "$n" ] &&
+    ok "only the state's $n examples ran, on the third target alone; no input ran again" ||
+    err "$execs executions for the state's ${n:-?} examples; every input seen before: $dups"
+
+# 4. A second "--" starts a target; an empty one is an error; cmin keeps one target.
+"$bin" in -o bad -q -- -- "$http" >/dev/null 2>err.txt
+[ $? = 2 ] && grep -q "empty target" err.txt && ok "an empty target is a usage error" ||
+    err "an empty target after '--': $(cat err.txt)"
+"$bin" cmin -i clean -o cmin_out -- "$json" @@ -- extra >/dev/null 2>&1
+[ $? -le 1 ] && ok "cmin takes a second '--' as the target's argument" ||
+    err "cmin with '-- extra' failed"
+exit $fail
