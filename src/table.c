@@ -74,7 +74,8 @@ void cd_table_free(struct cd_table *t)
     free(t->notes);
     cd_labelset_release(&t->unstable);
     free(t->unstable_bits);
-    free(t->keys);
+    for (unsigned k = 0; k < CD_LABEL_TARGETS_MAX; k++)
+        free(t->keys[k]);
     cd_hashset_release(&t->seen);
     free(t);
 }
@@ -219,18 +220,24 @@ static void *grow_zeroed(void *v, size_t *n, size_t at, size_t size, size_t firs
 
 bool table_reserve_keys(struct cd_table *t, uint32_t id)
 {
-    if (cd_labels_is_outcome(id) || id >= TABLE_KEYS_MAX)
+    uint32_t local = id & ~CD_LABEL_TARGET_MASK;
+    unsigned target = cd_labels_target(id);
+    if (cd_labels_is_outcome(id) || local >= TABLE_KEYS_MAX || local < t->n_keys[target])
         return true;
-    size_t had = t->n_keys;
-    uint32_t *keys = grow_zeroed(t->keys, &t->n_keys, id, sizeof *keys, 4096);
+    size_t had = t->n_keys[target];
+    uint32_t *keys = grow_zeroed(t->keys[target], &t->n_keys[target], local, sizeof *keys, 4096);
     if (!keys)
         return false;
-    t->keys = keys;
+    t->keys[target] = keys;
     /* Records of ids the array did not reach yet get their keys now. */
-    for (size_t i = 0; had < t->n_keys && i < t->n_labels; i++) {
+    for (size_t i = 0; i < t->n_labels; i++) {
         uint32_t lid = t->labels[i].id;
-        if (!cd_labels_is_outcome(lid) && lid >= had && lid < t->n_keys && t->labels[i].best)
-            t->keys[lid] = table_key(t->labels[i].best);
+        uint32_t *slot = cd_labels_is_outcome(lid) || cd_labels_target(lid) != target ||
+                                 (lid & ~CD_LABEL_TARGET_MASK) < had
+                             ? NULL
+                             : table_key_slot(t, lid);
+        if (slot && t->labels[i].best)
+            *slot = table_key(t->labels[i].best);
     }
     return true;
 }
@@ -238,8 +245,9 @@ bool table_reserve_keys(struct cd_table *t, uint32_t id)
 void table_set_best(struct cd_table *t, struct cd_table_label *l, struct cd_table_example *e)
 {
     l->best = e;
-    if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
-        t->keys[l->id] = table_key(e);
+    uint32_t *slot = cd_labels_is_outcome(l->id) ? NULL : table_key_slot(t, l->id);
+    if (slot)
+        *slot = table_key(e);
 }
 
 struct cd_table_example *table_example_new(struct cd_table *t, const uint8_t *data, size_t len,
@@ -355,11 +363,15 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
     struct cd_table_wins w = {0, 0, false};
     bool outcome = cd_labelset_has_outcome(labels);
     uint32_t mine = len < UINT32_MAX - 2 ? (uint32_t)len + 1 : UINT32_MAX;
-    size_t i = 0;
-    if (!outcome && mine < UINT32_MAX) {
-        for (; i < labels->n && labels->v[i] < t->n_keys; i++) {
-            uint32_t id = labels->v[i], key = t->keys[id];
-            assert(i == 0 || labels->v[i - 1] < id);
+    for (size_t i = 0; i < labels->n; i++) {
+        uint32_t id = labels->v[i];
+        assert(i == 0 || labels->v[i - 1] < id);
+        /* A coverage label in its target's keys: one compare, a lookup only on a tie. */
+        const uint32_t *slot = outcome || mine == UINT32_MAX || cd_labels_is_outcome(id)
+                                   ? NULL
+                                   : table_key_slot(t, id);
+        if (slot) {
+            uint32_t key = *slot;
             if (key == mine ? !better_for(table_lookup(t, id), data, len, false)
                             : key && key < mine)
                 continue;
@@ -368,10 +380,8 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
             if (unknown && !key)
                 (*unknown)++;
             w.reducing |= id == reducing;
+            continue;
         }
-    }
-    for (; i < labels->n; i++) {
-        assert(i == 0 || labels->v[i - 1] < labels->v[i]);
         const struct cd_table_label *l = table_lookup(t, labels->v[i]);
         if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
             continue;
@@ -433,13 +443,15 @@ static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
         count_shown(t, labels);
         return CD_OK;
     }
-    /* The keys reach the run's largest coverage label within their range. */
-    size_t last = labels->n;
-    while (last && labels->v[last - 1] >= TABLE_KEYS_MAX)
-        last--;
-    struct cd_table_example *e = table_example_new(t, data, len, labels, origin);
-    if (!e || !table_reserve_labels(t, fresh) ||
-        (last && !table_reserve_keys(t, labels->v[last - 1]))) {
+    /* The keys of each target reach the run's largest coverage label of it within their
+       range: the last of each target's run of ids. */
+    bool keys = true;
+    for (size_t i = 0; keys && i < labels->n && !cd_labels_is_outcome(labels->v[i]); i++)
+        if (i + 1 == labels->n || cd_labels_is_outcome(labels->v[i + 1]) ||
+            cd_labels_target(labels->v[i + 1]) != cd_labels_target(labels->v[i]))
+            keys = table_reserve_keys(t, labels->v[i]);
+    struct cd_table_example *e = keys ? table_example_new(t, data, len, labels, origin) : NULL;
+    if (!e || !table_reserve_labels(t, fresh)) {
         if (e)
             table_example_free(e);
         return cd_error_oom(err, CD_FAILED, "out of memory storing a best example");
@@ -772,8 +784,9 @@ size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets)
     for (size_t i = 0; i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
         if (targets >> cd_labels_target(l->id) & 1) {
-            if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
-                t->keys[l->id] = 0;
+            uint32_t *slot = cd_labels_is_outcome(l->id) ? NULL : table_key_slot(t, l->id);
+            if (slot)
+                *slot = 0;
             example_unref(t, l->best);
             removed++;
         } else {
@@ -856,8 +869,9 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
     for (size_t i = 0; i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
         if (is_unstable(t, l->id)) {
-            if (!cd_labels_is_outcome(l->id) && l->id < t->n_keys)
-                t->keys[l->id] = 0;
+            uint32_t *slot = cd_labels_is_outcome(l->id) ? NULL : table_key_slot(t, l->id);
+            if (slot)
+                *slot = 0;
             example_unref(t, l->best);
             removed++;
         } else {

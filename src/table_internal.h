@@ -21,10 +21,11 @@ struct cd_table {
     uint64_t *unstable_bits;       /* the same edges as a bitmap: a run's labels are checked in
                                       O(1) each, not by a search */
     size_t unstable_words;
-    uint32_t *keys;                /* coverage label id -> its best's key (table_key), for the
-                                      ids below n_keys: an offer compares lengths in one array
-                                      walked in id order instead of looking each label up */
-    size_t n_keys;
+    /* Per target (cd_labels_target): coverage label id, its target bits cleared -> its best's
+       key (table_key), for the ids below n_keys: an offer compares lengths in one array walked
+       in id order instead of looking each label up */
+    uint32_t *keys[CD_LABEL_TARGETS_MAX];
+    size_t n_keys[CD_LABEL_TARGETS_MAX];
     struct table_note {
         uint32_t id;
         char *text;
@@ -44,10 +45,19 @@ bool table_reserve_labels(struct cd_table *t, size_t more);
 /* Adds a record for id, which must be new, in room table_reserve_labels made; returns it. */
 struct cd_table_label *table_label_add(struct cd_table *t, uint32_t id);
 
-/* Makes the key array reach coverage label id (within TABLE_KEYS_MAX); false when out of memory.
- * Ids past it are compared through their records. */
+/* Makes the key array of id's target reach coverage label id (its target bits cleared, within
+ * TABLE_KEYS_MAX); false when out of memory. Ids past it are compared through their records. */
 #define TABLE_KEYS_MAX (1u << 23)
 bool table_reserve_keys(struct cd_table *t, uint32_t id);
+
+/* The key of coverage label id in its target's array, or NULL when the array does not reach it
+ * (or id is an outcome label's). */
+static inline uint32_t *table_key_slot(const struct cd_table *t, uint32_t id)
+{
+    uint32_t local = id & ~CD_LABEL_TARGET_MASK;
+    unsigned target = cd_labels_target(id);
+    return local < t->n_keys[target] ? &t->keys[target][local] : NULL;
+}
 
 /* Makes e the best example of l, its key following. */
 void table_set_best(struct cd_table *t, struct cd_table_label *l, struct cd_table_example *e);
