@@ -14,6 +14,13 @@ enum cd_status distill_execute(struct worker *w, const uint8_t *data, size_t len
 {
     w->labels.n = 0;
     *outcome = CD_OUTCOME_OK;
+    /* One execution was reserved; a run on several targets is one on each. */
+    int more = __builtin_popcount(w->targets) - 1;
+    if (more > 0) {
+        distill_lock(w->d);
+        w->d->stats.execs += (uint64_t)more;
+        distill_unlock(w->d);
+    }
     return w->d->ops->run(w->state, w->targets, data, len, quick, &w->labels, outcome, &w->err);
 }
 
@@ -65,14 +72,16 @@ bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
             ok = false;
             distill_fail(d, &w->err);
         }
-        /* What ends normally is credited: a crash or a hang on another target would make the
-           seed a reproducer of that one's, which it is not kept for. */
+        /* What ends normally is credited to it; a crash or a hang there is a reproducer of that
+           target's, apart, as a run of it alone would give. */
         for (size_t i = 0; ok && st == CD_OK && outcome == CD_OUTCOME_OK && i < w->labels.n; i++)
             if (!cd_labelset_push(&more, w->labels.v[i])) {
                 cd_error_oom(&w->err, CD_FAILED, "out of memory building a label set");
                 distill_fail(d, &w->err);
                 ok = false;
             }
+        if (ok && st == CD_OK && outcome != CD_OUTCOME_OK && outcome != CD_OUTCOME_SLOW)
+            ok = distill_offer(w, cand, len, outcome, w->origin, NULL);
     }
     w->targets = own;
     /* Targets ran in ascending order, each set ascending: the union is sorted already. */
@@ -234,8 +243,8 @@ static enum cd_status note_bugs(struct worker *w)
 /* Offers w's last run to the table, without the labels of unstable edges; a run that ended
  * normally and shows a new coverage label is rechecked first. Lock held; released while a
  * recheck runs. */
-bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
-                  const char *origin, const struct cd_table_example **stored)
+static bool offer_one(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
+                      const char *origin, const struct cd_table_example **stored)
 {
     struct cd_distill *d = w->d;
     size_t improved = 0;
@@ -275,6 +284,45 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
         pthread_cond_broadcast(&d->cv);
     distill_progress(d, false);
     return true;
+}
+
+bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_outcome outcome,
+                  const char *origin, const struct cd_table_example **stored)
+{
+    struct cd_distill *d = w->d;
+    uint32_t bad = 0;
+    for (size_t i = w->labels.n; outcome != CD_OUTCOME_OK && i-- > 0 &&
+                                 cd_labels_is_outcome(w->labels.v[i]);)
+        bad |= 1u << cd_labels_target(w->labels.v[i]);
+    uint32_t own = w->targets, good = own & ~bad;
+    if (!bad || !good || d->all_targets == 1)
+        return offer_one(w, data, len, outcome, origin, stored);
+    /* It crashed or hung on some targets and ran normally on the others: a seed of theirs (when
+       it wins something there) and a reproducer of the failing ones', apart, as a run of each
+       alone would give. */
+    struct cd_labelset saved = {0};
+    bool ok = true;
+    for (size_t i = 0; ok && i < w->labels.n; i++)
+        ok = cd_labelset_push(&saved, w->labels.v[i]);
+    if (!ok) {
+        cd_labelset_release(&saved);
+        cd_error_oom(&w->err, CD_FAILED, "out of memory building a label set");
+        distill_fail(d, &w->err);
+        return false;
+    }
+    for (int part = 0; ok && part < 2; part++) {
+        uint32_t mask = part ? bad : good;
+        w->labels.n = 0;
+        for (size_t i = 0; i < saved.n; i++) /* within the room the whole set had */
+            if (mask >> cd_labels_target(saved.v[i]) & 1)
+                w->labels.v[w->labels.n++] = saved.v[i];
+        w->targets = mask;
+        ok = offer_one(w, data, len, part ? outcome : CD_OUTCOME_OK, origin,
+                       part ? NULL : stored);
+    }
+    w->targets = own;
+    cd_labelset_release(&saved);
+    return ok;
 }
 
 /* Offers w's run of data during a reduction, st its status, and returns whether data became the

@@ -48,7 +48,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
             d->opts.warning(d->opts.cb_ctx, msg);
         }
     } else {
-        d->stats.first_pass_execs++;
+        d->stats.first_pass_execs += (uint64_t)__builtin_popcount(d->all_targets);
         if (st >= CD_FAILED)
             distill_fail(d, &w->err);
         else
@@ -173,7 +173,7 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
         const struct cd_table_example *e = ex[i];
         distill_lock(d);
         bool go = distill_reserve_exec(d);
-        d->stats.first_pass_execs += go;
+        d->stats.first_pass_execs += go ? (uint64_t)__builtin_popcount(targets) : 0;
         distill_unlock(d);
         if (!go)
             break;

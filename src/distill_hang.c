@@ -37,7 +37,7 @@ static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
 static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
 {
     struct cd_distill *d = w->d;
-    const struct cd_table_label *l = cd_table_find(d->table, w->labels.v[0]);
+    const struct cd_table_label *l = cd_table_find(d->table, w->labels.v[w->labels.n - 1]);
     if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
         (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
         return true;

@@ -61,7 +61,8 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     }
     distill_unlock(d);
     enum cd_status st = distill_execute(w, cand, len, true, &outcome);
-    if (st == CD_OK && outcome == CD_OUTCOME_SLOW && (w->whole || w->label != w->labels.v[0])) {
+    if (st == CD_OK && outcome == CD_OUTCOME_SLOW &&
+        (w->whole || w->label != w->labels.v[w->labels.n - 1])) {
         /* A clean run that a busy machine stalled past the tight timeout would be lost: never
            offered unconfirmed, and never run again once seen. Outside the timeout label's own
            reduction (whose end confirms what it adopts), a slow candidate runs once more. */
@@ -82,7 +83,8 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
            reproducer is kept aside, and that reduction confirms it first (the seen-set would
            keep it from running it again). Unconfirmed runs are never offered: they may be
            merely slow. */
-        uint32_t timeout = w->labels.v[0]; /* its only label */
+        /* its only label, or with several targets the one outcome label, last */
+        uint32_t timeout = w->labels.v[w->labels.n - 1];
         distill_lock(d);
         struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, timeout);
         distill_unlock(d);

@@ -34,12 +34,42 @@ void cd_result_release(struct cd_result *r)
 
 struct order {
     char sha1[41];
+    bool outcome;   /* a reproducer: after the seed of the same bytes */
     size_t index;   /* in the table's live list */
 };
 
 static int by_sha1(const void *a, const void *b)
 {
-    return strcmp(((const struct order *)a)->sha1, ((const struct order *)b)->sha1);
+    const struct order *x = a, *y = b;
+    int c = strcmp(x->sha1, y->sha1);
+    return c ? c : (int)x->outcome - (int)y->outcome;
+}
+
+/* Whether two entries of the order are one example of the result: the same bytes, both seeds or
+ * both reproducers (a run of several targets may store the same input twice, found for labels of
+ * different targets). */
+static bool same_example(const struct order *x, const struct order *y)
+{
+    return x->outcome == y->outcome && strcmp(x->sha1, y->sha1) == 0;
+}
+
+/* Adds the sorted set add into the sorted set into; false when out of memory. */
+static bool union_into(struct cd_labelset *into, const struct cd_labelset *add)
+{
+    struct cd_labelset u = {0};
+    for (size_t i = 0, k = 0; i < into->n || k < add->n;) {
+        uint32_t x = i < into->n ? into->v[i] : UINT32_MAX, y = k < add->n ? add->v[k] : UINT32_MAX;
+        uint32_t id = x < y ? x : y;
+        i += x == id;
+        k += y == id;
+        if (!cd_labelset_push(&u, id)) {
+            cd_labelset_release(&u);
+            return false;
+        }
+    }
+    cd_labelset_release(into);
+    *into = u;
+    return true;
 }
 
 static int by_id(const void *a, const void *b)
@@ -90,20 +120,26 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
     out->labels = calloc(nl ? nl : 1, sizeof *out->labels);
     if (!ord || !rank || !serials || !out->examples || !out->labels)
         goto oom;
-    size_t i = 0;
+    size_t i = 0, distinct = 0;
     for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next, i++) {
         serials[i] = e->serial;
         cd_hash_sha1_hex(e->data, e->len, ord[i].sha1);
+        ord[i].outcome = e->outcome;
         ord[i].index = i;
     }
     qsort(ord, n, sizeof *ord, by_sha1);
-    for (i = 0; i < n; i++)
-        rank[ord[i].index] = i;
-    out->n_examples = n;
+    for (i = 0; i < n; i++) {
+        distinct += i == 0 || !same_example(&ord[i - 1], &ord[i]);
+        rank[ord[i].index] = distinct - 1;
+    }
+    out->n_examples = distinct;
     i = 0;
-    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next)
-        if (!copy_example(&out->examples[rank[i++]], e))
+    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next) {
+        struct cd_result_example *x = &out->examples[rank[i++]];
+        if (!x->data ? !copy_example(x, e) : !union_into(&x->labels, &e->labels))
             goto oom;
+        x->baseline |= e->pinned;
+    }
     out->n_labels = nl; /* zeroed: release frees the notes copied so far */
     for (i = 0; i < nl; i++) {
         const struct cd_table_label *l = cd_table_label_at(t, i);

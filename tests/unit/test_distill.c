@@ -919,8 +919,8 @@ static void test_distill_bug_collision(void)
     cd_test_rmdir(dir);
 }
 
-/* Two targets: target 0 shows label(); target 1 only the lower-case letters' labels, and the
- * crash. Labels of target 1 carry its index. */
+/* Two targets: target 0 shows label() but never crashes; target 1 only the lower-case letters'
+ * labels, and crashes on "CRASH". Labels of target 1 carry its index. */
 static enum cd_status r_run_two(void *state, uint32_t targets, const uint8_t *data, size_t len,
                                 bool quick, struct cd_labelset *labels, enum cd_outcome *outcome,
                                 struct cd_error *err)
@@ -930,8 +930,10 @@ static enum cd_status r_run_two(void *state, uint32_t targets, const uint8_t *da
     struct runner_state *s = state;
     struct cd_labelset one = {0};
     labels->n = 0;
-    if (targets & 1)
+    if (targets & 1) {
         label(data, len, labels);
+        labels->n -= labels->n && labels->v[labels->n - 1] == crash_id;
+    }
     if (targets & 2) {
         label(data, len, &one);
         for (size_t i = 0; i < one.n; i++) {
@@ -943,29 +945,39 @@ static enum cd_status r_run_two(void *state, uint32_t targets, const uint8_t *da
         qsort(labels->v, labels->n, sizeof *labels->v, cmp_u32);
     }
     cd_labelset_release(&one);
-    *outcome = has_crash(data, len) ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
+    *outcome = has_crash(data, len) && targets & 2 ? CD_OUTCOME_CRASH : CD_OUTCOME_OK;
     s->ctx->runs++;
     return CD_OK;
 }
 
 static const struct cd_runner_ops two_ops = {r_open, r_run_two, r_close, NULL};
 
-static void test_distill_two_targets(void)
+/* Runs the two targets over dir, reducing unless no_reduce, into *res. */
+static void distill_two(const char *dir, bool no_reduce, struct runner_ctx *rc,
+                        struct cd_result *res)
 {
-    char *dir = write_inputs();
-    struct runner_ctx rc = {0};
-    struct cd_distill_opts opts = {.seed = 1, .jobs = 1, .targets = 2};
+    struct cd_distill_opts opts = {.seed = 1, .jobs = 1, .targets = 2, .no_reduce = no_reduce};
     struct cd_distill *d = NULL;
     struct cd_ingest *ing = NULL;
     struct cd_error err;
     const char *ops[] = {dir};
     struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};
-    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, &opts, &two_ops, &rc, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_distill_new(&d, &opts, &two_ops, rc, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(cd_ingest_new(&ing, &io, &err), CD_OK);
     CU_ASSERT_EQUAL(cd_distill_ingest(d, ing, &err), CD_OK);
     CU_ASSERT_EQUAL(cd_distill_reduce(d, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_distill_result(d, res, &err), CD_OK);
+    cd_ingest_free(ing);
+    cd_distill_free(d);
+}
+
+static void test_distill_two_targets(void)
+{
+    char *dir = write_inputs();
+    struct runner_ctx rc = {0};
+    struct cd_error err;
     struct cd_result res;
-    CU_ASSERT_EQUAL_FATAL(cd_distill_result(d, &res, &err), CD_OK);
+    distill_two(dir, false, &rc, &res);
     CU_ASSERT(res.stats.complete);
     CU_ASSERT(res.stats.other_target_execs > 0);
     /* every input label of each target is kept, each best minimal and shared: the best of a
@@ -996,10 +1008,32 @@ static void test_distill_two_targets(void)
         }
     }
     CU_ASSERT(of_1 > 5);
+    /* "CRASH" crashes target 1 alone: a reproducer of its crash, while the labels target 0
+       shows on it are a seed's, as a run of target 0 alone would keep them */
+    uint32_t crash1 = cd_labels_in_target(crash_id, 1), big_c = cd_labels_edge('C' + 1, 1);
+    bool repro = false, seed = false;
+    for (size_t k = 0; k < res.n_labels; k++) {
+        const struct cd_result_example *e = &res.examples[res.labels[k].example];
+        if (res.labels[k].id == crash1)
+            repro = e->reproducer && e->len == 5;
+        if (res.labels[k].id == big_c)
+            seed = !e->reproducer && !cd_labelset_has(&e->labels, crash1);
+    }
+    CU_ASSERT(repro);
+    CU_ASSERT(seed);
     cd_labelset_release(&set);
     cd_result_release(&res);
-    cd_ingest_free(ing);
-    cd_distill_free(d);
+    /* the first pass alone: "before CRASH after" holds 'C' for target 0 as a seed */
+    distill_two(dir, true, &rc, &res);
+    seed = repro = false;
+    for (size_t k = 0; k < res.n_labels; k++) {
+        const struct cd_result_example *e = &res.examples[res.labels[k].example];
+        seed |= res.labels[k].id == big_c && !e->reproducer && e->len == 18;
+        repro |= res.labels[k].id == crash1 && e->reproducer && e->len == 18;
+    }
+    CU_ASSERT(seed);
+    CU_ASSERT(repro);
+    cd_result_release(&res);
     cd_test_rmdir(dir);
 }
 
