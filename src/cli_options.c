@@ -86,7 +86,7 @@ static const struct cli_option options[] = {
 
 void cli_print_help(FILE *f)
 {
-    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...]\n"
+    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...] [-- ...]\n"
           "       corpus-distill merge [OPTIONS] STATE... -o DIR -- TARGET [ARGS...]\n"
           "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
           "@@: the input file.  cmin: afl-cmin's options.  All the rest: corpus-distill(1)\n",

@@ -740,13 +740,15 @@ static int distill(struct run_state *s)
                         skip);
     }
     /* Once every input has run, before the long part: the harness build decides the speed. */
-    bool slow = false;
-    for (unsigned t = 0; t < o->n_targets; t++)
-        slow |= !s->runner.info[t].persistent && !s->runner.info[t].deferred;
-    if (o->verbosity >= 0 && slow)
-        cli_msg("note: the target has neither persistent mode nor a deferred fork server; its "
+    char slow[400] = "";
+    for (unsigned t = 0, n = 0; t < o->n_targets && n < sizeof slow; t++)
+        if (!s->runner.info[t].persistent && !s->runner.info[t].deferred)
+            n += (size_t)snprintf(slow + n, sizeof slow - n, "%s'%s'", n ? ", " : " ",
+                                  o->target_names[t]);
+    if (o->verbosity >= 0 && *slow)
+        cli_msg("note: the target%s has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
-                "(corpus-distill(1), NOTES)");
+                "(corpus-distill(1), NOTES)", o->n_targets > 1 ? slow : "");
     if (!o->no_reduce && !stop_flag) {
         st = cd_distill_reduce(s->d, &err);
         /* Every input has run: what the table holds covers them all, and may be hours of

@@ -6,7 +6,8 @@
 # views together; labels name their target in the manifest and audit; shards of the run merge; a
 # warm rerun that adds a third target (sample_json) runs the state's examples on it alone, keeps
 # the first two targets' labels and finished marks, and gives it a view; a second "--" is never a
-# target's argument, and cmin stays single-target. Budgets are executions, not time.
+# target's argument, and cmin stays single-target; one bug reached from two targets is one bug.
+# Budgets are executions, not time.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 : "${CD_BIN:?}" "${CD_TARGETS:?}" "${CD_SRC:?}"
@@ -80,6 +81,9 @@ other=$(py summary.json 'm["other_target_executions"]')
 "$bin" audit seeds.manifest.json >audit.txt
 grep -q "^target sample_http_headers: " audit.txt && ok "audit gives each target" ||
     err "audit: $(head -3 audit.txt)"
+"$bin" audit seeds.manifest.json --html report >/dev/null 2>&1
+[ -f report/target-sample_http_headers.html ] && grep -q "<h2>Targets</h2>" report/index.html &&
+    ok "the HTML report has a page per target" || err "no target pages in the HTML report"
 label=$(py seeds.manifest.json 'next(k for k in m["labels"] if k.startswith("sample_http_headers/"))')
 "$bin" audit seeds.manifest.json --label "$label" >label.txt &&
     ok "audit --label $label" || err "audit --label $label failed"
@@ -95,6 +99,9 @@ done
 n=$(py merged.manifest.json 'len(m["targets"])')
 [ "$n" = 2 ] && [ -d merged.by-target/sample_http_headers ] &&
     ok "shards of two targets merge" || err "merged manifest: $n targets"
+"$bin" audit merged.manifest.json --diff seeds.manifest.json >diff.txt
+grep -q "^target sample_http_headers: " diff.txt && ok "audit --diff gives each target" ||
+    err "audit --diff: $(head -3 diff.txt)"
 
 # 3. A warm rerun adds a third target: the state's examples run on it alone.
 before=$(py seeds.manifest.json \
@@ -120,7 +127,30 @@ n=$(py seeds.manifest.json 'int(m["state"]["note"].split("its ")[1].split(" exam
     ok "only the state's $n examples ran, on the third target alone; no input ran again" ||
     err "$execs executions for the state's ${n:-?} examples; every input seen before: $dups"
 
-# 4. A second "--" starts a target; an empty one is an error; cmin keeps one target.
+# 4. One bug reached from two targets is one bug: sample_bugs and its rebuild with other
+#    addresses, over inputs that reach its three planted bugs.
+if command -v llvm-symbolizer >/dev/null; then
+    mkdir bugs_in
+    i=0
+    for line in 'name:abcdefghijklmnopqrstuvwxyz' 'sum:6,1,2,3,4,5,6' 'put:!ab=3' 'del:!xyz' \
+                'set:a=1' 'echo:hello' 'name:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'; do
+        printf '%s\nnum:%d\n' "$line" $i >"bugs_in/$i"
+        i=$((i + 1))
+    done
+    "$bin" bugs_in -o bugs -j 2 -q --max-execs 20000 -- "$CD_TARGETS/sample_bugs" @@ -- \
+        "$CD_TARGETS/sample_bugs_shift" @@
+    [ $? -le 1 ] || err "the run of two bug targets failed"
+    "$bin" audit bugs.manifest.json --crashes --json >crashes.json
+    distinct=$(py crashes.json 'len([b for b in m if "same_as" not in b])')
+    same=$(py crashes.json 'len([b for b in m if "same_as" in b])')
+    single=$("$bin" bugs_in -o bugs1 -q --no-state --max-execs 20000 --json-summary -- \
+        "$CD_TARGETS/sample_bugs" @@ | py /dev/stdin 'm["bugs"]')
+    [ "$distinct" = "$single" ] && [ "$same" = "$single" ] &&
+        ok "$distinct bugs reached from both targets are $distinct bugs, each with a label in both" ||
+        err "bugs of two targets: $distinct distinct and $same the same, one target has $single"
+fi
+
+# 5. A second "--" starts a target; an empty one is an error; cmin keeps one target.
 "$bin" in -o bad -q -- -- "$http" >/dev/null 2>err.txt
 [ $? = 2 ] && grep -q "empty target" err.txt && ok "an empty target is a usage error" ||
     err "an empty target after '--': $(cat err.txt)"
