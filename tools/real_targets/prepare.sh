@@ -110,6 +110,11 @@ if [ ! -x "$DIR/bin/xml" ]; then
         make -j"$JOBS" libxml2.la) >"$DIR/log" 2>&1
     harness xml "$t/.libs/libxml2.a" -- -I"$t/include"
 fi
+# Two more harnesses of the XML format on the same library, for runs of several targets
+# (tools/bench/bench_multi.sh): the streaming reader and the HTML parser.
+for h in xmlreader html; do
+    [ -x "$DIR/bin/$h" ] || harness "$h" "$t/.libs/libxml2.a" -- -I"$t/include"
+done
 
 # json-c and Lua seed their string hashes at random (json-c from /dev/urandom, Lua from addresses
 # and the clock), so hit counts of a few edges differ between two runs of the same file. Run twice
@@ -169,7 +174,9 @@ persist() {
     [ -x "$DIR/bin/$name-persist" ] && return
     $CC -O2 -g -fsanitize=fuzzer "$@" -o "$DIR/bin/$name-persist" -lm
 }
-persist xml -I"$(source_tree libxml2)/include" "$HERE/xml.c" "$(source_tree libxml2)/.libs/libxml2.a"
+for h in xml xmlreader html; do
+    persist $h -I"$(source_tree libxml2)/include" "$HERE/$h.c" "$(source_tree libxml2)/.libs/libxml2.a"
+done
 persist yaml -I"$(source_tree libyaml)/include" "$HERE/yaml.c" "$(source_tree libyaml)/src/.libs/libyaml.a"
 persist lua -I"$(source_tree lua5.4)/src" -I"$(source_tree lua5.4)/afl" "$HERE/lua.c" \
     "$(source_tree lua5.4)/afl/liblua.a"
