@@ -778,12 +778,17 @@ static void rebuild_map(struct cd_table *t)
     }
 }
 
-size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets)
+/* Removes the records of the labels gone says go, their keys cleared and their bests released,
+ * the records after them moving down; the map is rebuilt in place over the records left (it has
+ * room for them all). Returns how many went. */
+static size_t remove_records(struct cd_table *t,
+                             bool (*gone)(const struct cd_table *t, uint32_t id, const void *ctx),
+                             const void *ctx)
 {
     size_t k = 0, removed = 0;
     for (size_t i = 0; i < t->n_labels; i++) {
         struct cd_table_label *l = &t->labels[i];
-        if (targets >> cd_labels_target(l->id) & 1) {
+        if (gone(t, l->id, ctx)) {
             uint32_t *slot = cd_labels_is_outcome(l->id) ? NULL : table_key_slot(t, l->id);
             if (slot)
                 *slot = 0;
@@ -796,6 +801,24 @@ size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets)
     t->n_labels = k;
     if (removed)
         rebuild_map(t);
+    return removed;
+}
+
+static bool unstable_label(const struct cd_table *t, uint32_t id, const void *ctx)
+{
+    (void)ctx;
+    return is_unstable(t, id);
+}
+
+static bool of_targets(const struct cd_table *t, uint32_t id, const void *ctx)
+{
+    (void)t;
+    return *(const uint32_t *)ctx >> cd_labels_target(id) & 1;
+}
+
+size_t cd_table_drop_targets(struct cd_table *t, uint32_t targets)
+{
+    size_t removed = remove_records(t, of_targets, &targets);
     for (struct cd_table_example *e = t->head; e; e = e->next) {
         size_t n = 0;
         for (size_t i = 0; i < e->labels.n; i++)
@@ -863,24 +886,7 @@ size_t cd_table_mark_unstable_set(struct cd_table *t, const uint32_t *edges, siz
         if (!w || u->v[i] != u->v[w - 1])
             u->v[w++] = u->v[i];
     u->n = w;
-    /* Records of the edges go; the map is rebuilt in place over the records left (it has room
-       for them all). */
-    size_t k = 0, removed = 0;
-    for (size_t i = 0; i < t->n_labels; i++) {
-        struct cd_table_label *l = &t->labels[i];
-        if (is_unstable(t, l->id)) {
-            uint32_t *slot = cd_labels_is_outcome(l->id) ? NULL : table_key_slot(t, l->id);
-            if (slot)
-                *slot = 0;
-            example_unref(t, l->best);
-            removed++;
-        } else {
-            t->labels[k++] = *l;
-        }
-    }
-    t->n_labels = k;
-    if (removed)
-        rebuild_map(t);
+    size_t removed = remove_records(t, unstable_label, NULL);
     for (struct cd_table_example *e = t->head; e; e = e->next)
         if (shows_any(&e->labels, fresh, n_fresh))
             strip(t, &e->labels);

@@ -4,9 +4,10 @@
 # document parser "xml", streaming reader "xmlreader" and HTML parser "html" from Debian source,
 # over 2,000 real XML files). Rows:
 #   afl-cmin on each harness, and their sum;
-#   corpus-distill on each harness alone, with EXECS_PER_FILE executions per input file each, and
-#     the sum of their seeds;
-#   corpus-distill on every harness at once, with the executions of the single runs together;
+#   corpus-distill on each harness alone, with EXECS_PER_FILE executions per input file each (0:
+#     to the fixed point, every label finished, within CAP seconds), and the sum of their seeds;
+#   corpus-distill on every harness at once, with the executions of the single runs together (or
+#     to the fixed point, within CAP seconds per harness);
 # each with its wall time, executions, files and bytes, and, per harness, the input labels its
 # seeds keep (afl-showmap -r of the harness over the inputs that crash or hang on none of them,
 # against its seeds: a single run's, or the shared run's view DIR.by-target/NAME), both without the
@@ -16,7 +17,7 @@
 # usage: tools/bench/bench_multi.sh [HARNESS...]   (default: xml xmlreader; any built in
 #        BENCH_DIR/bin, each also as NAME-persist)
 # env:   CD_BUILD (./build), BENCH_DIR ($CD_BUILD/bench-real), CORPUS (xml: the inputs' name in
-#        BENCH_DIR/inputs), JOBS (2), EXECS_PER_FILE (10)
+#        BENCH_DIR/inputs), JOBS (2), EXECS_PER_FILE (10; 0: to the fixed point), CAP (900)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +29,7 @@ BENCH=${BENCH_DIR:-$BUILD/bench-real}
 CORPUS=${CORPUS:-xml}
 JOBS=${JOBS:-2}
 EXECS_PER_FILE=${EXECS_PER_FILE:-10}
+CAP=${CAP:-900}
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
 
@@ -45,6 +47,10 @@ mkdir in && tar -C in -xf "$BENCH/inputs/$CORPUS.tar.zst"
 find in -type f | sort >files
 n_files=$(wc -l <files)
 budget=$((n_files * EXECS_PER_FILE))
+# limit N: the budget of a run, executions or (to the fixed point) N times CAP seconds
+limit() {
+    if [ "$EXECS_PER_FILE" = 0 ]; then echo "--max-time $(($1 * CAP))"; else echo "--max-execs $2"; fi
+}
 
 # args H: a harness's arguments: @@ for a fork-server build, none for a persistent one (its
 # test cases come through shared memory).
@@ -112,14 +118,15 @@ single_sum=0
 single_execs=0
 for h in "$@"; do
     t0=$(cd_now)
-    "$BIN" in -o "one.$h" -j "$JOBS" -q --no-state --max-execs "$budget" --json-summary -- \
+    "$BIN" in -o "one.$h" -j "$JOBS" -q --no-state $(limit 1 "$budget") --json-summary -- \
         "$BENCH/bin/$h" $(args "$h") >"one.$h.json" || true
     b=$(cd_bytes "one.$h")
     e=$(cd_json "one.$h.json" executions)
     single_sum=$((single_sum + b))
     single_execs=$((single_execs + e))
-    printf '%-28s %8s %10d %6d %10d  %s\n' "corpus-distill $h" "$(cd_since "$t0")" "$e" \
-        "$(ls "one.$h" | wc -l)" "$b" "$h $(kept "one.$h" "$h")"
+    printf '%-28s %8s %10d %6d %10d  %s%s\n' "corpus-distill $h" "$(cd_since "$t0")" "$e" \
+        "$(ls "one.$h" | wc -l)" "$b" "$h $(kept "one.$h" "$h")" \
+        "$(cd_json "one.$h.json" complete | sed 's/True/, complete/; s/False//')"
 done
 printf '%-28s %8s %10d %6s %10d\n' "corpus-distill, sum" - "$single_execs" - "$single_sum"
 
@@ -129,7 +136,7 @@ for h in "$@"; do
     [ -z "$(args "$h")" ] || cmd+=(@@)
 done
 t0=$(cd_now)
-"$BIN" in -o all -j "$JOBS" -q --no-state --max-execs "$single_execs" --json-summary "${cmd[@]}" \
+"$BIN" in -o all -j "$JOBS" -q --no-state $(limit $# "$single_execs") --json-summary "${cmd[@]}" \
     >all.json || true
 wall=$(cd_since "$t0")
 b=$(cd_bytes all)
