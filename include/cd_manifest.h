@@ -163,6 +163,10 @@ const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest
  * search. */
 const struct cd_manifest_bug *cd_manifest_find_bug(const struct cd_manifest *m, uint32_t id);
 
+/* The index of the first bug of m with bug i's crash state, i itself when none before has it:
+ * one bug reached from several targets has a bug label in each. */
+size_t cd_manifest_bug_first(const struct cd_manifest *m, size_t i);
+
 /* Returns the reproducer with this sha1 (all 40 hex digits), else NULL. */
 const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_manifest *m,
                                                               const char *sha1);

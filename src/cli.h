@@ -130,7 +130,7 @@ struct cli_opts {
        k-th --target-from, CD_LABEL_TARGETS_MAX + 1: --targets), their vectors, the names */
     char *lists[CD_LABEL_TARGETS_MAX + 2];
     char **target_lists[CD_LABEL_TARGETS_MAX + 2];
-    char *names_buf;
+    char names_buf[CD_LABEL_TARGETS_MAX][80]; /* the names made from the programs' */
     bool allow_root;             /* --allow-root: run as root over another user's directory */
     /* audit */
     const char *audit_manifest;

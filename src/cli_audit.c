@@ -581,23 +581,6 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     return CLI_EXIT_OK;
 }
 
-/* The first bug of m with the crash state of bug i (its own index when none before has it). */
-static size_t first_of_state(const struct cd_manifest *m, size_t i)
-{
-    const struct cd_manifest_bug *b = &m->bugs[i];
-    for (size_t k = 0; k < i; k++) {
-        const struct cd_manifest_bug *c = &m->bugs[k];
-        bool same = cd_labels_in_target(c->id, 0) == cd_labels_in_target(b->id, 0) &&
-                    strcmp(c->kind, b->kind) == 0 &&
-                    !strcmp(c->access ? c->access : "", b->access ? b->access : "");
-        for (size_t f = 0; same && (c->frames[f] || b->frames[f]); f++)
-            same = c->frames[f] && b->frames[f] && strcmp(c->frames[f], b->frames[f]) == 0;
-        if (same)
-            return k;
-    }
-    return i;
-}
-
 /* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
  * reproducer's size and file, then its frames. */
 static int audit_crashes(const struct cd_manifest *m, bool as_json)
@@ -607,7 +590,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
        the other, its first entry printing it whole. */
     size_t distinct = 0;
     for (size_t i = 0; i < m->n_bugs; i++)
-        distinct += first_of_state(m, i) == i;
+        distinct += cd_manifest_bug_first(m, i) == i;
     if (!as_json)
         printf("%zu distinct bug%s\n", distinct, distinct == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
@@ -615,7 +598,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
         char label[160], q[512], f[512], o[512];
         label_text(m, b->id, label, sizeof label);
-        size_t first = first_of_state(m, i);
+        size_t first = cd_manifest_bug_first(m, i);
         if (!as_json && first != i) {
             char first_label[160];
             label_text(m, m->bugs[first].id, first_label, sizeof first_label);

@@ -374,8 +374,11 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
     if (!f)
         return false;
     page_start(f, "distinct bugs");
+    size_t distinct = 0;
+    for (size_t i = 0; i < m->n_bugs; i++)
+        distinct += cd_manifest_bug_first(m, i) == i;
     fprintf(f, "<p><a href=\"index.html\">overview</a></p><h1>%zu distinct bug%s</h1>\n",
-            m->n_bugs, m->n_bugs == 1 ? "" : "s");
+            distinct, distinct == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
@@ -390,6 +393,12 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
         if (slash)
             *slash = '-';
         fprintf(f, "<h2 id=\"%s\">%s: ", anchor, label);
+        if (cd_manifest_bug_first(m, i) != i) {
+            char first[160];
+            cd_labels_format_in(m->bugs[cd_manifest_bug_first(m, i)].id, &names, first,
+                                sizeof first);
+            fprintf(f, "the same bug as %s, from another target: ", first);
+        }
         esc(f, b->kind, -1);
         if (b->access) {
             fputc(' ', f);
@@ -557,8 +566,11 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     }
     bool ok = true;
     uint64_t bytes = 0;
+    size_t bugs = 0;
     for (size_t i = 0; i < m->n_seeds; i++)
         bytes += m->seeds[i].size;
+    for (size_t i = 0; i < m->n_bugs; i++)
+        bugs += cd_manifest_bug_first(m, i) == i;
     page_start(f, "corpus-distill audit");
     fprintf(f, "<h1>Seed corpus audit</h1><table>"
                "<tr><td>seeds</td><td id=\"seeds\">%zu</td></tr>"
@@ -569,7 +581,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "<tr><td>distinct bugs</td><td id=\"bugs\"><a href=\"crashes.html\">%zu</a>"
                "</td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
-            (unsigned long long)m->labels_finished, m->n_bugs);
+            (unsigned long long)m->labels_finished, bugs);
     ok &= crashes_page(dir, m, crashes_dir);
     const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;

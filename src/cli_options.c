@@ -474,11 +474,9 @@ void cli_opts_release(struct cli_opts *o)
         free(o->lists[i]);
         free(o->target_lists[i]);
     }
-    free(o->names_buf);
     memset(o->lists, 0, sizeof o->lists);
     memset(o->target_lists, 0, sizeof o->target_lists);
     o->inputs = NULL;
-    o->names_buf = NULL;
 }
 
 /* The largest list file read: a million paths of 16 bytes. */
@@ -625,11 +623,8 @@ static bool name_targets(struct cli_opts *o)
 {
     if (o->n_targets == 0)
         return true;
-    o->names_buf = calloc(o->n_targets, 80);
-    if (!o->names_buf)
-        return cli_usage_error("out of memory"), false;
     for (unsigned t = 0; t < o->n_targets; t++) {
-        char *buf = o->names_buf + 80 * t;
+        char *buf = o->names_buf[t];
         const char *given = o->target_names[t];
         if (given && !name_ok(given))
             return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "

@@ -753,6 +753,22 @@ static int bug_cmp(const void *key, const void *elem)
     return (id > other) - (id < other);
 }
 
+size_t cd_manifest_bug_first(const struct cd_manifest *m, size_t i)
+{
+    const struct cd_manifest_bug *b = &m->bugs[i];
+    for (size_t k = 0; k < i; k++) {
+        const struct cd_manifest_bug *c = &m->bugs[k];
+        bool same = cd_labels_in_target(c->id, 0) == cd_labels_in_target(b->id, 0) &&
+                    strcmp(c->kind, b->kind) == 0 &&
+                    !strcmp(c->access ? c->access : "", b->access ? b->access : "");
+        for (size_t f = 0; same && (c->frames[f] || b->frames[f]); f++)
+            same = c->frames[f] && b->frames[f] && strcmp(c->frames[f], b->frames[f]) == 0;
+        if (same)
+            return k;
+    }
+    return i;
+}
+
 const struct cd_manifest_bug *cd_manifest_find_bug(const struct cd_manifest *m, uint32_t id)
 {
     return m->n_bugs ? bsearch(&id, m->bugs, m->n_bugs, sizeof *m->bugs, bug_cmp) : NULL;
