@@ -112,6 +112,10 @@ struct cd_distill_opts {
      * for it runs once on the others, what they show credited to it, so one seed can serve
      * several. */
     unsigned targets;
+    /* Each target's identity (its binary and arguments, hashed; 0 for none), told into the
+     * seen-set's key of a candidate run on some of the targets: a changed target's candidates
+     * are not taken as tried by the one it replaces. */
+    uint64_t target_ids[CD_LABEL_TARGETS_MAX];
     /* Shard shard of shards (1-based; shards 0 or 1: none): only inputs whose content hash (the
      * low 64 bits of XXH3-128) is shard - 1 modulo shards run, the others are counted in
      * other_shards. The content decides, so the split is the same however the inputs are ordered

@@ -715,6 +715,14 @@ static int distill(struct run_state *s)
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress,
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
+    for (unsigned t = 0; t < o->n_targets; t++) { /* the binary's SHA-1 and the arguments */
+        struct cd_hash h = cd_hash_bytes((const uint8_t *)s->state.target_sha1s[t], 40);
+        for (char **a = o->targets[t] + 1; *a; a++) {
+            struct cd_hash x = cd_hash_bytes((const uint8_t *)*a, strlen(*a) + 1);
+            h.lo = (h.lo ^ x.lo) * 0x100000001b3ull;
+        }
+        dopts.target_ids[t] = h.lo;
+    }
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     enum cd_status st = start_from_state(s, &err);

@@ -39,6 +39,9 @@ struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, siz
     struct cd_hash h = cd_hash_bytes(data, len);
     if (w->targets != w->d->all_targets) {
         uint64_t salt = (uint64_t)w->targets * 0x9e3779b97f4a7c15ull;
+        for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++)
+            if (w->targets >> t & 1)
+                salt ^= (w->d->opts.target_ids[t] + t) * 0xbf58476d1ce4e5b9ull;
         h.lo ^= salt;
         h.hi ^= salt >> 7 | salt << 57;
     }
