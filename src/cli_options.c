@@ -730,8 +730,10 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         while (k < argc && strcmp(argv[k], "--") != 0)
             k++;
         argv[k] = NULL; /* argv[argc] is NULL already */
-        /* a last "--" alone names none: the targets come from --target-from or --targets */
-        if ((k > i + 1 || k < argc) && !add_target(o, &argv[i + 1], NULL))
+        /* a lone "--" at the end names none when it is the only one: the targets come from
+           --target-from or --targets */
+        bool none = k == i + 1 && k == argc && o->n_targets == 0;
+        if (!none && !add_target(o, &argv[i + 1], NULL))
             return false;
         i = k;
     }

@@ -281,6 +281,57 @@ static void test_cli_cmin_options(void)
     }
 }
 
+/* Several targets: each "--" starts one, --target-from adds one, --targets one a line with an
+ * optional "NAME:"; names come from the programs' file names, made unique; more than 16, an
+ * empty one, a bad or repeated given name are usage errors. */
+static void test_cli_targets(void)
+{
+    char *dir = cd_test_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char list[4200], bad[4200], twice[4200], many[4200];
+    snprintf(list, sizeof list, "%s/targets", dir);
+    snprintf(bad, sizeof bad, "%s/bad", dir);
+    snprintf(twice, sizeof twice, "%s/twice", dir);
+    snprintf(many, sizeof many, "%s/many", dir);
+    cd_test_write_text(list, "# harnesses\nxpath: /f/fuzz_xpath @@ -x\n\n  /f/html\t@@\r\n");
+    cd_test_write_text(bad, "../x: /f/t @@\n");
+    cd_test_write_text(twice, "a: /f/t @@\na: /f/u @@\n");
+    char text[4096] = "";
+    for (int k = 0; k < 16; k++)
+        strcat(text, "/f/t @@\n");
+    cd_test_write_text(many, text);
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "s", "--targets", list, "--", "./bin/xml", "@@", "--",
+                          "./xml", "-y", "@@"));
+    CU_ASSERT_EQUAL_FATAL(o.n_targets, 4);
+    CU_ASSERT_STRING_EQUAL(o.target_names[0], "xml");
+    CU_ASSERT_STRING_EQUAL(o.target_names[1], "xml.2");
+    CU_ASSERT_STRING_EQUAL(o.target_names[2], "xpath");
+    CU_ASSERT_STRING_EQUAL(o.target_names[3], "html");
+    CU_ASSERT_STRING_EQUAL(o.targets[1][1], "-y");
+    CU_ASSERT_PTR_NULL(o.targets[1][3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[2][0], "/f/fuzz_xpath");
+    CU_ASSERT_STRING_EQUAL(o.targets[2][2], "-x");
+    CU_ASSERT_PTR_NULL(o.targets[2][3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[3][1], "@@");
+    CU_ASSERT_PTR_NULL(o.targets[3][2]);
+    CU_ASSERT_PTR_EQUAL(o.target_argv, o.targets[0]);
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", bad));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", twice));
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "s", "--targets", many));
+    CU_ASSERT_EQUAL(o.n_targets, 16);
+    CU_ASSERT_STRING_EQUAL(o.target_names[15], "t.16");
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", many, "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--", "./t", "--"));
+    cli_opts_release(&o);
+    cd_test_rmdir(dir);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -288,6 +339,7 @@ int main(void)
         {"test_cli_usage_errors", test_cli_usage_errors},
         {"test_cli_shards_and_merge", test_cli_shards_and_merge},
         {"test_cli_lists", test_cli_lists},
+        {"test_cli_targets", test_cli_targets},
         {"test_cli_audit_forms", test_cli_audit_forms},
         {"test_cli_help_fits", test_cli_help_fits},
         {"test_cli_cmin_options", test_cli_cmin_options},
