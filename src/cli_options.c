@@ -840,8 +840,8 @@ void cli_print_completion(FILE *f)
     for (size_t i = 0; i < N_AUDIT_OPTS; i++)
         fprintf(f, " %s", audit_opts[i].name);
     fputs("'\n"
-          "    # after \"--\": the target, then its arguments (files, or @@)\n"
-          "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+          "    # after the last \"--\": a target, then its arguments (files, or @@)\n"
+          "    for ((i = COMP_CWORD - 1; i >= 1; i--)); do\n"
           "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
           "            if ((i + 1 == COMP_CWORD)); then\n"
           "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"

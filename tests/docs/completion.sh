@@ -63,6 +63,8 @@ mkdir "my seeds" && : >"in put*.json" && : >"in putA.json"
 # After "--": the target is a command, then @@ among its arguments.
 comp in -o s -- bas | grep -qx bash || err "no command offered after --"
 comp in -o s -- ./t @ | grep -qx @@ || err "@@ not offered as a target argument"
+# After a further "--": another target, a command again.
+comp in -o s -- ./t @@ -- bas | grep -qx bash || err "no command offered after a second --"
 
 [ $fail = 0 ] && echo "ok: $(printf '%s\n' "$opts" | wc -l) options and $(printf '%s\n' \
     "$aopts" | wc -l) audit options complete"
