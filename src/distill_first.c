@@ -130,14 +130,9 @@ static void *first_pass_thread(void *arg)
     return NULL;
 }
 
-enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_table *old,
-                                       struct cd_error *err)
+/* The run's first failure into err (FAILED), or OK. Lock not held. */
+static enum cd_status failure(struct cd_distill *d, struct cd_error *err)
 {
-    cd_table_count_shown(d->table, true);
-    d->phase = "first pass";
-    for (const struct cd_table_example *e = cd_table_examples(old); e; e = e->next)
-        if (e->refs && !take_input(&d->workers[0], e->data, e->len, e->origin))
-            break;
     distill_lock(d);
     enum cd_status st = CD_OK;
     if (d->failed) {
@@ -146,6 +141,17 @@ enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_tab
     }
     distill_unlock(d);
     return st;
+}
+
+enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_table *old,
+                                       struct cd_error *err)
+{
+    cd_table_count_shown(d->table, true);
+    d->phase = "first pass";
+    for (const struct cd_table_example *e = cd_table_examples(old); e; e = e->next)
+        if (e->refs && !take_input(&d->workers[0], e->data, e->len, e->origin))
+            break;
+    return failure(d, err);
 }
 
 enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
@@ -198,14 +204,7 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
             cd_table_unpin(d->table, ex[i]);
     free(ex);
     free(pinned);
-    distill_lock(d);
-    enum cd_status st = CD_OK;
-    if (d->failed) {
-        *err = d->fail_err;
-        st = CD_FAILED;
-    }
-    distill_unlock(d);
-    return st;
+    return failure(d, err);
 }
 
 /* Label records by how many first-pass inputs showed them, fewest first (afl-cmin's order). */
