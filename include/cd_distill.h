@@ -177,7 +177,8 @@ enum cd_status cd_distill_ingest_table(struct cd_distill *d, const struct cd_tab
 /* After cd_distill_adopt_table, when the saved table lacks the labels of some targets (added,
  * or changed and their labels dropped: cd_table_drop_targets): runs every example it keeps on
  * those targets alone (bits of targets), crediting each with what they show, or keeping it as a
- * reproducer of theirs when it crashes or hangs there. Same statuses as cd_distill_ingest. */
+ * reproducer of theirs when it crashes or hangs there; then cd_distill_ingest runs an input the
+ * state had seen on those targets alone, once. Same statuses as cd_distill_ingest. */
 enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
                                         struct cd_error *err);
 

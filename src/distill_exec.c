@@ -34,18 +34,22 @@ uint32_t distill_targets_of(const struct cd_distill *d, const uint32_t *ids, siz
     return mask ? mask : d->all_targets;
 }
 
-struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, size_t len)
+struct cd_hash distill_seen_on(const struct cd_distill *d, uint32_t targets, struct cd_hash h)
 {
-    struct cd_hash h = cd_hash_bytes(data, len);
-    if (w->targets != w->d->all_targets) {
-        uint64_t salt = (uint64_t)w->targets * 0x9e3779b97f4a7c15ull;
+    if (targets != d->all_targets) {
+        uint64_t salt = (uint64_t)targets * 0x9e3779b97f4a7c15ull;
         for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++)
-            if (w->targets >> t & 1)
-                salt ^= (w->d->opts.target_ids[t] + t) * 0xbf58476d1ce4e5b9ull;
+            if (targets >> t & 1)
+                salt ^= (d->opts.target_ids[t] + t) * 0xbf58476d1ce4e5b9ull;
         h.lo ^= salt;
         h.hi ^= salt >> 7 | salt << 57;
     }
     return h;
+}
+
+struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, size_t len)
+{
+    return distill_seen_on(w->d, w->targets, cd_hash_bytes(data, len));
 }
 
 bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,

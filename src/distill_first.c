@@ -26,6 +26,12 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     d->stats.inputs++;
     d->stats.input_bytes += len;
     int fresh = cd_table_seen_add(d->table, h);
+    uint32_t targets = d->all_targets;
+    if (fresh == 0 && d->rerun) {
+        /* Run before, but not on the targets the state lacked: on them alone, once. */
+        fresh = cd_table_seen_add(d->table, distill_seen_on(d, d->rerun, h));
+        targets = d->rerun;
+    }
     d->stats.duplicates += fresh == 0;
     if (fresh < 0) {
         cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
@@ -37,7 +43,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     if (!go)
         return fresh == 0;
     enum cd_outcome outcome;
-    w->targets = d->all_targets;
+    w->targets = targets;
     enum cd_status st = distill_execute(w, data, len, false, &outcome);
     distill_lock(d);
     if (st == CD_WARN) {
@@ -48,7 +54,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
             d->opts.warning(d->opts.cb_ctx, msg);
         }
     } else {
-        d->stats.first_pass_execs += (uint64_t)__builtin_popcount(d->all_targets);
+        d->stats.first_pass_execs += (uint64_t)__builtin_popcount(targets);
         if (st >= CD_FAILED)
             distill_fail(d, &w->err);
         else
@@ -159,6 +165,7 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
 {
     struct worker *w = &d->workers[0];
     targets &= d->all_targets;
+    d->rerun = targets;
     size_t n = cd_table_n_examples(d->table), k = 0;
     const struct cd_table_example **ex = calloc(n ? n : 1, sizeof *ex);
     bool *pinned = calloc(n ? n : 1, sizeof *pinned);

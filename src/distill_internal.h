@@ -122,6 +122,8 @@ struct cd_distill {
     void *runner_ctx;
     unsigned jobs;
     uint32_t all_targets;        /* a bit for each of the runner's targets */
+    uint32_t rerun;              /* targets a state lacked (cd_distill_rerun_targets): inputs
+                                    seen before run on them in the first pass */
     struct worker *workers;
     unsigned opened;
     struct cd_table *table;
@@ -211,6 +213,10 @@ enum cd_status distill_end_phase(struct cd_distill *d, struct cd_error *err);
 
 /* The targets the labels ids[0..n) belong to, as a mask of bits. */
 uint32_t distill_targets_of(const struct cd_distill *d, const uint32_t *ids, size_t n);
+
+/* The seen-set's key of content hash h run on targets: told apart from the same bytes run on
+ * other targets (or other binaries in their place); h itself for all targets. */
+struct cd_hash distill_seen_on(const struct cd_distill *d, uint32_t targets, struct cd_hash h);
 
 /* The seen-set's key of a candidate run on w's targets: its content hash, told apart from the
  * same bytes run on other targets. */

@@ -4,8 +4,9 @@
 # run; every label of each target that the inputs crashing or hanging nowhere show is shown by
 # that target's view (DIR.by-target/NAME); the views share seeds, so the seeds weigh less than the
 # views together; labels name their target in the manifest and audit; shards of the run merge; a
-# warm rerun that adds a third target (sample_json) runs the state's examples on it alone, keeps
-# the first two targets' labels and finished marks, and gives it a view; a second "--" is never a
+# warm rerun that adds a third target (sample_json) runs the state's examples and the inputs on it
+# alone, keeps the first two targets' labels and finished marks, and gives it a view that keeps
+# its inputs' labels; a second "--" is never a
 # target's argument, and cmin stays single-target; one bug reached from two targets is one bug.
 # Budgets are executions, not time.
 set -u
@@ -61,7 +62,7 @@ covered() {
     local missing n
     missing=$(comm -23 "in.$name" "out.$name" | wc -l)
     n=$(wc -l <"in.$name")
-    if [ "$n" -lt 50 ]; then
+    if [ "$n" -lt "${MIN:-50}" ]; then
         err "$name: only $n input labels: the oracle did not run"
     elif [ "$missing" != 0 ]; then
         err "$name: $missing of $n input labels missing from $view: $(comm -23 "in.$name" \
@@ -124,11 +125,21 @@ third=$(py seeds.manifest.json 'm["targets"][2]["labels"]')
 [ "${third:-0}" -gt 0 ] && [ -n "$(ls seeds.by-target/sample_json 2>/dev/null)" ] &&
     ok "the third target has $third labels and a view" || err "third target: '$third' labels"
 execs=$(py summary3.json 'm["executions"]')
-dups=$(py summary3.json 'm["duplicates"] == m["inputs"]')
+inputs=$(py summary.json 'm["inputs"] - m["duplicates"]') # the distinct inputs, all seen before
 n=$(py seeds.manifest.json 'int(m["state"]["note"].split("its ")[1].split(" examples")[0])')
-[ "$dups" = True ] && [ "$execs" = "$n" ] &&
-    ok "only the state's $n examples ran, on the third target alone; no input ran again" ||
-    err "$execs executions for the state's ${n:-?} examples; every input seen before: $dups"
+[ "$execs" = "$((n + inputs))" ] && [ "$(py summary3.json 'm["inputs"] - m["duplicates"]')" = "$inputs" ] &&
+    ok "the state's $n examples and the $inputs inputs ran on the third target alone" ||
+    err "$execs executions for the state's ${n:-?} examples and $inputs inputs on one target"
+# Its view keeps every label its clean inputs show.
+mkdir clean3
+for f in clean/*; do
+    c=0
+    (timeout 1 "$json" "$f" >/dev/null 2>&1) 2>/dev/null || c=$?
+    [ "$c" -lt 124 ] && cp "$f" clean3/
+done
+mv clean clean2 && mv clean3 clean
+MIN=10 covered sample_json seeds.by-target/sample_json -- "$json" @@ # it rejects HTTP early
+mv clean clean3 && mv clean2 clean
 
 # 4. One bug reached from two targets is one bug: sample_bugs and its rebuild with other
 #    addresses, over inputs that reach its three planted bugs.
