@@ -363,24 +363,33 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
     struct cd_table_wins w = {0, 0, false};
     bool outcome = cd_labelset_has_outcome(labels);
     uint32_t mine = len < UINT32_MAX - 2 ? (uint32_t)len + 1 : UINT32_MAX;
+    bool fast = !outcome && mine < UINT32_MAX;
     for (size_t i = 0; i < labels->n; i++) {
         uint32_t id = labels->v[i];
         assert(i == 0 || labels->v[i - 1] < id);
-        /* A coverage label in its target's keys: one compare, a lookup only on a tie. */
-        const uint32_t *slot = outcome || mine == UINT32_MAX || cd_labels_is_outcome(id)
-                                   ? NULL
-                                   : table_key_slot(t, id);
-        if (slot) {
-            uint32_t key = *slot;
-            if (key == mine ? !better_for(table_lookup(t, id), data, len, false)
-                            : key && key < mine)
+        if (fast && !cd_labels_is_outcome(id)) {
+            /* The run of coverage labels of one target within its keys: one compare each, a
+               lookup only on a tie. Ids ascend, so the run ends at the first past its keys. */
+            unsigned tg = cd_labels_target(id);
+            uint32_t base = (uint32_t)tg << CD_LABEL_TARGET_SHIFT;
+            uint32_t end = base + (uint32_t)t->n_keys[tg];
+            const uint32_t *keys = t->keys[tg];
+            size_t from = i;
+            for (; i < labels->n && (id = labels->v[i]) < end; i++) {
+                uint32_t key = keys[id - base];
+                if (key == mine ? !better_for(table_lookup(t, id), data, len, false)
+                                : key && key < mine)
+                    continue;
+                w.n++;
+                w.fresh += !key;
+                if (unknown && !key)
+                    (*unknown)++;
+                w.reducing |= id == reducing;
+            }
+            if (i > from) {
+                i--; /* the loop's step takes the next label */
                 continue;
-            w.n++;
-            w.fresh += !key;
-            if (unknown && !key)
-                (*unknown)++;
-            w.reducing |= id == reducing;
-            continue;
+            }
         }
         const struct cd_table_label *l = table_lookup(t, labels->v[i]);
         if (!all && l && cd_labels_is_outcome(l->id) && l->id != reducing)
@@ -444,12 +453,24 @@ static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
         return CD_OK;
     }
     /* The keys of each target reach the run's largest coverage label of it within their
-       range: the last of each target's run of ids. */
+       range: the last of each target's run of ids, found from the end. */
     bool keys = true;
-    for (size_t i = 0; keys && i < labels->n && !cd_labels_is_outcome(labels->v[i]); i++)
-        if (i + 1 == labels->n || cd_labels_is_outcome(labels->v[i + 1]) ||
-            cd_labels_target(labels->v[i + 1]) != cd_labels_target(labels->v[i]))
-            keys = table_reserve_keys(t, labels->v[i]);
+    size_t end = labels->n;
+    while (end && cd_labels_is_outcome(labels->v[end - 1]))
+        end--;
+    while (keys && end) {
+        uint32_t last = labels->v[end - 1];
+        keys = table_reserve_keys(t, last);
+        uint32_t base = last & CD_LABEL_TARGET_MASK; /* the first id of its target */
+        size_t lo = 0;
+        while (lo < end) { /* the first label of the target: below it, the target before */
+            size_t mid = lo + (end - lo) / 2;
+            if (labels->v[mid] < base)
+                lo = mid + 1;
+            else
+                end = mid;
+        }
+    }
     struct cd_table_example *e = keys ? table_example_new(t, data, len, labels, origin) : NULL;
     if (!e || !table_reserve_labels(t, fresh)) {
         if (e)
