@@ -480,6 +480,13 @@ static const char *view_name(const struct cd_result_example *ex, unsigned k, cha
 static void write_views(struct run_state *s, const struct cd_emit_opts *base)
 {
     const struct cli_opts *o = s->o;
+    struct stat sb;
+    if (s->views && lstat(s->views, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        /* a link planted there would lead the views anywhere */
+        cli_warn("the targets' seeds not written to '%s': %s", s->views,
+                 S_ISLNK(sb.st_mode) ? "it is a symbolic link" : "not a directory");
+        return;
+    }
     for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
         struct cd_error err;
         char path[4096];
