@@ -55,6 +55,10 @@ uint32_t cd_labels_edge(uint32_t edge, uint8_t count);
 enum cd_status cd_labels_from_run(const struct cd_run *run, bool edges_only,
                                   struct cd_labelset *set, struct cd_error *err);
 
+/* Whether name may name a target: a label's prefix and a directory's name, so 1 to 64 letters,
+ * digits, '.', '_' or '-', not starting with '.' or '-'. */
+bool cd_labels_name_valid(const char *name);
+
 /* The index of the target label id belongs to (0 in a run of one target). */
 unsigned cd_labels_target(uint32_t id);
 

@@ -608,15 +608,6 @@ static bool read_targets(struct cli_opts *o)
     return ok;
 }
 
-/* Whether name is fit for a label's prefix and a directory's name. */
-static bool name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 0 && n <= 64 && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789._-") == n &&
-           name[0] != '.' && name[0] != '-';
-}
-
 /* Gives every target a name: its own, else its program's file name (characters other than
  * letters, digits, '.', '_' and '-' as '_'), a second of one name getting ".2". */
 static bool name_targets(struct cli_opts *o)
@@ -626,7 +617,7 @@ static bool name_targets(struct cli_opts *o)
     for (unsigned t = 0; t < o->n_targets; t++) {
         char *buf = o->names_buf[t];
         const char *given = o->target_names[t];
-        if (given && !name_ok(given))
+        if (given && !cd_labels_name_valid(given))
             return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
                                    "'_', '-'; at most 64)", given), false;
         if (!given) {

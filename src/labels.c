@@ -80,6 +80,13 @@ uint32_t cd_labels_edge(uint32_t edge, uint8_t count)
     return (edge << 3) | (uint32_t)(cd_labels_class(count) - 1u);
 }
 
+bool cd_labels_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 0 && n <= 64 && name[0] != '.' && name[0] != '-' &&
+           strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
 unsigned cd_labels_target(uint32_t id)
 {
     return (id & CD_LABEL_TARGET_MASK) >> CD_LABEL_TARGET_SHIFT;

@@ -816,9 +816,7 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         mt->bugs = get_u64(rd, e, "bugs");
         /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
         const char *nm = mt->name ? mt->name : "";
-        bool ok = *nm && strlen(nm) <= 64 && *nm != '.' && *nm != '-' &&
-                  strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-                      strlen(nm);
+        bool ok = cd_labels_name_valid(nm);
         for (unsigned k = 0; ok && k < t; k++)
             ok = strcmp(info->targets[k].name, nm) != 0;
         if (!rd->bad && !ok) {
