@@ -166,6 +166,8 @@ if [ ! -x "$DIR/bin/cjson" ]; then
     $CC -O2 -g -c "$t/cJSON.c" -o "$t/cJSON.o" >"$DIR/log" 2>&1
     harness cjson "$t/cJSON.o" -- -I"$t"
 fi
+# A second harness of the JSON format on the same library (tools/bench/bench_multi.sh).
+[ -x "$DIR/bin/cjsonmin" ] || harness cjsonmin "$t/cJSON.o" -- -I"$t"
 
 # The persistent builds: libAFLDriver's loop over shared-memory test cases, the same harness.
 persist() {
