@@ -5,8 +5,8 @@
  * the outcome labels are ours); inputs that time out are counted, not compared, since where the
  * kill lands is timing. Fails when there is no corpus, or a corpus whose target was not built. */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "cd_exec.h"
-#include "cd_labels.h"
+#include "exec/cd_exec.h"
+#include "table/cd_labels.h"
 #include "harness.h"
 
 #include <dirent.h>

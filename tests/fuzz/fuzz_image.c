@@ -3,9 +3,9 @@
  * through cd_reduce_image under a predicate that accepts candidates at random (by their hash).
  * Every candidate must fit the scratch buffer and be strictly shortlex-smaller than the example it
  * would replace, and the pass must end. Built and run by tests/fuzz/run.sh. */
-#include "cd_hash.h"
-#include "cd_table.h"
-#include "reduce_internal.h"
+#include "common/cd_hash.h"
+#include "table/cd_table.h"
+#include "reduce/reduce_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

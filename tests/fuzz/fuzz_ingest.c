@@ -2,7 +2,7 @@
  * compression libarchive reads, or none), read to its end as a run reads it, with a small entry
  * limit and inflation bound so that bombs are cut short. Every input must come back within the
  * limit and every warning be one line. Built and run by tests/fuzz/run.sh. */
-#include "cd_ingest.h"
+#include "ingest/cd_ingest.h"
 #include "fuzz_file.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* libFuzzer harness for the manifest reader: the bytes are written to a file and read back with
  * cd_manifest_read, as audit and the output check read a manifest a user or another tool may have
  * edited; what parses is then looked up as audit does. Built and run by tests/fuzz/run.sh. */
-#include "cd_manifest.h"
+#include "output/cd_manifest.h"
 #include "fuzz_file.h"
 
 #include <stdio.h>

@@ -6,9 +6,9 @@
  * read (the record is not checked against a build). Built and run by tests/fuzz/run.sh, which
  * adds the report writer's file to this harness. */
 #define _GNU_SOURCE /* memmem */
-#include "cd_manifest.h"
-#include "cd_srccov.h"
-#include "cli.h"
+#include "output/cd_manifest.h"
+#include "output/cd_srccov.h"
+#include "cli/cli.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * record that loads must hold only what the writer could have written (seed keys of 40 lower-case
  * hex digits, ascending line numbers, indices below what they index), and save and load back to
  * the same shape. Built and run by tests/fuzz/run.sh. */
-#include "cd_srccov.h"
+#include "output/cd_srccov.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * run reads a state a crash, a full disk or another tool may have left. A table that loads must
  * save and load back to the same bytes, and every label's best example must show it. Built and
  * run by tests/fuzz/run.sh. */
-#include "cd_hash.h"
-#include "cd_table.h"
+#include "common/cd_hash.h"
+#include "table/cd_table.h"
 
 #include <stdlib.h>
 #include <string.h>

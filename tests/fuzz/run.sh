@@ -21,18 +21,15 @@ keep=0
 trap '[ $keep = 1 ] || rm -rf "$work"' EXIT
 
 sources=()
-for f in "$src"/src/*.c; do
-  case $(basename "$f") in main*.c | cli_*.c) ;; *) sources+=("$f") ;; esac
+for f in "$src"/src/*/*.c; do
+  case $f in "$src"/src/cli/*) ;; *) sources+=("$f") ;; esac
 done
 # The report harness drives the report writer, which is front-end code (with its messages).
-extra=()
-[ "$name" != report ] || { sources+=("$src/src/cli_audit_html.c" "$src/src/cli_msgs.c"); extra=(-I"$src/src"); }
-# The image harness calls the pass directly, through the reducer's internal header.
-[ "$name" != image ] || extra=(-I"$src/src")
+[ "$name" != report ] || sources+=("$src/src/cli/cli_audit_html.c" "$src/src/cli/cli_msgs.c")
 # shellcheck disable=SC2046
 clang -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -D_POSIX_C_SOURCE=200809L -DCD_VERSION='"fuzz"' -I"$src/include" "${extra[@]}" "$harness" "${sources[@]}" \
-  $(pkg-config --cflags --libs libarchive libzstd json-c libxxhash libcrypto zlib) -lpthread \
+  -D_POSIX_C_SOURCE=200809L -DCD_VERSION='"fuzz"' -I"$src/src" "$harness" "${sources[@]}" \
+  $(pkg-config --cflags --libs libarchive libzstd json-c libxxhash libcrypto zlib cbc) -lpthread \
   -o "$work/fuzz_$name"
 mkdir "$work/corpus"
 cp "$src/tests/fuzz/corpus/$name"/* "$work/corpus/"

@@ -1,7 +1,7 @@
-/* Unit tests of the command-line parser (src/cli_options.c), without AFL++ or a target: what
+/* Unit tests of the command-line parser (src/cli/cli_options.c), without AFL++ or a target: what
  * each option sets, the usage errors (a missing -o, input or target, a bad value), audit's
  * forms, cmin's (afl-cmin's options), and --help fitting one screen. */
-#include "cli.h"
+#include "cli/cli.h"
 #include "harness.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
-/* Unit tests of the front end's state file handling (src/cli_state.c) and shared vocabulary
- * (src/cli_msgs.c), without AFL++ or a target: a state encoded and written is one the check
+/* Unit tests of the front end's state file handling (src/cli/cli_state.c) and shared vocabulary
+ * (src/cli/cli_msgs.c), without AFL++ or a target: a state encoded and written is one the check
  * accepts and the table loads back with the run's identity and totals; the check refuses a file
  * corpus-distill did not write unless forced; the target's SHA-1, the shard syntax, the exit code
  * of each kind of error. */
-#include "cd_table.h"
-#include "cli.h"
+#include "table/cd_table.h"
+#include "cli/cli.h"
 #include "harness.h"
 
 #include <stdio.h>

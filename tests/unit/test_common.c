@@ -1,6 +1,6 @@
-/* Unit tests of the shared vocabulary (src/common.c): errors and their kinds, statuses, shown
+/* Unit tests of the shared vocabulary (src/common/common.c): errors and their kinds, statuses, shown
  * text. */
-#include "cd_common.h"
+#include "common/cd_common.h"
 #include "harness.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* Unit tests for the weighted set cover of seed selection: every item some set shows is covered,
  * the choice is lighter than largest-first where weights say so, the lower bound never exceeds
  * what was chosen (nor a brute-force optimum), and the baseline caps the result. */
-#include "cd_cover.h"
+#include "result/cd_cover.h"
 #include "harness.h"
 
 #include <signal.h>

@@ -3,11 +3,11 @@
  * plus crash:SIGSEGV when the input contains "CRASH". Under that function the best example of
  * every label is known exactly (b repeated the least count of its class; "CRASH"), so a complete
  * run can be checked label by label. */
-#include "cd_distill.h"
-#include "cd_hash.h"
-#include "cd_ingest.h"
-#include "cd_reduce.h"
-#include "cd_table.h"
+#include "engine/cd_distill.h"
+#include "common/cd_hash.h"
+#include "ingest/cd_ingest.h"
+#include "reduce/cd_reduce.h"
+#include "table/cd_table.h"
 #include "harness.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* Unit tests for emit: seed files named by content, reproducers kept apart, refusal to replace a
  * foreign directory, atomic replacement of our own, recovery of an interrupted swap. Results are
  * built by hand; nothing is executed. */
-#include "cd_emit.h"
-#include "cd_hash.h"
-#include "cd_manifest.h"
-#include "cli.h"
+#include "output/cd_emit.h"
+#include "common/cd_hash.h"
+#include "output/cd_manifest.h"
+#include "cli/cli.h"
 #include "harness.h"
 
 #include <archive.h>

@@ -3,8 +3,8 @@
  * fork-server restarts, both handshakes, stdin and file delivery, persistent shared-memory
  * targets, sanitizer reports. Skipped when AFL++ and the targets are not there. */
 #define _GNU_SOURCE /* kill, WIFEXITED on every libc */
-#include "cd_exec.h"
-#include "cd_labels.h"
+#include "exec/cd_exec.h"
+#include "table/cd_labels.h"
 #include "harness.h"
 
 #include <dirent.h>

@@ -1,7 +1,7 @@
 /* Unit tests for the atomic file writes: a file appears whole or not at all, a staged file is
  * invisible until committed and gone when aborted, no temporary file is left either way, the mode
  * follows the umask, and the path helpers split and join as documented. */
-#include "cd_file.h"
+#include "common/cd_file.h"
 #include "harness.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* Unit tests for the hash module: XXH3 content hashes, SHA-1 names, the hash set. */
-#include "cd_hash.h"
+#include "common/cd_hash.h"
 #include "harness.h"
 
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * (written here with libarchive's writer), damaged archives, size limits, stdin, and the names
  * inputs carry. Each test works in its own temporary directory, entered with chdir so that
  * operands and provenance names are short relative paths, as a user would type them. */
-#include "cd_ingest.h"
+#include "ingest/cd_ingest.h"
 #include "harness.h"
 
 #include <archive.h>

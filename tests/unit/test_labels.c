@@ -1,6 +1,6 @@
 /* Unit tests for the labels module: hit-count classes, coverage and outcome labels of hand-made
  * runs, and the text form of labels. */
-#include "cd_labels.h"
+#include "table/cd_labels.h"
 #include "harness.h"
 
 #include <signal.h>

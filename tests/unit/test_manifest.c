@@ -1,8 +1,8 @@
 /* Unit tests for the manifest: write -> read round trip, a label -> seed map that agrees with the
  * seeds' label lists, rejection of files that are not schema-1 manifests, text that is not UTF-8. */
-#include "cd_emit.h"
-#include "cd_hash.h"
-#include "cd_manifest.h"
+#include "output/cd_emit.h"
+#include "common/cd_hash.h"
+#include "output/cd_manifest.h"
 #include "harness.h"
 
 #include <json-c/json.h>

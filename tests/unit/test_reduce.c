@@ -1,7 +1,7 @@
 /* Unit tests for the reducer: each pass and the driver reach known minima under simple predicates,
  * every adopted candidate is strictly shortlex-smaller, the stop check ends a run promptly. */
-#include "reduce_internal.h"
-#include "cd_table.h"
+#include "reduce/reduce_internal.h"
+#include "table/cd_table.h"
 #include "harness.h"
 
 #include <ctype.h>

@@ -1,8 +1,8 @@
 /* Unit tests for the result's seed selection: every needed best example is taken, no other, every
  * coverage label stays held by the smallest taken example that shows it, reproducers stay. */
-#include "cd_hash.h"
-#include "cd_labels.h"
-#include "cd_result.h"
+#include "common/cd_hash.h"
+#include "table/cd_labels.h"
+#include "result/cd_result.h"
 #include "harness.h"
 
 #include <stdlib.h>

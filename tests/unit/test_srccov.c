@@ -1,8 +1,8 @@
-/* Unit tests of the source coverage record (src/srccov.c) without a coverage build: a record
+/* Unit tests of the source coverage record (src/output/srccov.c) without a coverage build: a record
  * saved and loaded again is the same, lookups by function, file and line, and a file that is not
  * a record is refused with a message naming it. Measuring is tested end to end
  * (tests/e2e/audit_source.sh). */
-#include "cd_srccov.h"
+#include "output/cd_srccov.h"
 #include "harness.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * examples, finished marks and the change counter, the seen-set, unstable edges, the state file
  * and merges. */
 #define _GNU_SOURCE /* memmem */
-#include "cd_table.h"
+#include "table/cd_table.h"
 #include "harness.h"
 
 #include <stdlib.h>

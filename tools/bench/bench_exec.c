@@ -7,8 +7,8 @@
  * Prints one line: inputs, executions, seconds, execs/s, and the executor's view of the target.
  * With -H it prints instead the names of the inputs that time out, one per line (the benchmark
  * leaves those out: a hang costs the timeout whoever runs it). */
-#include "cd_exec.h"
-#include "cd_labels.h"
+#include "exec/cd_exec.h"
+#include "table/cd_labels.h"
 
 #include <dirent.h>
 #include <fcntl.h>

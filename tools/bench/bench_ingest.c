@@ -5,7 +5,7 @@
  *
  *   bench_ingest [-l] [-r] [-e] [-m MAX_SIZE] OPERAND...
  */
-#include "cd_ingest.h"
+#include "ingest/cd_ingest.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,291 @@
+/* The command-line tool's own vocabulary, shared by main.c and cli_*.c only: parsed options, the
+ * exit codes, and the entry point of each mode. Nothing in the engine library includes this. */
+#ifndef CD_CLI_H
+#define CD_CLI_H
+
+#define CLI_CRASH_FRAMES_MAX 16 /* --crash-frames */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/cd_distill.h"
+#include "ingest/cd_ingest.h"
+#include "output/cd_manifest.h"
+
+/* Exit codes (documented in --help and corpus-distill(1)). */
+enum cli_exit {
+    CLI_EXIT_OK = 0,         /* complete */
+    CLI_EXIT_INCOMPLETE = 1, /* a budget or a signal ended the run; output valid */
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_TARGET = 3,     /* target missing, not instrumented, handshake or restart failed */
+    CLI_EXIT_INPUT = 4,      /* no usable input at all */
+    CLI_EXIT_OUTPUT = 5,     /* cannot write, refused to overwrite */
+    CLI_EXIT_NOMEM = 6,      /* out of memory */
+};
+
+/* The shared vocabulary (cli_msgs.c), which every mode uses and which uses no other cli_*.c. */
+
+/* The exit code of a failure that err reports, where context is the code of the operation that
+ * failed: an error of a kind of its own (out of memory, input, target, output) takes that kind's
+ * code, one of no particular kind the context's. */
+int cli_exit_for(const struct cd_error *err, int context);
+
+/* Prints "corpus-distill: MESSAGE" as one line on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Writes s to f with controls, C1 and bidi characters escaped (cd_shown_char, backslashes
+ * kept): what every line on the terminal goes through. */
+void cli_put_safe(FILE *f, const char *s);
+
+/* Prints "corpus-distill: warning: MESSAGE" as one line on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "corpus-distill: MSG" and the --help hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* With on, cli_usage_error also writes its message as the --json-summary failure line. */
+void cli_usage_json(bool on);
+
+/* Prints j as one line on stdout (flushed), then frees it. */
+struct json_object;
+void cli_put_json(struct json_object *j);
+
+/* --json-summary for an exit that wrote nothing (2 to 5): {exit_code, complete: false, error} as
+ * one line on stdout. */
+void cli_failure_json(int code, const char *msg);
+
+/* Formats a byte count as "1.2 MiB" into buf. */
+const char *cli_bytes(uint64_t n, char *buf, size_t cap);
+
+/* " (~12M execs left, ~3.2 h)" at rate executions a second for cd_distill_progress.execs_left,
+ * " (not converging yet)" for UINT64_MAX, "" for 0, into buf; returns buf. */
+const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap);
+
+/* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
+bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
+
+/* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
+void cli_target_sha1(const char *target, char hex[41]);
+
+enum cli_mode {
+    CLI_MODE_DISTILL,
+    CLI_MODE_AUDIT,
+    CLI_MODE_HELP,
+    CLI_MODE_AUDIT_HELP,
+    CLI_MODE_CMIN_HELP,
+    CLI_MODE_VERSION,
+};
+
+/* Settings parsed from argv and the environment; run state lives elsewhere. */
+struct cli_opts {
+    enum cli_mode mode;
+    /* distill */
+    const char *out_dir;
+    unsigned timeout_ms;         /* 0: calibrate */
+    unsigned mem_limit_mb;       /* 0: none */
+    unsigned jobs;               /* 0: online CPUs */
+    bool no_bind;
+    uint64_t seed;
+    enum cd_distill_order order; /* --order */
+    uint64_t max_time_s;
+    uint64_t cover_time_s;       /* --cover-time: the exact cover's wall time; 0: greedy only */
+    uint64_t max_execs;
+    bool no_reduce;
+    bool edges_only;             /* -e: edge labels, hit counts ignored */
+    bool all_best;               /* every distinct best example is a seed, no cover selection */
+    bool keep_found;             /* labels found in reduction are seeded whatever they cost */
+    size_t max_input_size;
+    size_t seen_mem;             /* --seen-mem: bytes; 0 for the engine's default */
+    bool raw_archives;
+    const char *crashes_dir;     /* NULL: DIR.crashes */
+    unsigned crash_frames;       /* program frames in a bug's crash state (3); 0: kind only */
+    const char *manifest;        /* NULL: DIR.manifest.json */
+    const char *state;           /* NULL: DIR.state */
+    bool no_state;               /* neither read nor write a state */
+    bool cmin;                   /* "cmin": afl-cmin's interface (cli_cmin.c) */
+    bool cmin_crashes;           /* cmin -C: crashing inputs only */
+    bool cmin_allow_any;         /* cmin -A: crashing and hanging inputs kept too */
+    uint64_t checkpoint_s;       /* seconds between checkpoints; 0: at the end only */
+    bool tar;                    /* write DIR.tar.zst instead of DIR */
+    bool force;
+    int verbosity;               /* -1 quiet, 0 normal, 1 verbose */
+    bool json_summary;
+    unsigned shard, shards;      /* --shard K/N: inputs, or with merge labels; 0: all */
+    bool merge;                  /* "merge STATE...": the inputs are shards' state files */
+    const char **inputs;         /* points into argv, or into lists[0] (--inputs-from) */
+    size_t n_inputs;
+    char **target_argv;          /* the first target's: targets[0] */
+    /* The targets, in order: each "-- TARGET [ARGS...]", then each --target-from file, then each
+       line of --targets; NULL-ended argument vectors into argv or lists */
+    char **targets[CD_LABEL_TARGETS_MAX];
+    const char *target_names[CD_LABEL_TARGETS_MAX]; /* their names in labels and views */
+    unsigned n_targets;
+    const char *inputs_from;     /* --inputs-from FILE: more inputs, one path a line */
+    const char *target_from[CD_LABEL_TARGETS_MAX]; /* --target-from FILE: a target, one */
+    unsigned n_target_from;                         /* argument a line */
+    const char *targets_file;    /* --targets FILE: targets, one a line */
+    /* owned: the text of those files, split at its newlines (0: --inputs-from, 1 + k: the
+       k-th --target-from, CD_LABEL_TARGETS_MAX + 1: --targets), their vectors, the names */
+    char *lists[CD_LABEL_TARGETS_MAX + 2];
+    char **target_lists[CD_LABEL_TARGETS_MAX + 2];
+    char names_buf[CD_LABEL_TARGETS_MAX][80]; /* the names made from the programs' */
+    bool allow_root;             /* --allow-root: run as root over another user's directory */
+    /* audit */
+    const char *audit_manifest;
+    const char *audit_seed;
+    const char *audit_label;
+    const char *audit_diff;
+    bool audit_json;
+    const char *audit_coverage;  /* --coverage BIN: measure source coverage on this build */
+    const char *audit_function;  /* --function NAME */
+    const char *audit_line;      /* --line FILE:N */
+    bool audit_uncovered;        /* --uncovered */
+    bool audit_crashes;          /* --crashes */
+    const char *audit_html;      /* --html DIR: the report */
+    const char *ids;             /* --ids FILE (both modes): afl-clang-lto's edge ID file */
+};
+
+/* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
+ * false. What o holds is released with cli_opts_release in either case. */
+bool cli_parse(int argc, char **argv, struct cli_opts *o);
+
+/* Frees what cli_parse allocated in o. */
+void cli_opts_release(struct cli_opts *o);
+
+/* Prints --help (one 80x24 screen) from the option table. */
+void cli_print_help(FILE *f);
+
+/* "cmin": parses afl-cmin's options (argv[1] is "cmin") into o, a select-only run without state
+ * or manifest; false after printing afl-cmin's kind of error. */
+bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o);
+
+/* Prints "cmin -h". */
+void cli_print_cmin_help(FILE *f);
+
+/* Whether cmin may write to out: missing or empty, as afl-cmin wants it (else prints its error). */
+bool cli_cmin_check_out(const char *out);
+
+/* Writes the examples cmin keeps from r into o->out_dir under their inputs' names (",N" added on
+ * a clash), whole or not at all; *files gets their number. */
+struct cd_result;
+enum cd_status cli_cmin_write(const struct cli_opts *o, const struct cd_result *r, size_t *files,
+                              struct cd_error *err);
+
+/* Prints "audit --help" from audit's option table. */
+void cli_print_audit_help(FILE *f);
+
+/* Prints the bash completion script, generated from both option tables. */
+void cli_print_completion(FILE *f);
+
+/* cd_emit_opts.read_owned: what the manifest at path owns (its seed directory's name and seed
+ * files), read with cd_manifest_read; false when it is no readable manifest. */
+struct cd_emit_owned;
+bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
+
+/* Reads example ex of a manifest from dir (a directory located beside the manifest) the one
+ * safe way, since a manifest is a file anyone may write: its name one path component, no link
+ * followed (dir's last component included), a regular file of exactly the size the manifest
+ * gives and bytes whose SHA-1 is the example's; returns the bytes (owned: free) with *len, or
+ * NULL with a one-line reason in why. */
+struct cd_manifest_example;
+uint8_t *cli_example_read(const char *dir, const struct cd_manifest_example *ex, size_t *len,
+                          char *why, size_t cap);
+
+/* The modes; each returns the process exit code. */
+int cli_run(const struct cli_opts *o);
+int cli_audit(const struct cli_opts *o);
+/* The source side of audit (cli_audit_source.c): measures the seeds and reproducers of m on the
+ * coverage build --coverage names (those not yet measured on it), then answers --function,
+ * --line or --uncovered from the record beside the manifest, or lists what each seed reaches. */
+int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m);
+/* The source side of audit --diff: when both manifests have a source coverage record beside
+ * them, the functions and lines reached gained and lost, printed (j NULL) or added to j as
+ * "source"; a warning when only one has a record. */
+struct json_object;
+/* audit --html (cli_audit_html.c): writes the report of m into o->audit_html, its seeds and
+ * reproducers read from seed_dir and crashes_dir, with the source pages when c (the source
+ * coverage record, or NULL) holds any; returns an exit code. */
+struct cd_srccov;
+int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const char *seed_dir,
+                   const char *crashes_dir, const struct cd_srccov *c);
+void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
+                           struct json_object *j);
+
+/* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
+ * target_sha1, then cli_state_start; release with cli_state_release. */
+struct cli_state {
+    char *path;
+    char target_sha1[41];       /* the first target's */
+    char target_sha1s[CD_LABEL_TARGETS_MAX][41]; /* every target's, with several */
+    /* A warm start of several targets where some changed or were added: their bits, the
+       targets the state's examples run on (cd_distill_rerun_targets); 0 otherwise */
+    uint32_t rerun;
+    const char *start;          /* "none", "cold", "warm", "target changed", "settings changed",
+                                   "unreadable" */
+    char note[1024];            /* a line for stderr and the manifest; "" when none */
+    char *settings;             /* this run's settings that change labels, as one line */
+    struct cd_table_meta prev;  /* what the state read said of itself */
+    uint64_t runs, execs, wall_ms; /* the earlier runs' totals */
+    uint64_t start_ns;
+    unsigned saved;             /* saves that succeeded */
+    bool warned;                /* a failed checkpoint was reported */
+};
+
+/* Refuses (FAILED, a message naming path) to let the run replace path with its state when a file
+ * is there that corpus-distill did not write (not a regular file, or not starting as a state),
+ * unless force. */
+enum cd_status cli_state_check(const char *path, bool force, struct cd_error *err);
+
+/* Reads st->path and decides how the run starts: *warm gets the saved table (owned) when the
+ * targets and settings are the same, *old gets it when a setting or every target differs (its
+ * examples are to run as inputs), neither when there is no state (start "cold"), no path
+ * ("none") or it cannot be read ("unreadable", st->note says why). With several targets, when
+ * only some changed or were added (a target keeps its place in the list, binary and arguments),
+ * *warm gets the table without their labels and st->rerun their bits ("targets changed").
+ * info: each target's executor (its map size). Returns 0, or -1 when out of memory. */
+int cli_state_start(struct cli_state *st, const struct cli_opts *o,
+                    const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                    size_t seen_mem, struct cd_table **warm, struct cd_table **old);
+
+/* cli_state_start for "merge STATE...": loads every state o->inputs names and merges them
+ * (cd_table_merge) into *warm when they were made by this target and these settings (their
+ * shards aside), else into *old (their examples are to run as inputs); start "merged", the
+ * totals of runs, executions and time are the states' sums. FAILED (kind INPUT, one line naming
+ * the file) when a state cannot be read or the states come from different targets or settings. */
+enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
+                               const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                               size_t seen_mem, struct cd_table **warm, struct cd_table **old,
+                               struct cd_error *err);
+
+/* Encodes t with this run's identity and totals (this run: execs, wall_ms) into *buf (owned) and
+ * *len, for cli_state_write. */
+enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_table *t,
+                                uint64_t execs, uint64_t wall_ms, bool complete, uint8_t **buf,
+                                size_t *len, struct cd_error *err);
+
+/* Writes buf to st->path atomically and counts the save. */
+enum cd_status cli_state_write(struct cli_state *st, const uint8_t *buf, size_t len,
+                               struct cd_error *err);
+
+/* Both at once, the time this run took so far as its wall time: a checkpoint. */
+enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
+                              bool complete, struct cd_error *err);
+
+/* cd_distill_opts.checkpoint: ctx is a struct cli_state; warns once on stderr if a save fails. */
+void cli_state_checkpoint(void *ctx, const struct cd_table *t, uint64_t execs);
+
+void cli_state_release(struct cli_state *st);
+
+/* Progress display and final summary. */
+struct cli_progress;
+struct cli_progress *cli_progress_new(int verbosity);
+void cli_progress_free(struct cli_progress *p);
+/* cd_distill_opts callbacks; ctx is a struct cli_progress. */
+void cli_progress_cb(void *ctx, const struct cd_distill_progress *p);
+void cli_progress_warning(void *ctx, const char *msg);
+/* Clears a live status line so that other output starts on a clean line. */
+void cli_progress_clear(struct cli_progress *p);
+
+#endif

@@ -1,0 +1,179 @@
+/* The front end's shared vocabulary, which every mode (run, merge, audit) uses and which depends
+ * on no other cli_*.c file: exit codes for errors, the one-line messages on stderr, the failure
+ * line of --json-summary, byte sizes for people, the shard syntax, and the target's identity. */
+#include "common/cd_hash.h"
+#include "cli.h"
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_exit_for(const struct cd_error *err, int context)
+{
+    switch (err->kind) {
+    case CD_ERR_NOMEM: return CLI_EXIT_NOMEM;
+    case CD_ERR_INPUT: return CLI_EXIT_INPUT;
+    case CD_ERR_TARGET: return CLI_EXIT_TARGET;
+    case CD_ERR_OUTPUT:
+    case CD_ERR_FOREIGN: return CLI_EXIT_OUTPUT;
+    case CD_ERR_OTHER: break;
+    }
+    return context;
+}
+
+/* Writes s to f with every character cd_shown_char would hide escaped (backslashes kept as
+ * they are: what the message quotes was shown through cd_shown already, or is ours). The net
+ * under every line printed: a path, a target's stderr or a manifest string can never move the
+ * cursor, recolour or reorder the terminal. */
+void cli_put_safe(FILE *f, const char *s)
+{
+    char one[16];
+    while (*s) {
+        s += cd_shown_char(s, false, one);
+        fputs(one, f);
+    }
+}
+
+/* One line on stderr: "corpus-distill: ", kind, the message; under stderr's lock, so that the
+ * lines of threads never interleave. */
+static void vsay(const char *kind, const char *fmt, va_list ap)
+{
+    char line[8192];
+    vsnprintf(line, sizeof line, fmt, ap);
+    flockfile(stderr);
+    fputs("corpus-distill: ", stderr);
+    fputs(kind, stderr);
+    cli_put_safe(stderr, line);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+}
+
+void cli_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay("", fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+/* Set when argv asks for --json-summary, even after the error: a script reading stdout then gets
+ * the usage error as JSON too. */
+static bool usage_json;
+
+void cli_usage_json(bool on)
+{
+    usage_json = on;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "corpus-distill: %s\ntry 'corpus-distill --help'\n", msg);
+    if (usage_json)
+        cli_failure_json(CLI_EXIT_USAGE, msg);
+    return CLI_EXIT_USAGE;
+}
+
+/* Prints j as one line on stdout, then frees it. */
+void cli_put_json(json_object *j)
+{
+    int flags = JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+    puts(json_object_to_json_string_ext(j, flags));
+    fflush(stdout);
+    json_object_put(j);
+}
+
+void cli_failure_json(int code, const char *msg)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "exit_code", json_object_new_int(code));
+    json_object_object_add(j, "complete", json_object_new_boolean(false));
+    json_object_object_add(j, "error", json_object_new_string(msg));
+    cli_put_json(j);
+}
+
+const char *cli_bytes(uint64_t n, char *buf, size_t cap)
+{
+    if (n < 1024)
+        snprintf(buf, cap, "%llu B", (unsigned long long)n);
+    else if (n < (1ull << 20))
+        snprintf(buf, cap, "%.1f KiB", (double)n / 1024);
+    else if (n < (1ull << 30))
+        snprintf(buf, cap, "%.1f MiB", (double)n / (1 << 20));
+    else
+        snprintf(buf, cap, "%.2f GiB", (double)n / (1 << 30));
+    return buf;
+}
+
+bool cli_parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+    int end = 0;
+    return sscanf(s, "%u/%u%n", k, n, &end) == 2 && !s[end] && *n >= 1 && *n <= 65536 &&
+           *k >= 1 && *k <= *n;
+}
+
+void cli_target_sha1(const char *target, char hex[41])
+{
+    hex[0] = '\0';
+    char *path = NULL;
+    if (strchr(target, '/')) {
+        path = strdup(target);
+    } else {
+        const char *env = getenv("PATH");
+        char *dirs = strdup(env ? env : "/usr/bin:/bin");
+        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save)) {
+            size_t n = strlen(d) + strlen(target) + 2;
+            char *p = malloc(n);
+            if (!p)
+                break;
+            snprintf(p, n, "%s/%s", d, target);
+            if (access(p, X_OK) == 0) {
+                path = p;
+                break;
+            }
+            free(p);
+        }
+        free(dirs);
+    }
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!f)
+        return;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb)
+                goto out;
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (!ferror(f))
+        cd_hash_sha1_hex(buf, len, hex);
+out:
+    free(buf);
+    fclose(f);
+}

@@ -1,0 +1,863 @@
+/* Command-line options: one table from which the parser works and --help is printed, so the two
+ * cannot drift apart (the man page is checked against --help by tests/docs/help_in_man.sh). Only
+ * the CLI reads argv. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_id {
+    OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
+    OPT_MAX_EXECS, OPT_SHARD,
+    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_COVER_TIME, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
+    OPT_CRASH_FRAMES,
+    OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
+    OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_TARGETS, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+};
+
+struct cli_option {
+    char short_name;      /* 0 when there is none */
+    const char *long_name; /* without "--"; NULL when there is none */
+    const char *arg;      /* argument name, NULL for a flag */
+    const char *column;   /* left column of --help; NULL: shown on the line of the entry before */
+    const char *help;
+    enum opt_id id;
+};
+
+static const struct cli_option options[] = {
+    {'o', NULL, "DIR", "-o DIR, --target-from F",
+     "seeds dir (required); the target, one argument a line", OPT_OUT},
+    {0, "target-from", "FILE", NULL, NULL, OPT_TARGET_FROM},
+    {'t', NULL, "MS", "-t MS, -m MB", "timeout per run in ms (calibrated); memory MiB (none)",
+     OPT_TIMEOUT},
+    {'m', NULL, "MB", NULL, NULL, OPT_MEM},
+    {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
+     OPT_JOBS},
+    {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
+    {0, "seed", "N", "--seed N, --order O", "random seed (0); order: cover, fresh, uniform, bytes",
+     OPT_SEED},
+    {0, "order", "O", NULL, NULL, OPT_ORDER},
+    {0, "max-time", "SECONDS", "--max-time S, --inputs-from F",
+     "stop after S s; more inputs, one path a line", OPT_MAX_TIME},
+    {0, "inputs-from", "FILE", NULL, NULL, OPT_INPUTS_FROM},
+    {0, "max-execs", "N", "--max-execs N, --shard K/N",
+     "stop after N executions; only shard K's inputs", OPT_MAX_EXECS},
+    {0, "shard", "K/N", NULL, NULL, OPT_SHARD},
+    {'e', "edges-only", NULL, "-e, --edges-only, --crash-frames N",
+     "edges only (afl-cmin -e); bug frames (3)", OPT_EDGES},
+    {0, "crash-frames", "N", NULL, NULL, OPT_CRASH_FRAMES},
+    {0, "no-reduce", NULL, "--no-reduce, --all-best",
+     "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
+    {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
+    {0, "max-input-size", "BYTES", "--max-input-size B, --cover-time S",
+     "skip larger inputs (1M); exact cover (30 s)", OPT_MAX_SIZE},
+    {0, "cover-time", "SECONDS", NULL, NULL, OPT_COVER_TIME},
+    {0, "raw-archives", NULL, "--raw-archives, --seen-mem B",
+     "archives as raw inputs; seen-set memory (256M)", OPT_RAW},
+    {0, "seen-mem", "BYTES", NULL, NULL, OPT_SEEN_MEM},
+    {0, "crashes", "DIR", "--crashes D, --manifest F",
+     "reproducers DIR.crashes, manifest DIR.manifest.json", OPT_CRASHES},
+    {0, "manifest", "FILE", NULL, NULL, OPT_MANIFEST},
+    {0, "state", "FILE", "--state F, --no-state",
+     "resume state (DIR.state); --checkpoint S: every 300 s", OPT_STATE},
+    {0, "no-state", NULL, NULL, NULL, OPT_NO_STATE},
+    {0, "checkpoint", "SECONDS", NULL, NULL, OPT_CHECKPOINT},
+    {0, "tar", NULL, "--tar, --force",
+     "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
+    {0, "force", NULL, NULL, NULL, OPT_FORCE},
+    {0, "keep-found", NULL, "--keep-found, -q, --quiet",
+     "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
+    {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
+    {'v', "verbose", NULL, "-v, --verbose, --targets F",
+     "target details, pass report; targets, one a line", OPT_VERBOSE},
+    {0, "targets", "FILE", NULL, NULL, OPT_TARGETS},
+    {0, "ids", "FILE", "--ids F, --json-summary",
+     "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
+    {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
+    {'h', "help", NULL, "-h, --help, -V, --version",
+     "this help; the version; --allow-root: run as root", OPT_HELP},
+    {0, "allow-root", NULL, NULL, NULL, OPT_ALLOW_ROOT},
+    {'V', "version", NULL, NULL, NULL, OPT_VERSION},
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+void cli_print_help(FILE *f)
+{
+    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...] [-- ...]\n"
+          "       corpus-distill merge [OPTIONS] STATE... -o DIR -- TARGET [ARGS...]\n"
+          "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
+          "@@: the input file.  cmin: afl-cmin's options.  All the rest: corpus-distill(1)\n",
+          f);
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].column)
+            fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
+    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
+          "      6 out of memory.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_DEBUG TMPDIR\n",
+          f);
+}
+
+/* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
+static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    uint64_t mul = 1;
+    if (suffixes && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1ull << 10; break;
+        case 'm': case 'M': mul = 1ull << 20; break;
+        case 'g': case 'G': mul = 1ull << 30; break;
+        default: return false;
+        }
+        end++;
+        if (*end == 'i')
+            end++;
+        if (*end == 'B' || *end == 'b')
+            end++;
+    }
+    if (*end || (v && mul > max / v) || v * mul > max)
+        return false;
+    *out = v * mul;
+    return true;
+}
+
+/* Parses a duration in seconds with an optional unit (s, m, h). */
+static bool parse_seconds(const char *s, uint64_t *out)
+{
+    size_t n = strlen(s);
+    uint64_t mul = 1;
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n + 1);
+    switch (buf[n - 1]) {
+    case 's': buf[n - 1] = '\0'; break;
+    case 'm': mul = 60; buf[n - 1] = '\0'; break;
+    case 'h': mul = 3600; buf[n - 1] = '\0'; break;
+    default: break;
+    }
+    uint64_t v;
+    if (!parse_num(buf, false, UINT64_MAX / 3600, &v))
+        return false;
+    *out = v * mul;
+    return true;
+}
+
+static const struct cli_option *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].long_name && strlen(options[i].long_name) == len
+            && strncmp(options[i].long_name, name, len) == 0)
+            return &options[i];
+    return NULL;
+}
+
+static const struct cli_option *find_short(char c)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].short_name == c)
+            return &options[i];
+    return NULL;
+}
+
+/* Applies one option; returns false after printing a usage error. */
+static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *name,
+                  const char *val)
+{
+    uint64_t v;
+    switch (opt->id) {
+    case OPT_OUT: o->out_dir = val; break;
+    case OPT_TIMEOUT:
+        if (!parse_num(val, false, 3600000, &v) || v == 0)
+            goto bad;
+        o->timeout_ms = (unsigned)v;
+        break;
+    case OPT_MEM:
+        if (strcmp(val, "none") == 0 || strcmp(val, "0") == 0)
+            o->mem_limit_mb = 0;
+        else if (parse_num(val, false, 1u << 30, &v))
+            o->mem_limit_mb = (unsigned)v;
+        else
+            goto bad;
+        break;
+    case OPT_JOBS:
+        if (!parse_num(val, false, 4096, &v) || v == 0)
+            goto bad;
+        o->jobs = (unsigned)v;
+        break;
+    case OPT_NO_BIND: o->no_bind = true; break;
+    case OPT_SEED:
+        if (!parse_num(val, false, UINT64_MAX, &o->seed))
+            goto bad;
+        break;
+    case OPT_ORDER: {
+        int k = 0;
+        while (k < CD_ORDER_COUNT && strcmp(val, cd_distill_order_name(k)) != 0)
+            k++;
+        if (k == CD_ORDER_COUNT)
+            goto bad;
+        o->order = (enum cd_distill_order)k;
+        break;
+    }
+    case OPT_MAX_TIME:
+        if (!parse_seconds(val, &o->max_time_s) || o->max_time_s == 0)
+            goto bad;
+        break;
+    case OPT_MAX_EXECS:
+        if (!parse_num(val, false, UINT64_MAX, &o->max_execs) || o->max_execs == 0)
+            goto bad;
+        break;
+    case OPT_SHARD:
+        if (!cli_parse_shard(val, &o->shard, &o->shards))
+            goto bad;
+        break;
+    case OPT_EDGES: o->edges_only = true; break;
+    case OPT_IDS: o->ids = val; break;
+    case OPT_NO_REDUCE: o->no_reduce = true; break;
+    case OPT_ALL_BEST: o->all_best = true; break;
+    case OPT_KEEP_FOUND: o->keep_found = true; break;
+    case OPT_MAX_SIZE:
+        if (!parse_num(val, true, SIZE_MAX, &v) || v == 0)
+            goto bad;
+        o->max_input_size = (size_t)v;
+        break;
+    case OPT_COVER_TIME:
+        if (!parse_seconds(val, &o->cover_time_s))
+            goto bad;
+        break;
+    case OPT_SEEN_MEM:
+        if (!parse_num(val, true, SIZE_MAX, &v) || v < 4096)
+            goto bad;
+        o->seen_mem = (size_t)v;
+        break;
+    case OPT_RAW: o->raw_archives = true; break;
+    case OPT_CRASHES: o->crashes_dir = val; break;
+    case OPT_CRASH_FRAMES:
+        if (!parse_num(val, false, CLI_CRASH_FRAMES_MAX, &v))
+            goto bad;
+        o->crash_frames = (unsigned)v;
+        break;
+    case OPT_MANIFEST: o->manifest = val; break;
+    case OPT_STATE: o->state = val; break;
+    case OPT_NO_STATE: o->no_state = true; break;
+    case OPT_CHECKPOINT:
+        if (!parse_seconds(val, &o->checkpoint_s))
+            goto bad;
+        break;
+    case OPT_TAR: o->tar = true; break;
+    case OPT_FORCE: o->force = true; break;
+    case OPT_INPUTS_FROM: o->inputs_from = val; break;
+    case OPT_TARGET_FROM:
+        if (o->n_target_from == CD_LABEL_TARGETS_MAX)
+            return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX),
+                   false;
+        o->target_from[o->n_target_from++] = val;
+        break;
+    case OPT_TARGETS: o->targets_file = val; break;
+    case OPT_ALLOW_ROOT: o->allow_root = true; break;
+    case OPT_QUIET: o->verbosity = -1; break;
+    case OPT_VERBOSE: o->verbosity = 1; break;
+    case OPT_JSON_SUMMARY: o->json_summary = true; break;
+    case OPT_HELP: o->mode = CLI_MODE_HELP; break;
+    case OPT_VERSION: o->mode = CLI_MODE_VERSION; break;
+    }
+    return true;
+bad:
+    cli_usage_error("invalid value '%s' for %s", val, name);
+    return false;
+}
+
+/* audit's options, one table for parsing and for "audit --help" (the docs test checks it against
+ * the man page's AUDIT section): a value option's value goes to offset in struct cli_opts; a
+ * question is one of those audit answers one at a time. */
+enum audit_kind {
+    AUDIT_VALUE,
+    AUDIT_QUESTION,
+    AUDIT_UNCOVERED,
+    AUDIT_CRASHES,
+    AUDIT_JOBS,
+    AUDIT_JSON,
+    AUDIT_HELP,
+};
+static const struct {
+    const char *name, *arg, *help;
+    enum audit_kind kind;
+    size_t offset;
+} audit_opts[] = {
+    {"--seed", "SHA1", "the labels a seed covers", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_seed)},
+    {"--label", "LABEL", "a label's best example and every example covering it", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_label)},
+    {"--diff", "OLD.json", "labels (and source lines) gained and lost since OLD", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_diff)},
+    {"--function", "NAME", "which examples reach a function, and its lines", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_function)},
+    {"--line", "FILE:N", "which examples reach a source line", AUDIT_QUESTION,
+     offsetof(struct cli_opts, audit_line)},
+    {"--uncovered", NULL, "functions no example reaches", AUDIT_UNCOVERED, 0},
+    {"--crashes", NULL, "one line per distinct bug: kind, frames, inputs, reproducer",
+     AUDIT_CRASHES, 0},
+    {"--coverage", "BIN", "measure source coverage with this coverage build", AUDIT_VALUE,
+     offsetof(struct cli_opts, audit_coverage)},
+    {"-j", "N", "workers for --coverage", AUDIT_JOBS, 0},
+    {"--html", "DIR", "write an HTML report into DIR", AUDIT_VALUE,
+     offsetof(struct cli_opts, audit_html)},
+    {"--ids", "FILE", "afl-clang-lto's edge ID file: functions of labels", AUDIT_VALUE,
+     offsetof(struct cli_opts, ids)},
+    {"--json", NULL, "answer in JSON", AUDIT_JSON, 0},
+    {"--help", NULL, "this help", AUDIT_HELP, 0},
+};
+#define N_AUDIT_OPTS (sizeof audit_opts / sizeof audit_opts[0])
+
+void cli_print_audit_help(FILE *f)
+{
+    fputs("Usage: corpus-distill audit MANIFEST [OPTIONS]\n"
+          "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
+          f);
+    for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
+        char col[32];
+        snprintf(col, sizeof col, "%s%s%s", audit_opts[i].name, audit_opts[i].arg ? " " : "",
+                 audit_opts[i].arg ? audit_opts[i].arg : "");
+        fprintf(f, "  %-20s %s\n", col, audit_opts[i].help);
+    }
+}
+
+/* Whether o asks a question already; when it does, prints the usage error. */
+static bool asks_already(const struct cli_opts *o)
+{
+    bool asks = o->audit_seed || o->audit_label || o->audit_diff || o->audit_function ||
+                o->audit_line || o->audit_uncovered || o->audit_crashes;
+    if (asks)
+        cli_usage_error("audit takes one of --seed, --label, --diff, --function, --line, "
+                        "--uncovered, --crashes");
+    return asks;
+}
+
+/* Takes audit option k, argv[*i], and its value if it has one; false after a usage error. */
+static bool audit_option(size_t k, int argc, char **argv, int *i, struct cli_opts *o)
+{
+    const char *a = argv[*i], *val = NULL;
+    if (audit_opts[k].arg) {
+        if (*i + 1 >= argc) {
+            cli_usage_error("option %s needs an argument", a);
+            return false;
+        }
+        val = argv[++*i];
+    }
+    uint64_t v;
+    switch (audit_opts[k].kind) {
+    case AUDIT_QUESTION:
+        if (asks_already(o))
+            return false;
+        /* fall through */
+    case AUDIT_VALUE: *(const char **)((char *)o + audit_opts[k].offset) = val; break;
+    case AUDIT_UNCOVERED:
+        if (asks_already(o))
+            return false;
+        o->audit_uncovered = true;
+        break;
+    case AUDIT_CRASHES:
+        if (asks_already(o))
+            return false;
+        o->audit_crashes = true;
+        break;
+    case AUDIT_JOBS:
+        if (!parse_num(val, false, 4096, &v) || v == 0) {
+            cli_usage_error("-j needs a number of workers");
+            return false;
+        }
+        o->jobs = (unsigned)v;
+        break;
+    case AUDIT_JSON: o->audit_json = true; break;
+    case AUDIT_HELP: o->mode = CLI_MODE_AUDIT_HELP; break;
+    }
+    return true;
+}
+
+/* Parses "audit MANIFEST [OPTIONS]" (audit_opts). */
+static bool parse_audit(int argc, char **argv, struct cli_opts *o)
+{
+    o->mode = CLI_MODE_AUDIT;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        size_t k = 0;
+        while (k < N_AUDIT_OPTS && strcmp(a, audit_opts[k].name) != 0)
+            k++;
+        if (k == N_AUDIT_OPTS && strcmp(a, "-h") == 0)
+            k = N_AUDIT_OPTS - 1; /* --help */
+        if (k < N_AUDIT_OPTS) {
+            if (!audit_option(k, argc, argv, &i, o))
+                return false;
+            if (o->mode == CLI_MODE_AUDIT_HELP)
+                return true;
+            continue;
+        }
+        if (a[0] == '-' && a[1]) {
+            cli_usage_error("unknown audit option '%s'", a);
+            return false;
+        }
+        if (o->audit_manifest) {
+            cli_usage_error("audit takes one manifest, got '%s' too", a);
+            return false;
+        }
+        o->audit_manifest = a;
+    }
+    if (!o->audit_manifest) {
+        cli_usage_error("audit needs a MANIFEST");
+        return false;
+    }
+    return true;
+}
+
+/* Parses one argument that starts with '-'; *i advances past a separate value. */
+static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
+{
+    const char *a = argv[*i];
+    if (a[1] == '-') {
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct cli_option *opt = find_long(name, len);
+        if (!opt) {
+            cli_usage_error("unknown option '--%.*s'", (int)len, name);
+            return false;
+        }
+        const char *val = NULL;
+        if (opt->arg) {
+            if (eq)
+                val = eq + 1;
+            else if (*i + 1 < argc)
+                val = argv[++*i];
+            else {
+                cli_usage_error("option --%s needs an argument %s", opt->long_name, opt->arg);
+                return false;
+            }
+        } else if (eq) {
+            cli_usage_error("option --%s takes no argument", opt->long_name);
+            return false;
+        }
+        return apply(o, opt, a, val);
+    }
+    for (const char *c = a + 1; *c; c++) {
+        const struct cli_option *opt = find_short(*c);
+        char name[3] = {'-', *c, '\0'};
+        if (!opt) {
+            cli_usage_error("unknown option '-%c'", *c);
+            return false;
+        }
+        if (!opt->arg) {
+            if (!apply(o, opt, name, NULL))
+                return false;
+            continue;
+        }
+        const char *val = c[1] ? c + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!val) {
+            cli_usage_error("option -%c needs an argument %s", *c, opt->arg);
+            return false;
+        }
+        return apply(o, opt, name, val);
+    }
+    return true;
+}
+
+void cli_opts_release(struct cli_opts *o)
+{
+    free(o->inputs);
+    for (size_t i = 0; i < sizeof o->lists / sizeof *o->lists; i++) {
+        free(o->lists[i]);
+        free(o->target_lists[i]);
+    }
+    memset(o->lists, 0, sizeof o->lists);
+    memset(o->target_lists, 0, sizeof o->target_lists);
+    o->inputs = NULL;
+}
+
+/* The largest list file read: a million paths of 16 bytes. */
+#define LIST_MAX (16u << 20)
+
+/* Reads the list file path (one item a line; blank lines and lines starting with '#' skipped)
+ * into *text (owned, split in place) and *items (owned, NULL-terminated), *n its length. Prints a
+ * usage error and returns false when the file cannot be read, is too large or lists nothing. */
+static bool read_list(const char *opt, const char *path, char **text, char ***items, size_t *n)
+{
+    *text = NULL;
+    *items = NULL;
+    *n = 0;
+    /* Read as a stream (a list may come through a pipe: --inputs-from <(find ...)), the buffer
+       grown as it fills, never past LIST_MAX. */
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int e = f ? 0 : errno;
+    while (f && !e && len <= LIST_MAX) {
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 4096;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                e = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            e = ferror(f) ? (errno ? errno : EIO) : 0;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (e || len > LIST_MAX || (len && memchr(buf, '\0', len))) {
+        cli_usage_error("%s '%s': %s", opt, path,
+                        e ? strerror(e) : len > LIST_MAX ? "larger than 16 MiB"
+                                                         : "a NUL byte in it");
+        free(buf);
+        return false;
+    }
+    if (!buf && !(buf = malloc(1)))
+        return cli_usage_error("out of memory"), false;
+    buf[len] = '\0';
+    size_t lines = 1;
+    for (size_t k = 0; k < len; k++)
+        lines += buf[k] == '\n';
+    *items = calloc(lines + 1, sizeof **items);
+    if (!*items) {
+        free(buf);
+        return cli_usage_error("out of memory"), false;
+    }
+    for (char *line = buf, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        size_t l = strlen(line);
+        if (l && line[l - 1] == '\r')
+            line[--l] = '\0';
+        if (l && line[0] != '#')
+            (*items)[(*n)++] = line;
+    }
+    *text = buf;
+    if (*n == 0) {
+        free(*items);
+        *items = NULL;
+        return cli_usage_error("%s '%s' lists nothing", opt, path), false;
+    }
+    return true;
+}
+
+/* Adds the target argv (NULL-ended) named name (NULL: from its program's file name). */
+static bool add_target(struct cli_opts *o, char **argv, const char *name)
+{
+    if (!argv[0])
+        return cli_usage_error("an empty target: '--' with nothing after it"), false;
+    if (o->n_targets == CD_LABEL_TARGETS_MAX)
+        return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX), false;
+    o->targets[o->n_targets] = argv;
+    o->target_names[o->n_targets++] = name;
+    return true;
+}
+
+/* --targets FILE: one target a line, its words split at blanks, an optional first word "NAME:"
+ * naming it. The file's text and vectors stay in lists[CD_LABEL_TARGETS_MAX + 1]. */
+static bool read_targets(struct cli_opts *o)
+{
+    size_t n, slot = CD_LABEL_TARGETS_MAX + 1;
+    char **lines;
+    if (!read_list("--targets", o->targets_file, &o->lists[slot], &lines, &n))
+        return false;
+    size_t words = 0;
+    for (size_t i = 0; i < n; i++)
+        words += strlen(lines[i]) / 2 + 2;
+    char **v = calloc(words + 1, sizeof *v);
+    if (!v) {
+        free(lines);
+        return cli_usage_error("out of memory"), false;
+    }
+    o->target_lists[slot] = v;
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        char **argv = v, *name = NULL;
+        for (char *p = lines[i]; *p;) {
+            p += strspn(p, " \t");
+            if (!*p)
+                break;
+            char *w = p;
+            p += strcspn(p, " \t");
+            if (*p)
+                *p++ = '\0';
+            size_t l = strlen(w);
+            if (v == argv && !name && l > 1 && w[l - 1] == ':') {
+                w[l - 1] = '\0';
+                name = w;
+            } else {
+                *v++ = w;
+            }
+        }
+        *v++ = NULL;
+        ok = add_target(o, argv, name);
+    }
+    free(lines);
+    return ok;
+}
+
+/* Gives every target a name: its own, else its program's file name (characters other than
+ * letters, digits, '.', '_' and '-' as '_'), a second of one name getting ".2". */
+static bool name_targets(struct cli_opts *o)
+{
+    if (o->n_targets == 0)
+        return true;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        char *buf = o->names_buf[t];
+        const char *given = o->target_names[t];
+        if (given && !cd_labels_name_valid(given))
+            return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
+                                   "'_', '-'; at most 64)", given), false;
+        if (!given) {
+            const char *base = strrchr(o->targets[t][0], '/');
+            base = base ? base + 1 : o->targets[t][0];
+            size_t k = 0;
+            for (; base[k] && k < 60; k++)
+                buf[k] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+                                base[k]) ? base[k] : '_';
+            if (k == 0 || buf[0] == '.' || buf[0] == '-')
+                memcpy(buf, "target", 7);
+        } else {
+            snprintf(buf, 80, "%s", given);
+        }
+        for (unsigned k = 0, dup = 2; k < t; k++)
+            if (strcmp(o->target_names[k], buf) == 0) {
+                if (given)
+                    return cli_usage_error("two targets named '%s'", given), false;
+                char *dot = strrchr(buf, '.');
+                size_t at = dot && strspn(dot + 1, "0123456789") == strlen(dot + 1) && dot[1]
+                                ? (size_t)(dot - buf) : strlen(buf);
+                snprintf(buf + at, 80 - at, ".%u", dup++);
+                k = (unsigned)-1; /* again from the first */
+            }
+        o->target_names[t] = buf;
+    }
+    o->target_argv = o->targets[0];
+    return true;
+}
+
+/* Reads --inputs-from's list onto the inputs and --target-from's as the target. */
+static bool read_lists(struct cli_opts *o)
+{
+    char **items;
+    size_t n;
+    if (o->inputs_from) {
+        if (!read_list("--inputs-from", o->inputs_from, &o->lists[0], &items, &n))
+            return false;
+        const char **all = realloc(o->inputs, (o->n_inputs + n + 1) * sizeof *all);
+        if (!all) {
+            free(items);
+            return cli_usage_error("out of memory"), false;
+        }
+        o->inputs = all;
+        memcpy(all + o->n_inputs, items, n * sizeof *items);
+        o->n_inputs += n;
+        all[o->n_inputs] = NULL;
+        free(items);
+    }
+    for (unsigned k = 0; k < o->n_target_from; k++) {
+        if (!read_list("--target-from", o->target_from[k], &o->lists[1 + k],
+                       &o->target_lists[1 + k], &n))
+            return false;
+        if (!add_target(o, o->target_lists[1 + k], NULL))
+            return false;
+    }
+    if (o->targets_file && !read_targets(o))
+        return false;
+    return name_targets(o);
+}
+
+bool cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_input_size = 1u << 20;
+    o->cover_time_s = 30;
+    o->checkpoint_s = 300;
+    o->crash_frames = 3;
+    if (argc > 1 && strcmp(argv[1], "audit") == 0)
+        return parse_audit(argc, argv, o);
+    if (argc > 1 && strcmp(argv[1], "cmin") == 0)
+        return cli_parse_cmin(argc, argv, o);
+    o->merge = argc > 1 && strcmp(argv[1], "merge") == 0;
+    bool usage_json = false;
+    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+        usage_json |= strcmp(argv[k], "--json-summary") == 0;
+    cli_usage_json(usage_json);
+    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+    if (!o->inputs) {
+        fputs("corpus-distill: out of memory\n", stderr);
+        return false;
+    }
+    int i;
+    for (i = o->merge ? 2 : 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (a[0] == '-' && a[1]) {
+            if (!parse_option(argc, argv, &i, o))
+                return false;
+        } else {
+            o->inputs[o->n_inputs++] = a;
+        }
+    }
+    if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION)
+        return true;
+    /* Each further "--" starts another target: it ends the one before (a target that takes "--"
+       as an argument comes with --target-from). */
+    while (i < argc) {
+        int k = i + 1;
+        while (k < argc && strcmp(argv[k], "--") != 0)
+            k++;
+        argv[k] = NULL; /* argv[argc] is NULL already */
+        /* a lone "--" at the end names none when it is the only one: the targets come from
+           --target-from or --targets */
+        bool none = k == i + 1 && k == argc && o->n_targets == 0;
+        if (!none && !add_target(o, &argv[i + 1], NULL))
+            return false;
+        i = k;
+    }
+    if (!read_lists(o))
+        return false;
+    if (!o->out_dir)
+        return cli_usage_error("missing -o DIR"), false;
+    if (o->n_inputs == 0)
+        return cli_usage_error(o->merge ? "merge needs the STATE files of the shards"
+                                        : "missing INPUT (files, directories or archives to "
+                                          "distill)"), false;
+    if (o->n_targets == 0)
+        return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
+    return true;
+}
+
+/* What a completion offers after an option that takes arg: directories, files, a word list or
+ * nothing (a number). */
+static const char *complete_arg(const char *arg)
+{
+    if (strcmp(arg, "DIR") == 0)
+        return "compgen -d";
+    if (strcmp(arg, "FILE") == 0 || strcmp(arg, "BIN") == 0 || strcmp(arg, "OLD.json") == 0)
+        return "compgen -f";
+    if (strcmp(arg, "O") == 0)
+        return "orders";
+    return NULL;
+}
+
+/* The argument name of option i of the run's table, or of audit's; NULL for a flag. */
+static const char *arg_of(bool audit, size_t i)
+{
+    return audit ? audit_opts[i].arg : options[i].arg;
+}
+
+/* One "case" arm of the completion: the options of one mode (run or audit) that take arg. */
+static void completion_case(FILE *f, const char *mode, const char *arg, bool audit)
+{
+    const char *how = complete_arg(arg);
+    bool any = false;
+    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
+        const char *a = arg_of(audit, i);
+        if (!a || strcmp(a, arg) != 0)
+            continue;
+        char names[2][64];
+        unsigned n = 0;
+        if (audit) {
+            snprintf(names[n++], sizeof names[0], "%s", audit_opts[i].name);
+        } else {
+            if (options[i].short_name)
+                snprintf(names[n++], sizeof names[0], "-%c", options[i].short_name);
+            if (options[i].long_name)
+                snprintf(names[n++], sizeof names[0], "--%s", options[i].long_name);
+        }
+        for (unsigned k = 0; k < n; k++) {
+            fprintf(f, "%s%s:%s", any ? "|" : "        ", mode, names[k]);
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    if (how && strcmp(how, "orders") == 0)
+        fputs(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
+              "            return ;;\n", f);
+    else if (how)
+        fprintf(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n            return ;;\n",
+                how);
+    else
+        fputs(")\n            return ;;\n", f);
+}
+
+/* The "case" arms of one mode: one per argument name, at its first option. */
+static void completion_cases(FILE *f, bool audit)
+{
+    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
+        const char *arg = arg_of(audit, i);
+        size_t k = 0;
+        while (arg && k < i && !(arg_of(audit, k) && strcmp(arg_of(audit, k), arg) == 0))
+            k++;
+        if (arg && k == i)
+            completion_case(f, audit ? "audit" : "run", arg, audit);
+    }
+}
+
+void cli_print_completion(FILE *f)
+{
+    fputs("# bash completion for corpus-distill, generated from its option tables "
+          "(src/cli/cli_options.c)\n"
+          "_corpus_distill() {\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i mode=run\n",
+          f);
+    fputs("    local orders='", f);
+    for (int k = 0; k < CD_ORDER_COUNT; k++)
+        fprintf(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
+    fputs("'\n    local run_opts='", f);
+    bool first = true;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (options[i].short_name)
+            fprintf(f, "%s-%c", first ? "" : " ", options[i].short_name), first = false;
+        if (options[i].long_name)
+            fprintf(f, "%s--%s", first ? "" : " ", options[i].long_name), first = false;
+    }
+    fputs("'\n    local audit_opts='-h", f);
+    for (size_t i = 0; i < N_AUDIT_OPTS; i++)
+        fprintf(f, " %s", audit_opts[i].name);
+    fputs("'\n"
+          "    # after the last \"--\": a target, then its arguments (files, or @@)\n"
+          "    for ((i = COMP_CWORD - 1; i >= 1; i--)); do\n"
+          "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
+          "            if ((i + 1 == COMP_CWORD)); then\n"
+          "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
+          "            else\n"
+          "                mapfile -t COMPREPLY < <(compgen -W @@ -- \"$cur\"; compgen -f -- \"$cur\")\n"
+          "            fi\n"
+          "            return\n"
+          "        fi\n"
+          "    done\n"
+          "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
+          "    case $mode:$prev in\n",
+          f);
+    completion_cases(f, false);
+    completion_cases(f, true);
+    fputs("    esac\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        local words=$run_opts\n"
+          "        [[ $mode == audit ]] && words=$audit_opts\n"
+          "        mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
+          "        return\n"
+          "    fi\n"
+          "    # one name a line, never split at blanks nor globbed (mapfile, not $(...))\n"
+          "    mapfile -t COMPREPLY < <(((COMP_CWORD == 1)) && compgen -W 'audit merge' -- \"$cur\";\n"
+          "                             compgen -f -- \"$cur\")\n"
+          "}\n"
+          "complete -o filenames -F _corpus_distill corpus-distill\n",
+          f);
+}

@@ -1,0 +1,118 @@
+/* Executor internals shared by exec_forkserver.c (the protocol and the run loop), exec_child.c
+ * (launching the target, its environment, killing and reaping) and exec_outcome.c (stderr tail,
+ * outcome classification, sanitizer reports). Nothing outside src/exec/ includes this. */
+#ifndef CD_EXEC_INTERNAL_H
+#define CD_EXEC_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "cd_exec.h"
+
+#define EXEC_SHM_DEFAULT (8u << 20)       /* coverage segment when AFL_MAP_SIZE is not given */
+#define EXEC_MAX_FILE (1u << 20)          /* largest test case shared memory carries */
+#define EXEC_HELLO_TIMEOUT_MS 10000u      /* start-up of the target until its hello */
+#define EXEC_CALIB_RUNS 5u                /* runs that calibrate a timeout of 0 */
+#define EXEC_CONFIRM_MS 1000u             /* calibration runs, cap, and the re-run of a hang */
+#define EXEC_PID_TIMEOUT_MS 2000u         /* a request until the fork server reports the child */
+#define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
+#define EXEC_STATE_CAP 4096u              /* a crash state's text (a table note's most) */
+
+/* What the target binary contains. */
+struct exec_binary {
+    bool instrumented;  /* "__AFL_SHM_ID" */
+    bool persistent;    /* "##SIG_AFL_PERSISTENT##" with its NUL */
+    bool deferred;      /* "##SIG_AFL_DEFER_FORKSRV##" with its NUL */
+    bool sanitizer;     /* __asan_init, __msan_init or __lsan_init: exit 86/23 are crashes */
+    bool libfuzzer;     /* an LLVMFuzzerTestOneInput harness */
+};
+
+struct cd_exec {
+    struct cd_exec_opts opts;
+    struct exec_binary bin;
+    char *path;              /* resolved target path */
+    char **argv;             /* argv for execve: "@@" replaced, strings borrowed or in owned */
+    char **owned;            /* owned[i]: the replaced argv[i], or NULL */
+    char **envp;             /* owned array of owned strings */
+    char *input_path;        /* the private input file ("@@" mode) */
+    int input_fd;
+    size_t input_len;        /* bytes now in the input file */
+    int devnull_fd;
+
+    int shm_id, fuzz_id;     /* SysV segments, removed at once (Linux keeps attached ones) */
+    uint8_t *shm;            /* coverage map segment */
+    size_t shm_size;
+    uint8_t *fuzz;           /* test-case segment: u32 length, then the bytes */
+    size_t clear_size;       /* bytes cleared before each run (map size rounded up to 64) */
+
+    int ctl_fd;              /* write end of the control pipe (198 in the target) */
+    int ctl_keep_fd;         /* its read end, kept open: a write never raises SIGPIPE */
+    int st_fd;               /* read end of the status pipe (199 in the target) */
+    int err_fd;              /* read end of the target's stderr, non-blocking; -1 if not captured */
+    int children_fd;         /* /proc/<our pid>/task/<our pid>/children, or -1 */
+    pid_t fsrv_pid;          /* fork server; also its process group and session */
+    pid_t child_pid;         /* last child; > 0 while a persistent child is stopped */
+    uint32_t was_killed;     /* sent with the next run request */
+
+    uint64_t calib_max_ns;   /* slowest calibration run */
+    unsigned calib_runs;
+
+    char *tail;              /* stderr of the current run, NUL-terminated */
+    size_t tail_len;
+    char san_kind[64];
+    char crash_state[EXEC_STATE_CAP];
+    struct exec_symbolizer *symbolizer; /* started at the first unsymbolized stack, or NULL */
+
+    struct cd_exec_info info;
+};
+
+/* exec_crash_state.c: cd_exec_sanitizer_report, returning where the report starts in text (after
+ * "XSanitizer: " or "runtime error: "), NULL when there is none. */
+const char *exec_sanitizer_report(const char *text, const char **tool, char *kind, size_t cap);
+
+/* and the crash state (cd_exec_crash_state) of the report of tool and kind that
+ * starts at `at` in text, naming unsymbolized frames through *sym (started on first use; NULL:
+ * frames stay unnamed). */
+struct exec_symbolizer;
+bool exec_crash_state(const char *text, const char *at, const char *tool, const char *kind,
+                      unsigned frames, struct exec_symbolizer **sym, char *out, size_t cap);
+
+/* exec_symbolizer.c: the function names at offset of module (module_len bytes), innermost
+ * inlined frame first, each followed by '\n' ("" when it names none); NULL when no symbolizer
+ * answers. *s is created on first use; valid until the next call or exec_symbolizer_free. */
+const char *exec_symbolize(struct exec_symbolizer **s, const char *module, size_t module_len,
+                           uint64_t offset);
+/* Lets *s (created when NULL) ask only about the regular ELF files process pid maps now (its
+ * /proc/PID/maps), read once: the target's own modules. Without it, the first exec_symbolize
+ * takes this process's modules. */
+void exec_symbolizer_target(struct exec_symbolizer **s, pid_t pid);
+/* Stops the symbolizer and frees the cache. NULL is a no-op. */
+void exec_symbolizer_free(struct exec_symbolizer *s);
+
+/* exec_child.c */
+/* The path execvp would run for name: name itself when it holds a '/', else the first executable
+ * of that name in PATH. Owned (free with free()); NULL with errno ENOENT or ENOMEM. */
+char *exec_which(const char *name);
+enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err);
+enum cd_status exec_child_spawn(struct cd_exec *ex, struct cd_error *err);
+void exec_child_stop(struct cd_exec *ex);
+void exec_child_reap_orphans(struct cd_exec *ex);
+/* Whether pid is a process of the target started as fork server fs (never fs itself). */
+bool exec_child_is_targets(pid_t pid, pid_t fs);
+void exec_child_release(struct cd_exec *ex);
+
+/* exec_guard.c: a process that kills the listed fork servers and their process groups once this
+ * one is gone, however it ended (SIGKILL included). Each call is thread-safe. */
+void exec_guard_watch(pid_t fsrv);
+void exec_guard_forget(pid_t fsrv);
+/* Ends and reaps the guard once no fork server is left (a later one starts a new guard). */
+void exec_guard_end(void);
+
+/* exec_outcome.c */
+void exec_tail_reset(struct cd_exec *ex);
+/* Reads what the target wrote to stderr; returns false once the pipe is at EOF. */
+bool exec_tail_drain(struct cd_exec *ex);
+/* Returns the last non-empty line of the tail, copied into buf (for start-up error messages). */
+const char *exec_tail_last_line(const struct cd_exec *ex, char *buf, size_t cap);
+void exec_outcome_classify(struct cd_exec *ex, int status, bool timed_out, struct cd_run *run);
+
+#endif
