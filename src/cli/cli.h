@@ -184,15 +184,6 @@ void cli_print_completion(FILE *f);
 struct cd_emit_owned;
 bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
 
-/* Reads example ex of a manifest from dir (a directory located beside the manifest) the one
- * safe way, since a manifest is a file anyone may write: its name one path component, no link
- * followed (dir's last component included), a regular file of exactly the size the manifest
- * gives and bytes whose SHA-1 is the example's; returns the bytes (owned: free) with *len, or
- * NULL with a one-line reason in why. */
-struct cd_manifest_example;
-uint8_t *cli_example_read(const char *dir, const struct cd_manifest_example *ex, size_t *len,
-                          char *why, size_t cap);
-
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 int cli_audit(const struct cli_opts *o);

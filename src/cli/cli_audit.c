@@ -18,65 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The largest example audit reads back: the tool never writes a larger one (--max-input-size
- * is bounded far below), and a forged size must not make it read a disk's worth. */
-#define EXAMPLE_MAX ((uint64_t)1 << 30)
-
-uint8_t *cli_example_read(const char *dir, const struct cd_manifest_example *ex, size_t *len,
-                          char *why, size_t cap)
-{
-    uint8_t *buf = NULL;
-    int dfd = -1, fd = -1;
-    struct stat sb;
-    *len = 0;
-    if (!dir || !ex->file || !*ex->file || strchr(ex->file, '/') ||
-        strcmp(ex->file, ".") == 0 || strcmp(ex->file, "..") == 0 || ex->size > EXAMPLE_MAX) {
-        snprintf(why, cap, "the manifest names no file of its directory for %.40s", ex->sha1);
-        return NULL;
-    }
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    fd = dfd < 0 ? -1 : openat(dfd, ex->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
-                 errno == ELOOP ? "a symbolic link" : strerror(errno));
-        goto out;
-    }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != ex->size) {
-        snprintf(why, cap, "cannot read '%s/%s': not a regular file of the %llu bytes the "
-                 "manifest gives", dir, ex->file, (unsigned long long)ex->size);
-        goto out;
-    }
-    buf = malloc(ex->size ? ex->size : 1);
-    size_t got = 0;
-    while (buf && got < ex->size) {
-        ssize_t r = read(fd, buf + got, ex->size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    char hex[41] = "";
-    if (buf && got == ex->size)
-        cd_hash_sha1_hex(buf, got, hex);
-    if (strcmp(hex, ex->sha1) != 0) {
-        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
-                 !buf ? "out of memory" : got != ex->size ? "short read"
-                                                          : "its content is not the example the "
-                                                            "manifest names");
-        free(buf);
-        buf = NULL;
-        goto out;
-    }
-    *len = got;
-out:
-    if (fd >= 0)
-        close(fd);
-    if (dfd >= 0)
-        close(dfd);
-    return buf;
-}
-
 /* Label id's text in m: "NAME/LABEL" in a manifest of several targets. */
 static const char *label_text(const struct cd_manifest *m, uint32_t id, char *buf, size_t cap)
 {
@@ -172,7 +113,8 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         json_object_object_add(j, "seeds", json_object_new_uint64(m->n_seeds));
         json_object_object_add(j, "seed_bytes", json_object_new_uint64(bytes));
         json_object_object_add(j, "labels", json_object_new_uint64(m->n_labels));
-        json_object_object_add(j, "labels_finished", json_object_new_uint64(m->labels_finished));
+        json_object_object_add(j, "labels_finished",
+                               json_object_new_uint64(m->counts.labels_finished));
         json_object_object_add(j, "reproducers", json_object_new_uint64(m->n_reproducers));
         json_object_object_add(j, "complete", json_object_new_boolean(m->stats.complete));
         json_object *u = json_object_new_array();
@@ -196,8 +138,8 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
     } else {
         char b[32], why[256];
         printf("%zu seeds, %s; %zu labels (%llu finished); %zu reproducers; %s\n", m->n_seeds,
-               cli_bytes(bytes, b, sizeof b), m->n_labels, (unsigned long long)m->labels_finished,
-               m->n_reproducers,
+               cli_bytes(bytes, b, sizeof b), m->n_labels,
+               (unsigned long long)m->counts.labels_finished, m->n_reproducers,
                m->stats.complete     ? "complete"
                : m->stats.stopped_by ? cd_shown(m->stats.stopped_by, why, sizeof why)
                                      : "incomplete");

@@ -332,13 +332,13 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
 }
 
 /* The first PREVIEW bytes of example ex in dir (NULL: none), as text when they are text, else
- * as hex; read through cli_example_read only, so that a name planted in the manifest or beside
- * it previews nothing but the example it names. */
+ * as hex; read through cd_manifest_read_example only, so that a name planted in the manifest or
+ * beside it previews nothing but the example it names. */
 static void preview(FILE *f, const char *dir, const struct cd_manifest_example *ex)
 {
     char why[600];
     size_t len;
-    uint8_t *data = cli_example_read(dir, ex, &len, why, sizeof why);
+    uint8_t *data = cd_manifest_read_example(dir, ex, &len, why, sizeof why);
     if (!data) {
         fputs("<h2>Preview</h2><p>none: ", f);
         esc(f, dir ? why : "no directory of reproducers beside the manifest", -1);
@@ -581,7 +581,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "<tr><td>distinct bugs</td><td id=\"bugs\"><a href=\"crashes.html\">%zu</a>"
                "</td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
-            (unsigned long long)m->labels_finished, bugs);
+            (unsigned long long)m->counts.labels_finished, bugs);
     ok &= crashes_page(dir, m, crashes_dir);
     const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;

@@ -135,8 +135,8 @@ static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned ti
 }
 
 /* Adds to jobs the examples of list (in dir) that c does not hold yet, each read the safe way
- * (cli_example_read) and copied into the private directory work, so that the coverage build
- * runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code after a message. */
+ * (cd_manifest_read_example) and copied into the private directory work, so that the coverage
+ * build runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code after a message. */
 static int add_jobs(const struct cd_srccov *c, const char *dir,
                     const struct cd_manifest_example *list, size_t n, const char *work,
                     struct job *jobs, size_t *n_jobs)
@@ -146,7 +146,7 @@ static int add_jobs(const struct cd_srccov *c, const char *dir,
             continue;
         char why[600];
         size_t len;
-        uint8_t *data = cli_example_read(dir, &list[i], &len, why, sizeof why);
+        uint8_t *data = cd_manifest_read_example(dir, &list[i], &len, why, sizeof why);
         if (!data) {
             cli_msg("%s (audit measures the examples the manifest lists, in the directories "
                     "beside it)", why);

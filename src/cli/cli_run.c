@@ -220,19 +220,73 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
     return buf;
 }
 
-/* The distinct bugs of r: its bug labels (crash states). */
-static size_t count_bugs(const struct cd_result *r)
+/* What --json-summary's code gives for a row of the report table not taken from a struct. */
+struct summary {
+    struct run_state *s;
+    int code;
+};
+
+static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool *omit)
 {
-    size_t n = 0; /* one crash state reached from several targets is one bug */
-    for (size_t i = 0; i < r->n_labels; i++) {
-        uint32_t id = r->labels[i].id, base = cd_labels_in_target(id, 0);
-        bool again = false;
-        for (size_t k = 0; k < i && !again && cd_labels_is_bug(id); k++)
-            again = cd_labels_is_bug(r->labels[k].id) &&
-                    cd_labels_in_target(r->labels[k].id, 0) == base;
-        n += cd_labels_is_bug(id) && !again;
+    const struct summary *sum = ctx;
+    struct run_state *s = sum->s;
+    const struct cli_opts *o = s->o;
+    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
+    const char *k = f->summary;
+    if (strcmp(k, "exit_code") == 0)
+        return json_object_new_int(sum->code);
+    if (strcmp(k, "inputs") == 0)
+        return json_object_new_uint64(is->inputs);
+    if (strcmp(k, "input_bytes") == 0)
+        return json_object_new_uint64(is->bytes);
+    if (strcmp(k, "skipped") == 0) {
+        json_object *sk = json_object_new_object();
+        for (size_t i = 0; i < s->n_skips; i++)
+            json_object_object_add(sk, s->skips[i].reason,
+                                   json_object_new_uint64(s->skips[i].count));
+        return sk;
     }
-    return n;
+    if (strcmp(k, "unlisted_inputs") == 0)
+        return json_object_new_uint64(s->unlisted);
+    if (strcmp(k, "replaced_moved_to") == 0)
+        return s->replaced ? json_object_new_string(s->replaced) : NULL;
+    if (strcmp(k, "cover_gap") == 0)
+        return json_object_new_double(cd_result_cover_gap(&s->result.stats));
+    if (strcmp(k, "unstable_edges") == 0)
+        return json_object_new_uint64(s->result.n_unstable);
+    if (strcmp(k, "seed_dir") == 0)
+        return json_object_new_string(s->out);
+    if (strcmp(k, "crashes_dir") == 0)
+        return json_object_new_string(s->crashes);
+    if (strcmp(k, "manifest") == 0)
+        return json_object_new_string(s->manifest);
+    if (strcmp(k, "state") == 0)
+        return s->state.path ? json_object_new_string(s->state.path) : NULL;
+    if (strcmp(k, "state_start") == 0)
+        return json_object_new_string(s->state.start ? s->state.start : "none");
+    if (strcmp(k, "state_saved") == 0)
+        return json_object_new_boolean(s->state.saved > 0);
+    if (strcmp(k, "targets") == 0 && o->n_targets > 1) {
+        json_object *ta = json_object_new_array();
+        for (unsigned t = 0; t < o->n_targets; t++) {
+            struct cd_result_target c = cd_result_target_counts(&s->result, t);
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
+            json_object_object_add(e, "labels", json_object_new_uint64(c.labels));
+            json_object_object_add(e, "labels_finished", json_object_new_uint64(c.finished));
+            json_object_object_add(e, "seeds", json_object_new_uint64(c.seeds));
+            json_object_object_add(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
+            json_object_object_add(e, "reproducers", json_object_new_uint64(c.reproducers));
+            json_object_object_add(e, "bugs", json_object_new_uint64(c.bugs));
+            char view[4200];
+            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
+            json_object_object_add(e, "view", s->views ? json_object_new_string(view) : NULL);
+            json_object_array_add(ta, e);
+        }
+        return ta;
+    }
+    *omit = true; /* "targets" of a single target */
+    return NULL;
 }
 
 static void print_summary(struct run_state *s, int code)
@@ -274,7 +328,7 @@ static void print_summary(struct run_state *s, int code)
         if (s->emitted.reproducers)
             fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
                     (unsigned long long)s->emitted.reproducers, s->crashes);
-        size_t bugs = count_bugs(&s->result);
+        size_t bugs = cd_result_count_bugs(&s->result);
         if (bugs)
             fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
                     bugs == 1 ? "" : "s");
@@ -350,84 +404,16 @@ static void print_summary(struct run_state *s, int code)
     }
     if (!o->json_summary)
         return;
+    struct cd_report_counts counts = {s->emitted.seeds, s->emitted.seed_bytes,
+                                      s->emitted.reproducers, cd_result_count_bugs(&s->result),
+                                      s->result.n_labels, finished};
+    const void *src[CD_FROM_N] = {NULL, NULL, rs, &counts};
+    struct summary sum = {s, code};
     json_object *j = json_object_new_object();
-    json_object_object_add(j, "exit_code", json_object_new_int(code));
-    json_object_object_add(j, "complete", json_object_new_boolean(rs->complete));
-    json_object_object_add(j, "stopped_by",
-                           rs->stopped_by ? json_object_new_string(rs->stopped_by) : NULL);
-    json_object_object_add(j, "error", rs->error ? json_object_new_string(rs->error) : NULL);
-    json_object_object_add(j, "inputs", json_object_new_uint64(is->inputs));
-    json_object_object_add(j, "input_bytes", json_object_new_uint64(is->bytes));
-    json_object_object_add(j, "duplicates", json_object_new_uint64(rs->duplicates));
-    json_object_object_add(j, "other_shards", json_object_new_uint64(rs->other_shards));
-    json_object *sk = json_object_new_object();
-    for (size_t i = 0; i < s->n_skips; i++)
-        json_object_object_add(sk, s->skips[i].reason, json_object_new_uint64(s->skips[i].count));
-    json_object_object_add(j, "skipped", sk);
-    json_object_object_add(j, "unlisted_inputs", json_object_new_uint64(s->unlisted));
-    json_object_object_add(j, "replaced_moved_to",
-                           s->replaced ? json_object_new_string(s->replaced) : NULL);
-    json_object_object_add(j, "seeds", json_object_new_uint64(s->emitted.seeds));
-    json_object_object_add(j, "seed_bytes", json_object_new_uint64(s->emitted.seed_bytes));
-    json_object_object_add(j, "reproducers", json_object_new_uint64(s->emitted.reproducers));
-    json_object_object_add(j, "bugs", json_object_new_uint64(count_bugs(&s->result)));
-    json_object_object_add(j, "select_only_bytes", json_object_new_uint64(rs->select_only_bytes));
-    json_object_object_add(j, "cmin_rule_bytes", json_object_new_uint64(rs->cmin_bytes));
-    json_object_object_add(j, "cover_bound_bytes", json_object_new_uint64(rs->cover_bound));
-    json_object_object_add(j, "cover_lp_bound_bytes", json_object_new_uint64(rs->cover_lp_bound));
-    json_object_object_add(j, "cover_solver",
-                           json_object_new_string(cd_result_cover_solver_name(rs->cover_solver)));
-    json_object_object_add(j, "cover_solve_ms", json_object_new_uint64(rs->cover_solve_ms));
-    json_object_object_add(j, "cover_gap", json_object_new_double(cd_result_cover_gap(rs)));
-    json_object_object_add(j, "labels", json_object_new_uint64(s->result.n_labels));
-    json_object_object_add(j, "labels_finished", json_object_new_uint64(finished));
-    json_object_object_add(j, "execs_left",
-                           rs->execs_left && rs->execs_left != UINT64_MAX
-                               ? json_object_new_uint64(rs->execs_left)
-                               : NULL);
-    json_object_object_add(j, "labels_left_out", json_object_new_uint64(rs->labels_left_out));
-    json_object_object_add(j, "left_out_bytes", json_object_new_uint64(rs->left_out_bytes));
-    json_object_object_add(j, "crash_only_labels",
-                           json_object_new_uint64(rs->crash_only_labels));
-    json_object_object_add(j, "crash_only_bytes", json_object_new_uint64(rs->crash_only_bytes));
-    json_object_object_add(j, "size_bound_labels", json_object_new_uint64(rs->size_bound_labels));
-    json_object_object_add(j, "size_bound_bytes", json_object_new_uint64(rs->size_bound_bytes));
-    json_object_object_add(j, "executions", json_object_new_uint64(rs->execs));
-    json_object_object_add(j, "recheck_executions", json_object_new_uint64(rs->recheck_execs));
-    json_object_object_add(j, "other_target_executions",
-                           json_object_new_uint64(rs->other_target_execs));
-    if (o->n_targets > 1) {
-        json_object *ta = json_object_new_array();
-        for (unsigned t = 0; t < o->n_targets; t++) {
-            struct cd_result_target c = cd_result_target_counts(&s->result, t);
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
-            json_object_object_add(e, "labels", json_object_new_uint64(c.labels));
-            json_object_object_add(e, "labels_finished", json_object_new_uint64(c.finished));
-            json_object_object_add(e, "seeds", json_object_new_uint64(c.seeds));
-            json_object_object_add(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
-            json_object_object_add(e, "reproducers", json_object_new_uint64(c.reproducers));
-            json_object_object_add(e, "bugs", json_object_new_uint64(c.bugs));
-            char view[4200];
-            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
-            json_object_object_add(e, "view", s->views ? json_object_new_string(view) : NULL);
-            json_object_array_add(ta, e);
-        }
-        json_object_object_add(j, "targets", ta);
-    }
-    json_object_object_add(j, "unstable_edges", json_object_new_uint64(s->result.n_unstable));
-    json_object_object_add(j, "seen_set_bytes", json_object_new_uint64(rs->seen_bytes));
-    json_object_object_add(j, "seen_forgotten", json_object_new_uint64(rs->seen_forgotten));
-    json_object_object_add(j, "wall_time_s", json_object_new_double(secs));
-    json_object_object_add(j, "seed_dir", json_object_new_string(s->out));
-    json_object_object_add(j, "crashes_dir", json_object_new_string(s->crashes));
-    json_object_object_add(j, "manifest", json_object_new_string(s->manifest));
-    json_object_object_add(j, "state",
-                           s->state.path ? json_object_new_string(s->state.path) : NULL);
-    json_object_object_add(j, "state_start", json_object_new_string(s->state.start ? s->state.start
-                                                                                  : "none"));
-    json_object_object_add(j, "state_saved", json_object_new_boolean(s->state.saved > 0));
-    cli_put_json(j);
+    if (j && cd_report_put(j, CD_VIEW_SUMMARY, src, summary_row, &sum))
+        cli_put_json(j);
+    else
+        json_object_put(j);
 }
 
 static void print_details(struct run_state *s, char *report)

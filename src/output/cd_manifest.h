@@ -1,5 +1,5 @@
-/* Manifest: the JSON record of a distillation (schema_version 1, documented in corpus-distill(1)
- * and at the top of src/output/manifest.c): the run's settings, what came in, every label with its best
+/* Manifest: the JSON record of a distillation (schema_version 1, declared in report.c's table and
+ * documented in corpus-distill(1)): the run's settings, what came in, every label with its best
  * example, every seed and reproducer with the labels it covers. The writer turns a cd_result plus
  * the run's context into a file (atomically); the reader parses one back for audit and for the
  * ownership check of a seed directory. */
@@ -10,6 +10,7 @@
 #include "table/cd_edge_ids.h"
 #include "table/cd_labels.h"
 #include "result/cd_result.h"
+#include "cd_report.h"
 
 #define CD_MANIFEST_SCHEMA 1
 /* The reader refuses larger files (a million labels write about a hundred megabytes). */
@@ -120,7 +121,7 @@ struct cd_manifest {
     struct cd_manifest_info info;
     struct cd_result_stats stats; /* stopped_by points into the manifest (stopped_by_buf) */
     char stopped_by_buf[32];
-    uint64_t labels_finished;
+    struct cd_report_counts counts; /* as written; the reader takes labels_finished back */
     struct cd_manifest_example *seeds;  /* sorted by sha1 */
     size_t n_seeds;
     struct cd_manifest_example *reproducers;
@@ -145,6 +146,9 @@ struct cd_file;
 enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,
                                  const struct cd_manifest_info *info, const struct cd_result *r,
                                  struct cd_error *err);
+
+/* The counts the manifest writes of r (its seeds, reproducers and labels). */
+struct cd_report_counts cd_manifest_counts(const struct cd_result *r);
 
 /* Returns the manifest as an owned JSON string (free with free()), or NULL when out of memory. */
 char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r);
@@ -173,6 +177,14 @@ const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_ma
 
 /* Returns the label entry for id, else NULL. */
 const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id);
+
+/* Reads example ex of a manifest from dir (a directory located beside the manifest) the one
+ * safe way, since a manifest is a file anyone may write: its name one path component, no link
+ * followed (dir's last component included), a regular file of exactly the size the manifest
+ * gives and bytes whose SHA-1 is the example's; returns the bytes (owned: free) with *len, or
+ * NULL with a one-line reason in why. */
+uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_example *ex,
+                                  size_t *len, char *why, size_t cap);
 
 /* Frees everything m owns and zeroes it. */
 void cd_manifest_release(struct cd_manifest *m);

@@ -706,3 +706,17 @@ struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsig
     }
     return c;
 }
+
+size_t cd_result_count_bugs(const struct cd_result *r)
+{
+    size_t n = 0; /* one crash state reached from several targets is one bug */
+    for (size_t i = 0; i < r->n_labels; i++) {
+        uint32_t id = r->labels[i].id, base = cd_labels_in_target(id, 0);
+        bool again = false;
+        for (size_t k = 0; k < i && !again && cd_labels_is_bug(id); k++)
+            again = cd_labels_is_bug(r->labels[k].id) &&
+                    cd_labels_in_target(r->labels[k].id, 0) == base;
+        n += cd_labels_is_bug(id) && !again;
+    }
+    return n;
+}

@@ -1,51 +1,8 @@
-/* Manifest: the JSON record of one distillation, written after the seeds, read back by audit and by
- * emit's ownership check. It uses json-c for both directions and depends only on the result (and
- * its file names), the labels' text form and the file helpers: never on emit.
- *
- * Schema 1 (every key always present; counts are integers, times in seconds):
- *   schema_version  1
- *   tool            {name, version}
- *   target          {argv: [..], sha1: hex of the binary or "", map_size, timeout_ms, mem_limit_mb}
- *   settings        {seed, jobs, max_time_s, max_execs, max_input_size, no_reduce, edges_only,
- *                    order: "fresh"|"uniform"|"bytes", seen_mem, shard: "K/N"|null,
- *                    keep_found}
- *   input           {operands: [..], inputs, bytes, duplicates, other_shards,
- *                    skipped: {reason: count}}
- *   output          {seed_dir, crashes_dir, seeds, seed_bytes, reproducers, select_only_bytes,
- *                    cmin_rule_bytes, cover_bound_bytes, cover_lp_bound_bytes,
- *                    cover_required_bytes (the cover of the input labels: what the bounds bound),
- *                    cover_greedy_bytes (that cover as greedy chose it), cover_solver
- *                    (greedy|optimal|capped|failed), cover_solve_ms, labels_left_out, left_out_bytes (found
- *                    labels no seed shows, not worth their bytes, and their best examples' bytes),
- *                    crash_only_labels, crash_only_bytes (labels only crashing inputs show, held
- *                    by no reproducer of an outcome label: their inputs stay in the state),
- *                    size_bound_labels, size_bound_bytes (seeds kept only for higher hit-count
- *                    classes of edges shorter seeds show, and those labels)}
- *   run             {executions, first_pass_executions, recheck_executions, crashes, timeouts,
- *                    seen_forgotten, wall_time_s, unstable_edges: [edge, ..] (map slots whose
- *                    labels flicker from run to run, left out of labels and seeds),
- *                    labels_input, labels_found, labels_finished, execs_left (to every label
- *                    finished at the last quarter's pace; null: unknown or not converging),
- *                    complete, stopped_by: null|text,
- *                    error: null|text (what ended the run when stopped_by is "error"),
- *                    course: [[ms, executions, labels, labels_finished, seed_bytes], ..]}
- *   state           {path: text|null, start: "none"|"cold"|"warm"|"target changed"|
- *                    "settings changed"|"unreadable", note: null|text, runs}
- *   labels          {"000123:4": {best: sha1, in: "seeds"|"reproducers"|"state", finished,
- *                    found (no input showed it, or crashing ones only), size (only with
- *                    "state": a found label left out of the seeds, its best example kept in the
- *                    state alone), crash_only (only when true: "state" for a label only
- *                    crashing inputs show),
- *                    function (only when afl-clang-lto's edge IDs were given)}, ...}
- *   seeds           [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
- *   reproducers     [{sha1, file, size, origin, labels: [..], best: [..]}]   sorted by sha1
- *   bugs            [{label: "bug:1a2b3c", kind: "asan:heap-buffer-overflow", access: "READ"|
- *                    "WRITE"|null, frames: [..] (top program frames, innermost first), inputs
- *                    (first-pass inputs of this run that showed it), reproducer: sha1, file, size,
- *                    origin}]   by label; earlier manifests lack it
- * Text that is not valid UTF-8 (file names) has each bad byte written as "\xNN". */
+/* Manifest, reading side: parses a manifest back for audit, merge and the ownership check of a
+ * seed directory. Every value is checked against its schema (manifest_write.c): counts are
+ * integers in range, texts are texts, labels parse and index what they name; the first wrong
+ * value fails the read with one line naming it. */
 #include "cd_manifest.h"
-#include "common/cd_file.h"
 #include "common/cd_hash.h"
 
 #include <errno.h>
@@ -57,378 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Copies s, writing bytes that are not valid UTF-8 as "\xNN". */
-static char *utf8_clean(const char *s)
-{
-    size_t n = strlen(s);
-    char *out = malloc(4 * n + 1), *o = out;
-    if (!out)
-        return NULL;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        size_t len = 0;
-        if (*p < 0x80)
-            len = 1;
-        else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-            len = 2;
-        else if ((*p & 0xf0) == 0xe0)
-            len = 3;
-        else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-            len = 4;
-        for (size_t k = 1; k < len; k++)
-            if ((p[k] & 0xc0) != 0x80)
-                len = 0;
-        if (len == 0) {
-            o += sprintf(o, "\\x%02x", *p);
-            p++;
-        } else {
-            memcpy(o, p, len);
-            o += len;
-            p += len;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
-static json_object *jstr(const char *s)
-{
-    if (!s)
-        return NULL;
-    char *c = utf8_clean(s);
-    json_object *j = c ? json_object_new_string(c) : NULL;
-    free(c);
-    return j;
-}
-
-static void put(json_object *o, const char *key, json_object *v)
-{
-    json_object_object_add(o, key, v);
-}
-
-struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info)
-{
-    return (struct cd_label_names){info->names, info->n_targets > 1 ? info->n_targets : 0};
-}
-
-/* The text of label id in a manifest of the targets names. */
-#define LABEL_TEXT_MAX 160
-
-static json_object *jlabels(const struct cd_labelset *set, const struct cd_label_names *names)
-{
-    json_object *a = json_object_new_array_ext((int)set->n);
-    for (size_t i = 0; i < set->n; i++) {
-        char text[LABEL_TEXT_MAX];
-        cd_labels_format_in(set->v[i], names, text, sizeof text);
-        json_object_array_add(a, json_object_new_string(text));
-    }
-    return a;
-}
-
-static json_object *jstrv(char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v && v[i]; i++)
-        json_object_array_add(a, jstr(v[i]));
-    return a;
-}
-
-static json_object *build_examples(const struct cd_result *r, bool reproducers,
-                                   const struct cd_label_names *names)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; i < r->n_examples; i++) {
-        const struct cd_result_example *ex = &r->examples[i];
-        if (reproducers ? !ex->reproducer : !cd_result_is_seed(ex))
-            continue;
-        char file[CD_RESULT_NAME_MAX];
-        json_object *e = json_object_new_object();
-        put(e, "sha1", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
-        put(e, "size", json_object_new_uint64(ex->len));
-        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
-        put(e, "labels", jlabels(&ex->labels, names));
-        put(e, "best", jlabels(&ex->best, names));
-        if (r->views && names->n > 1 && !reproducers) {
-            json_object *v = json_object_new_array();
-            for (unsigned t = 0; t < names->n; t++)
-                if (r->views[i] >> t & 1)
-                    json_object_array_add(v, json_object_new_string(names->v[t]));
-            put(e, "views", v);
-        }
-        json_object_array_add(a, e);
-    }
-    return a;
-}
-
-/* execs_left as the manifest writes it: null when unknown or not converging. */
-static struct json_object *execs_left_json(uint64_t left)
-{
-    return left && left != UINT64_MAX ? json_object_new_uint64(left) : NULL;
-}
-
-/* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
- * frames, the inputs that showed it, and its reproducer. */
-static json_object *build_bugs(const struct cd_result *r, const struct cd_label_names *names)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; i < r->n_labels; i++) {
-        const struct cd_result_label *l = &r->labels[i];
-        if (!cd_labels_is_bug(l->id) || !l->note)
-            continue;
-        const struct cd_result_example *ex = &r->examples[l->example];
-        char text[LABEL_TEXT_MAX], file[CD_RESULT_NAME_MAX];
-        cd_labels_format_in(l->id, names, text, sizeof text);
-        const char *nl = strchr(l->note, '\n');
-        size_t head = nl ? (size_t)(nl - l->note) : strlen(l->note);
-        const char *sp = memchr(l->note, ' ', head);
-        char kind[CD_MANIFEST_KIND_MAX];
-        snprintf(kind, sizeof kind, "%.*s", (int)(sp ? (size_t)(sp - l->note) : head), l->note);
-        char access[16] = "";
-        if (sp)
-            snprintf(access, sizeof access, "%.*s", (int)(head - (size_t)(sp + 1 - l->note)),
-                     sp + 1);
-        json_object *frames = json_object_new_array();
-        for (const char *p = nl; p;) {
-            const char *next = strchr(p + 1, '\n');
-            size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
-            char frame[4097]; /* a note holds at most 4,096 bytes */
-            snprintf(frame, sizeof frame, "%.*s", (int)n, p + 1);
-            json_object_array_add(frames, jstr(frame));
-            p = next;
-        }
-        json_object *e = json_object_new_object();
-        put(e, "label", json_object_new_string(text));
-        put(e, "kind", jstr(kind));
-        put(e, "access", *access ? jstr(access) : NULL);
-        put(e, "frames", frames);
-        put(e, "inputs", json_object_new_uint64(l->shown));
-        put(e, "reproducer", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
-        put(e, "size", json_object_new_uint64(ex->len));
-        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
-        json_object_array_add(a, e);
-    }
-    return a;
-}
-
-/* "targets" of a run of several: each one's identity, view, and what the output holds of its. */
-static json_object *build_targets(const struct cd_manifest_info *info, const struct cd_result *r)
-{
-    json_object *a = json_object_new_array();
-    for (unsigned t = 0; t < info->n_targets; t++) {
-        const struct cd_manifest_target *mt = &info->targets[t];
-        struct cd_result_target c = cd_result_target_counts(r, t);
-        json_object *e = json_object_new_object();
-        put(e, "name", jstr(mt->name));
-        put(e, "argv", jstrv(mt->argv));
-        put(e, "sha1", json_object_new_string(mt->sha1));
-        put(e, "map_size", json_object_new_uint64(mt->map_size));
-        put(e, "timeout_ms", json_object_new_uint64(mt->timeout_ms));
-        put(e, "view", mt->view ? jstr(mt->view) : NULL);
-        put(e, "labels", json_object_new_uint64(c.labels));
-        put(e, "labels_finished", json_object_new_uint64(c.finished));
-        put(e, "seeds", json_object_new_uint64(c.seeds));
-        put(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
-        put(e, "reproducers", json_object_new_uint64(c.reproducers));
-        put(e, "bugs", json_object_new_uint64(c.bugs));
-        json_object_array_add(a, e);
-    }
-    return a;
-}
-
-static json_object *build(const struct cd_manifest_info *info, const struct cd_result *r)
-{
-    json_object *root = json_object_new_object(), *o;
-    struct cd_label_names names = cd_manifest_names(info);
-    put(root, "schema_version", json_object_new_int(CD_MANIFEST_SCHEMA));
-
-    o = json_object_new_object();
-    put(o, "name", json_object_new_string("corpus-distill"));
-    put(o, "version", jstr(info->tool_version ? info->tool_version : ""));
-    put(root, "tool", o);
-
-    o = json_object_new_object();
-    put(o, "argv", jstrv(info->target_argv));
-    put(o, "sha1", json_object_new_string(info->target_sha1));
-    put(o, "map_size", json_object_new_uint64(info->map_size));
-    put(o, "timeout_ms", json_object_new_uint64(info->timeout_ms));
-    put(o, "mem_limit_mb", json_object_new_uint64(info->mem_limit_mb));
-    put(root, "target", o);
-
-    o = json_object_new_object();
-    put(o, "seed", json_object_new_uint64(info->seed));
-    put(o, "jobs", json_object_new_uint64(info->jobs));
-    put(o, "max_time_s", json_object_new_uint64(info->max_time_s));
-    put(o, "max_execs", json_object_new_uint64(info->max_execs));
-    put(o, "max_input_size", json_object_new_uint64(info->max_input_size));
-    put(o, "no_reduce", json_object_new_boolean(info->no_reduce));
-    put(o, "edges_only", json_object_new_boolean(info->edges_only));
-    put(o, "order", jstr(info->order ? info->order : "bytes"));
-    put(o, "keep_found", json_object_new_boolean(info->keep_found));
-    put(o, "seen_mem", json_object_new_uint64(info->seen_mem));
-    if (info->shards > 1) {
-        char shard[32];
-        snprintf(shard, sizeof shard, "%u/%u", info->shard, info->shards);
-        put(o, "shard", json_object_new_string(shard));
-    } else {
-        put(o, "shard", NULL);
-    }
-    put(root, "settings", o);
-
-    o = json_object_new_object();
-    put(o, "operands", jstrv(info->operands));
-    put(o, "inputs", json_object_new_uint64(r->stats.inputs));
-    put(o, "bytes", json_object_new_uint64(r->stats.input_bytes));
-    put(o, "duplicates", json_object_new_uint64(r->stats.duplicates));
-    put(o, "other_shards", json_object_new_uint64(r->stats.other_shards));
-    json_object *sk = json_object_new_object();
-    for (size_t i = 0; i < info->n_skipped; i++)
-        put(sk, info->skipped[i].reason, json_object_new_uint64(info->skipped[i].count));
-    put(o, "skipped", sk);
-    put(root, "input", o);
-
-    uint64_t seeds = 0, seed_bytes = 0, repro = 0, finished = 0;
-    for (size_t i = 0; i < r->n_examples; i++) {
-        if (r->examples[i].reproducer)
-            repro++;
-        else if (cd_result_is_seed(&r->examples[i])) {
-            seeds++;
-            seed_bytes += r->examples[i].len;
-        }
-    }
-    for (size_t i = 0; i < r->n_labels; i++)
-        finished += r->labels[i].finished;
-    o = json_object_new_object();
-    put(o, "seed_dir", jstr(info->seed_dir ? info->seed_dir : ""));
-    put(o, "crashes_dir", jstr(info->crashes_dir ? info->crashes_dir : ""));
-    put(o, "seeds", json_object_new_uint64(seeds));
-    put(o, "seed_bytes", json_object_new_uint64(seed_bytes));
-    put(o, "reproducers", json_object_new_uint64(repro));
-    put(o, "select_only_bytes", json_object_new_uint64(r->stats.select_only_bytes));
-    put(o, "cmin_rule_bytes", json_object_new_uint64(r->stats.cmin_bytes));
-    put(o, "cover_bound_bytes", json_object_new_uint64(r->stats.cover_bound));
-    put(o, "cover_lp_bound_bytes", json_object_new_uint64(r->stats.cover_lp_bound));
-    put(o, "cover_required_bytes", json_object_new_uint64(r->stats.cover_required_bytes));
-    put(o, "cover_greedy_bytes", json_object_new_uint64(r->stats.cover_greedy_bytes));
-    put(o, "cover_solver",
-        json_object_new_string(cd_result_cover_solver_name(r->stats.cover_solver)));
-    put(o, "cover_solve_ms", json_object_new_uint64(r->stats.cover_solve_ms));
-    put(o, "labels_left_out", json_object_new_uint64(r->stats.labels_left_out));
-    put(o, "left_out_bytes", json_object_new_uint64(r->stats.left_out_bytes));
-    put(o, "crash_only_labels", json_object_new_uint64(r->stats.crash_only_labels));
-    put(o, "crash_only_bytes", json_object_new_uint64(r->stats.crash_only_bytes));
-    put(o, "size_bound_labels", json_object_new_uint64(r->stats.size_bound_labels));
-    put(o, "size_bound_bytes", json_object_new_uint64(r->stats.size_bound_bytes));
-    put(root, "output", o);
-
-    const struct cd_result_stats *s = &r->stats;
-    o = json_object_new_object();
-    put(o, "executions", json_object_new_uint64(s->execs));
-    put(o, "first_pass_executions", json_object_new_uint64(s->first_pass_execs));
-    put(o, "recheck_executions", json_object_new_uint64(s->recheck_execs));
-    put(o, "other_target_executions", json_object_new_uint64(s->other_target_execs));
-    put(o, "crashes", json_object_new_uint64(s->crashes));
-    put(o, "timeouts", json_object_new_uint64(s->timeouts));
-    put(o, "seen_forgotten", json_object_new_uint64(s->seen_forgotten));
-    put(o, "wall_time_s", json_object_new_double((double)s->wall_ns / 1e9));
-    json_object *unstable = json_object_new_array();
-    for (size_t i = 0; i < r->n_unstable; i++)
-        json_object_array_add(unstable, json_object_new_uint64(r->unstable[i]));
-    put(o, "unstable_edges", unstable);
-    put(o, "labels_input", json_object_new_uint64(s->labels_input));
-    put(o, "labels_found", json_object_new_uint64(r->n_labels));
-    put(o, "labels_finished", json_object_new_uint64(finished));
-    put(o, "execs_left", execs_left_json(r->stats.execs_left));
-    put(o, "complete", json_object_new_boolean(s->complete));
-    put(o, "stopped_by", s->stopped_by ? json_object_new_string(s->stopped_by) : NULL);
-    put(o, "error", s->error ? jstr(s->error) : NULL);
-    json_object *course = json_object_new_array();
-    for (size_t i = 0; i < r->n_series; i++) {
-        const struct cd_result_point *pt = &r->series[i];
-        json_object *row = json_object_new_array();
-        uint64_t v[] = {pt->ms, pt->execs, pt->labels, pt->finished, pt->seed_bytes};
-        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-            json_object_array_add(row, json_object_new_uint64(v[k]));
-        json_object_array_add(course, row);
-    }
-    put(o, "course", course);
-    put(root, "run", o);
-
-    o = json_object_new_object();
-    put(o, "path", info->state_path ? jstr(info->state_path) : NULL);
-    put(o, "start", jstr(info->state_start ? info->state_start : "none"));
-    put(o, "note", info->state_note ? jstr(info->state_note) : NULL);
-    put(o, "runs", json_object_new_uint64(info->state_runs));
-    put(root, "state", o);
-
-    o = json_object_new_object();
-    for (size_t i = 0; i < r->n_labels; i++) {
-        const struct cd_result_label *l = &r->labels[i];
-        const struct cd_result_example *ex = &r->examples[l->example];
-        char text[LABEL_TEXT_MAX];
-        cd_labels_format_in(l->id, &names, text, sizeof text);
-        json_object *e = json_object_new_object();
-        put(e, "best", json_object_new_string(ex->sha1));
-        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers"
-                                            : ex->left_out ? "state" : "seeds"));
-        put(e, "finished", json_object_new_boolean(l->finished));
-        put(e, "found", json_object_new_boolean(l->found));
-        if (ex->left_out)
-            put(e, "size", json_object_new_uint64(ex->len));
-        if (ex->left_out && !cd_labels_is_outcome(l->id) && cd_labelset_has_outcome(&ex->labels))
-            put(e, "crash_only", json_object_new_boolean(true));
-        const char *fn = cd_edge_ids_function(info->edge_ids, l->id);
-        if (fn)
-            put(e, "function", jstr(fn));
-        put(o, text, e);
-    }
-    put(root, "labels", o);
-    put(root, "seeds", build_examples(r, false, &names));
-    put(root, "reproducers", build_examples(r, true, &names));
-    put(root, "bugs", build_bugs(r, &names));
-    if (info->n_targets > 1)
-        put(root, "targets", build_targets(info, r));
-    return root;
-}
-
-char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r)
-{
-    json_object *root = build(info, r);
-    if (!root)
-        return NULL;
-    const char *s = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    char *out = s ? malloc(strlen(s) + 2) : NULL;
-    if (out)
-        sprintf(out, "%s\n", s);
-    json_object_put(root);
-    return out;
-}
-
-enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,
-                                 const struct cd_manifest_info *info, const struct cd_result *r,
-                                 struct cd_error *err)
-{
-    *out = NULL;
-    char *text = cd_manifest_to_string(info, r);
-    if (!text)
-        return cd_error_oom(err, CD_FAILED, "out of memory writing '%s'", path);
-    enum cd_status st = cd_file_stage(out, path, text, strlen(text), err);
-    free(text);
-    return st;
-}
-
-enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
-                                 const struct cd_result *r, struct cd_error *err)
-{
-    struct cd_file *f;
-    CD_FORWARD_IF_ERROR(cd_manifest_stage(&f, path, info, r, err));
-    return cd_file_commit(f, err);
-}
-
-/* ---- reading ---- */
 
 struct reader {
     const char *path;
@@ -480,12 +65,6 @@ static uint64_t get_u64(struct reader *rd, json_object *o, const char *key)
 static uint64_t get_measured(struct reader *rd, json_object *o, const char *key)
 {
     return get_count(rd, o, key, INT64_MAX);
-}
-
-/* A measured count that manifests of earlier versions lack: 0 when absent. */
-static uint64_t get_later_measured(struct reader *rd, json_object *o, const char *key)
-{
-    return o && json_object_object_get_ex(o, key, NULL) ? get_measured(rd, o, key) : 0;
 }
 
 static unsigned get_uint(struct reader *rd, json_object *o, const char *key)
@@ -830,40 +409,96 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         rd->names = cd_manifest_names(info);
 }
 
+/* Seconds as a manifest writes them (wall_time_s), in nanoseconds. */
+static uint64_t get_seconds(struct reader *rd, json_object *o, const char *key)
+{
+    json_object *w = NULL;
+    if (rd->bad || !json_object_object_get_ex(o, key, &w))
+        return 0;
+    double secs = json_object_get_double(w);
+    /* NaN fails both comparisons; 1e10 s is over 300 years */
+    if (!(json_object_is_type(w, json_type_double) || json_object_is_type(w, json_type_int)) ||
+        !(secs >= 0 && secs < 1e10)) {
+        snprintf(rd->what, sizeof rd->what, "wrong \"%s\"", key);
+        rd->bad = true;
+        return 0;
+    }
+    return (uint64_t)(secs * 1e9);
+}
+
+/* Every value of the report table the reader takes back (CD_READ_REQUIRED, CD_READ_LATER), into
+ * the struct its row names. */
+static void read_fields(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    void *dst[CD_FROM_N] = {NULL, &m->info, &m->stats, &m->counts};
+    for (size_t i = 0; i < cd_report_n_fields && !rd->bad; i++) {
+        const struct cd_report_field *f = &cd_report_fields[i];
+        if (!f->manifest || (f->read != CD_READ_REQUIRED && f->read != CD_READ_LATER) ||
+            f->from == CD_FROM_CODE)
+            continue;
+        const char *key = cd_report_key(f, CD_VIEW_MANIFEST);
+        json_object *o = root;
+        if (key != f->manifest) {
+            char section[32];
+            snprintf(section, sizeof section, "%.*s", (int)(key - 1 - f->manifest), f->manifest);
+            o = get(rd, root, section, json_type_object);
+        }
+        if (!o || (f->read == CD_READ_LATER && !json_object_object_get_ex(o, key, NULL)))
+            continue;
+        char *at = (char *)dst[f->from] + f->offset;
+        switch (f->kind) {
+        case CD_REPORT_U64: {
+            uint64_t v = get_u64(rd, o, key);
+            memcpy(at, &v, sizeof v);
+            break;
+        }
+        case CD_REPORT_COUNT: {
+            uint64_t v = get_measured(rd, o, key);
+            memcpy(at, &v, sizeof v);
+            break;
+        }
+        case CD_REPORT_SECONDS: {
+            uint64_t v = get_seconds(rd, o, key);
+            memcpy(at, &v, sizeof v);
+            break;
+        }
+        case CD_REPORT_UINT: {
+            unsigned v = get_uint(rd, o, key);
+            memcpy(at, &v, sizeof v);
+            break;
+        }
+        case CD_REPORT_BOOL: {
+            json_object *v = get(rd, o, key, json_type_boolean);
+            bool b = v && json_object_get_boolean(v);
+            memcpy(at, &b, sizeof b);
+            break;
+        }
+        case CD_REPORT_TEXT: {
+            char *v = get_str(rd, o, key);
+            memcpy(at, &v, sizeof v);
+            break;
+        }
+        case CD_REPORT_SHA1: {
+            json_object *v = get(rd, o, key, json_type_string);
+            if (v)
+                snprintf(at, 41, "%s", json_object_get_string(v));
+            break;
+        }
+        default: /* a type the table reads by code (CD_READ_CODE) */
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "the reader cannot take \"%s\"", key);
+        }
+    }
+}
+
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
     struct cd_manifest_info *info = &m->info;
-    json_object *tool = get(rd, root, "tool", json_type_object);
-    info->tool_version = get_str(rd, tool, "version");
     json_object *t = get(rd, root, "target", json_type_object);
     info->target_argv = get_strv(rd, t, "argv");
-    json_object *sha = get(rd, t, "sha1", json_type_string);
-    if (sha)
-        snprintf(info->target_sha1, sizeof info->target_sha1, "%s", json_object_get_string(sha));
-    info->map_size = get_u64(rd, t, "map_size");
-    info->timeout_ms = get_uint(rd, t, "timeout_ms");
-    info->mem_limit_mb = get_uint(rd, t, "mem_limit_mb");
     json_object *s = get(rd, root, "settings", json_type_object);
-    info->seed = get_u64(rd, s, "seed");
-    info->jobs = get_uint(rd, s, "jobs");
-    info->max_time_s = get_u64(rd, s, "max_time_s");
-    info->max_execs = get_u64(rd, s, "max_execs");
-    info->max_input_size = get_u64(rd, s, "max_input_size");
-    json_object *nr = get(rd, s, "no_reduce", json_type_boolean);
-    info->no_reduce = nr && json_object_get_boolean(nr);
-    /* Optional: manifests from before -e existed lack it, and counted hits. */
-    json_object *eo = NULL;
-    info->edges_only = s && json_object_object_get_ex(s, "edges_only", &eo) &&
-                       json_object_get_boolean(eo);
     json_object *in = get(rd, root, "input", json_type_object);
     info->operands = get_strv(rd, in, "operands");
-    m->stats.inputs = get_measured(rd, in, "inputs");
-    m->stats.input_bytes = get_measured(rd, in, "bytes");
-    m->stats.duplicates = get_measured(rd, in, "duplicates");
-    json_object *os = NULL; /* optional: manifests from before --shard lack it */
-    if (in && json_object_object_get_ex(in, "other_shards", &os) &&
-        json_object_is_type(os, json_type_int) && json_object_get_int64(os) >= 0)
-        m->stats.other_shards = (uint64_t)json_object_get_int64(os);
     json_object *sh = NULL;
     if (s && json_object_object_get_ex(s, "shard", &sh) && json_object_is_type(sh, json_type_string))
         sscanf(json_object_get_string(sh), "%u/%u", &info->shard, &info->shards);
@@ -880,20 +515,6 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
             info->skipped[info->n_skipped++].count = get_measured(rd, sk, key);
         }
     }
-    json_object *out = get(rd, root, "output", json_type_object);
-    info->seed_dir = get_str(rd, out, "seed_dir");
-    info->crashes_dir = get_str(rd, out, "crashes_dir");
-    m->stats.select_only_bytes = get_later_measured(rd, out, "select_only_bytes");
-    m->stats.cmin_bytes = get_later_measured(rd, out, "cmin_rule_bytes");
-    m->stats.labels_left_out = get_later_measured(rd, out, "labels_left_out");
-    m->stats.left_out_bytes = get_later_measured(rd, out, "left_out_bytes");
-    m->stats.crash_only_labels = get_later_measured(rd, out, "crash_only_labels");
-    m->stats.crash_only_bytes = get_later_measured(rd, out, "crash_only_bytes");
-    m->stats.size_bound_labels = get_later_measured(rd, out, "size_bound_labels");
-    m->stats.size_bound_bytes = get_later_measured(rd, out, "size_bound_bytes");
-    json_object *kf = NULL; /* optional: manifests from before --keep-found lack it */
-    info->keep_found = s && json_object_object_get_ex(s, "keep_found", &kf) &&
-                       json_object_get_boolean(kf);
 }
 
 /* run.unstable_edges into m->unstable: ascending map slots; earlier manifests have none. */
@@ -959,29 +580,6 @@ static void read_course(struct reader *rd, json_object *run, struct cd_manifest 
 static void read_run(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
     json_object *run = get(rd, root, "run", json_type_object);
-    m->stats.execs = get_measured(rd, run, "executions");
-    m->stats.first_pass_execs = get_measured(rd, run, "first_pass_executions");
-    m->stats.recheck_execs = get_later_measured(rd, run, "recheck_executions");
-    m->stats.other_target_execs = get_later_measured(rd, run, "other_target_executions");
-    m->stats.crashes = get_measured(rd, run, "crashes");
-    m->stats.timeouts = get_measured(rd, run, "timeouts");
-    json_object *w = NULL;
-    if (run && json_object_object_get_ex(run, "wall_time_s", &w)) {
-        double secs = json_object_get_double(w);
-        /* NaN fails both comparisons; 1e10 s is over 300 years */
-        if (!(json_object_is_type(w, json_type_double) || json_object_is_type(w, json_type_int)) ||
-            !(secs >= 0 && secs < 1e10)) {
-            if (!rd->bad)
-                snprintf(rd->what, sizeof rd->what, "wrong \"wall_time_s\"");
-            rd->bad = true;
-        } else {
-            m->stats.wall_ns = (uint64_t)(secs * 1e9);
-        }
-    }
-    m->stats.labels_input = get_measured(rd, run, "labels_input");
-    m->labels_finished = get_measured(rd, run, "labels_finished");
-    json_object *c = get(rd, run, "complete", json_type_boolean);
-    m->stats.complete = c && json_object_get_boolean(c);
     json_object *sb = NULL;
     if (run && json_object_object_get_ex(run, "stopped_by", &sb)
         && json_object_is_type(sb, json_type_string)) {
@@ -1063,6 +661,7 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
                             path, json_object_get_int(ver), CD_MANIFEST_SCHEMA);
     }
     m->schema_version = CD_MANIFEST_SCHEMA;
+    read_fields(&rd, root, m);
     read_info(&rd, root, m);
     read_targets(&rd, root, m);
     read_run(&rd, root, m);
@@ -1125,6 +724,65 @@ const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest 
             hi = mid;
     }
     return NULL;
+}
+
+/* The largest example read back: the tool never writes a larger one (--max-input-size
+ * is bounded far below), and a forged size must not make it read a disk's worth. */
+#define EXAMPLE_MAX ((uint64_t)1 << 30)
+
+uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_example *ex,
+                                  size_t *len, char *why, size_t cap)
+{
+    uint8_t *buf = NULL;
+    int dfd = -1, fd = -1;
+    struct stat sb;
+    *len = 0;
+    if (!dir || !ex->file || !*ex->file || strchr(ex->file, '/') ||
+        strcmp(ex->file, ".") == 0 || strcmp(ex->file, "..") == 0 || ex->size > EXAMPLE_MAX) {
+        snprintf(why, cap, "the manifest names no file of its directory for %.40s", ex->sha1);
+        return NULL;
+    }
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = dfd < 0 ? -1 : openat(dfd, ex->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
+                 errno == ELOOP ? "a symbolic link" : strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != ex->size) {
+        snprintf(why, cap, "cannot read '%s/%s': not a regular file of the %llu bytes the "
+                 "manifest gives", dir, ex->file, (unsigned long long)ex->size);
+        goto out;
+    }
+    buf = malloc(ex->size ? ex->size : 1);
+    size_t got = 0;
+    while (buf && got < ex->size) {
+        ssize_t r = read(fd, buf + got, ex->size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    char hex[41] = "";
+    if (buf && got == ex->size)
+        cd_hash_sha1_hex(buf, got, hex);
+    if (strcmp(hex, ex->sha1) != 0) {
+        snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
+                 !buf ? "out of memory" : got != ex->size ? "short read"
+                                                          : "its content is not the example the "
+                                                            "manifest names");
+        free(buf);
+        buf = NULL;
+        goto out;
+    }
+    *len = got;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (dfd >= 0)
+        close(dfd);
+    return buf;
 }
 
 static void free_strv(char **v)

@@ -1,0 +1,310 @@
+/* Manifest, writing side: the JSON record of one distillation, written after the seeds and read
+ * back (manifest_read.c) by audit and by emit's ownership check. It uses json-c and depends only on
+ * the result (and its file names), the labels' text form and the file helpers: never on emit.
+ * Its keys, their order and their types are the run report's table (report.c): the scalars come
+ * from it, and the lists and objects (labels, seeds, reproducers, bugs, targets, ...) from the
+ * code below, row by row. */
+#include "cd_manifest.h"
+#include "common/cd_file.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_object *jstr(const char *s)
+{
+    if (!s)
+        return NULL;
+    char *c = cd_report_utf8_clean(s);
+    json_object *j = c ? json_object_new_string(c) : NULL;
+    free(c);
+    return j;
+}
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info)
+{
+    return (struct cd_label_names){info->names, info->n_targets > 1 ? info->n_targets : 0};
+}
+
+/* The text of label id in a manifest of the targets names. */
+#define LABEL_TEXT_MAX 160
+
+static json_object *jlabels(const struct cd_labelset *set, const struct cd_label_names *names)
+{
+    json_object *a = json_object_new_array_ext((int)set->n);
+    for (size_t i = 0; i < set->n; i++) {
+        char text[LABEL_TEXT_MAX];
+        cd_labels_format_in(set->v[i], names, text, sizeof text);
+        json_object_array_add(a, json_object_new_string(text));
+    }
+    return a;
+}
+
+static json_object *jstrv(char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v && v[i]; i++)
+        json_object_array_add(a, jstr(v[i]));
+    return a;
+}
+
+static json_object *build_examples(const struct cd_result *r, bool reproducers,
+                                   const struct cd_label_names *names)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *ex = &r->examples[i];
+        if (reproducers ? !ex->reproducer : !cd_result_is_seed(ex))
+            continue;
+        char file[CD_RESULT_NAME_MAX];
+        json_object *e = json_object_new_object();
+        put(e, "sha1", json_object_new_string(ex->sha1));
+        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
+        put(e, "size", json_object_new_uint64(ex->len));
+        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
+        put(e, "labels", jlabels(&ex->labels, names));
+        put(e, "best", jlabels(&ex->best, names));
+        if (r->views && names->n > 1 && !reproducers) {
+            json_object *v = json_object_new_array();
+            for (unsigned t = 0; t < names->n; t++)
+                if (r->views[i] >> t & 1)
+                    json_object_array_add(v, json_object_new_string(names->v[t]));
+            put(e, "views", v);
+        }
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
+/* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
+ * frames, the inputs that showed it, and its reproducer. */
+static json_object *build_bugs(const struct cd_result *r, const struct cd_label_names *names)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < r->n_labels; i++) {
+        const struct cd_result_label *l = &r->labels[i];
+        if (!cd_labels_is_bug(l->id) || !l->note)
+            continue;
+        const struct cd_result_example *ex = &r->examples[l->example];
+        char text[LABEL_TEXT_MAX], file[CD_RESULT_NAME_MAX];
+        cd_labels_format_in(l->id, names, text, sizeof text);
+        const char *nl = strchr(l->note, '\n');
+        size_t head = nl ? (size_t)(nl - l->note) : strlen(l->note);
+        const char *sp = memchr(l->note, ' ', head);
+        char kind[CD_MANIFEST_KIND_MAX];
+        snprintf(kind, sizeof kind, "%.*s", (int)(sp ? (size_t)(sp - l->note) : head), l->note);
+        char access[16] = "";
+        if (sp)
+            snprintf(access, sizeof access, "%.*s", (int)(head - (size_t)(sp + 1 - l->note)),
+                     sp + 1);
+        json_object *frames = json_object_new_array();
+        for (const char *p = nl; p;) {
+            const char *next = strchr(p + 1, '\n');
+            size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
+            char frame[4097]; /* a note holds at most 4,096 bytes */
+            snprintf(frame, sizeof frame, "%.*s", (int)n, p + 1);
+            json_object_array_add(frames, jstr(frame));
+            p = next;
+        }
+        json_object *e = json_object_new_object();
+        put(e, "label", json_object_new_string(text));
+        put(e, "kind", jstr(kind));
+        put(e, "access", *access ? jstr(access) : NULL);
+        put(e, "frames", frames);
+        put(e, "inputs", json_object_new_uint64(l->shown));
+        put(e, "reproducer", json_object_new_string(ex->sha1));
+        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
+        put(e, "size", json_object_new_uint64(ex->len));
+        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
+/* "targets" of a run of several: each one's identity, view, and what the output holds of its. */
+static json_object *build_targets(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *a = json_object_new_array();
+    for (unsigned t = 0; t < info->n_targets; t++) {
+        const struct cd_manifest_target *mt = &info->targets[t];
+        struct cd_result_target c = cd_result_target_counts(r, t);
+        json_object *e = json_object_new_object();
+        put(e, "name", jstr(mt->name));
+        put(e, "argv", jstrv(mt->argv));
+        put(e, "sha1", json_object_new_string(mt->sha1));
+        put(e, "map_size", json_object_new_uint64(mt->map_size));
+        put(e, "timeout_ms", json_object_new_uint64(mt->timeout_ms));
+        put(e, "view", mt->view ? jstr(mt->view) : NULL);
+        put(e, "labels", json_object_new_uint64(c.labels));
+        put(e, "labels_finished", json_object_new_uint64(c.finished));
+        put(e, "seeds", json_object_new_uint64(c.seeds));
+        put(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
+        put(e, "reproducers", json_object_new_uint64(c.reproducers));
+        put(e, "bugs", json_object_new_uint64(c.bugs));
+        json_object_array_add(a, e);
+    }
+    return a;
+}
+
+struct cd_report_counts cd_manifest_counts(const struct cd_result *r)
+{
+    struct cd_report_counts c = {.labels = r->n_labels, .bugs = cd_result_count_bugs(r)};
+    for (size_t i = 0; i < r->n_examples; i++) {
+        if (r->examples[i].reproducer)
+            c.reproducers++;
+        else if (cd_result_is_seed(&r->examples[i])) {
+            c.seeds++;
+            c.seed_bytes += r->examples[i].len;
+        }
+    }
+    for (size_t i = 0; i < r->n_labels; i++)
+        c.labels_finished += r->labels[i].finished;
+    return c;
+}
+
+/* What the writer's code gives for a row of the report table it does not take from a struct. */
+struct writer {
+    const struct cd_manifest_info *info;
+    const struct cd_result *r;
+    struct cd_label_names names;
+};
+
+static json_object *build_labels(const struct writer *w)
+{
+    const struct cd_result *r = w->r;
+    json_object *o = json_object_new_object();
+    for (size_t i = 0; i < r->n_labels; i++) {
+        const struct cd_result_label *l = &r->labels[i];
+        const struct cd_result_example *ex = &r->examples[l->example];
+        char text[LABEL_TEXT_MAX];
+        cd_labels_format_in(l->id, &w->names, text, sizeof text);
+        json_object *e = json_object_new_object();
+        put(e, "best", json_object_new_string(ex->sha1));
+        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers"
+                                            : ex->left_out ? "state" : "seeds"));
+        put(e, "finished", json_object_new_boolean(l->finished));
+        put(e, "found", json_object_new_boolean(l->found));
+        if (ex->left_out)
+            put(e, "size", json_object_new_uint64(ex->len));
+        if (ex->left_out && !cd_labels_is_outcome(l->id) && cd_labelset_has_outcome(&ex->labels))
+            put(e, "crash_only", json_object_new_boolean(true));
+        const char *fn = cd_edge_ids_function(w->info->edge_ids, l->id);
+        if (fn)
+            put(e, "function", jstr(fn));
+        put(o, text, e);
+    }
+    return o;
+}
+
+static json_object *build_course(const struct cd_result *r)
+{
+    json_object *course = json_object_new_array();
+    for (size_t i = 0; i < r->n_series; i++) {
+        const struct cd_result_point *pt = &r->series[i];
+        json_object *row = json_object_new_array();
+        uint64_t v[] = {pt->ms, pt->execs, pt->labels, pt->finished, pt->seed_bytes};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            json_object_array_add(row, json_object_new_uint64(v[k]));
+        json_object_array_add(course, row);
+    }
+    return course;
+}
+
+static json_object *code_row(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct writer *w = ctx;
+    const struct cd_manifest_info *info = w->info;
+    const struct cd_result *r = w->r;
+    const char *k = f->manifest;
+    if (strcmp(k, "schema_version") == 0)
+        return json_object_new_int(CD_MANIFEST_SCHEMA);
+    if (strcmp(k, "tool.name") == 0)
+        return json_object_new_string("corpus-distill");
+    if (strcmp(k, "target.argv") == 0)
+        return jstrv(info->target_argv);
+    if (strcmp(k, "settings.shard") == 0) {
+        char shard[32];
+        snprintf(shard, sizeof shard, "%u/%u", info->shard, info->shards);
+        return info->shards > 1 ? json_object_new_string(shard) : NULL;
+    }
+    if (strcmp(k, "input.operands") == 0)
+        return jstrv(info->operands);
+    if (strcmp(k, "input.skipped") == 0) {
+        json_object *sk = json_object_new_object();
+        for (size_t i = 0; i < info->n_skipped; i++)
+            put(sk, info->skipped[i].reason, json_object_new_uint64(info->skipped[i].count));
+        return sk;
+    }
+    if (strcmp(k, "run.unstable_edges") == 0) {
+        json_object *unstable = json_object_new_array();
+        for (size_t i = 0; i < r->n_unstable; i++)
+            json_object_array_add(unstable, json_object_new_uint64(r->unstable[i]));
+        return unstable;
+    }
+    if (strcmp(k, "run.course") == 0)
+        return build_course(r);
+    if (strcmp(k, "labels") == 0)
+        return build_labels(w);
+    if (strcmp(k, "seeds") == 0 || strcmp(k, "reproducers") == 0)
+        return build_examples(r, k[0] == 'r', &w->names);
+    if (strcmp(k, "bugs") == 0)
+        return build_bugs(r, &w->names);
+    if (strcmp(k, "targets") == 0 && info->n_targets > 1)
+        return build_targets(info, r);
+    *omit = true; /* "targets" of a single target */
+    return NULL;
+}
+
+static json_object *build(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *root = json_object_new_object();
+    struct writer w = {info, r, cd_manifest_names(info)};
+    struct cd_report_counts counts = cd_manifest_counts(r);
+    const void *src[CD_FROM_N] = {NULL, info, &r->stats, &counts};
+    if (root && !cd_report_put(root, CD_VIEW_MANIFEST, src, code_row, &w)) {
+        json_object_put(root);
+        return NULL;
+    }
+    return root;
+}
+
+char *cd_manifest_to_string(const struct cd_manifest_info *info, const struct cd_result *r)
+{
+    json_object *root = build(info, r);
+    if (!root)
+        return NULL;
+    const char *s = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *out = s ? malloc(strlen(s) + 2) : NULL;
+    if (out)
+        sprintf(out, "%s\n", s);
+    json_object_put(root);
+    return out;
+}
+
+enum cd_status cd_manifest_stage(struct cd_file **out, const char *path,
+                                 const struct cd_manifest_info *info, const struct cd_result *r,
+                                 struct cd_error *err)
+{
+    *out = NULL;
+    char *text = cd_manifest_to_string(info, r);
+    if (!text)
+        return cd_error_oom(err, CD_FAILED, "out of memory writing '%s'", path);
+    enum cd_status st = cd_file_stage(out, path, text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
+                                 const struct cd_result *r, struct cd_error *err)
+{
+    struct cd_file *f;
+    CD_FORWARD_IF_ERROR(cd_manifest_stage(&f, path, info, r, err));
+    return cd_file_commit(f, err);
+}

@@ -1,0 +1,352 @@
+/* The run report's one declaration (cd_report.h): the table of every field the manifest and
+ * --json-summary hold, in the order they are written, and the walk that writes them. Counts are
+ * integers, times in seconds. Text that is not valid UTF-8 (file names) is written with each bad
+ * byte as "\xNN". */
+#include "cd_report.h"
+#include "cd_manifest.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INFO(field) CD_FROM_INFO, offsetof(struct cd_manifest_info, field)
+#define STATS(field) CD_FROM_STATS, offsetof(struct cd_result_stats, field)
+#define COUNTS(field) CD_FROM_COUNTS, offsetof(struct cd_report_counts, field)
+#define CODE CD_FROM_CODE, 0
+
+#define U64 CD_REPORT_U64
+#define UINT CD_REPORT_UINT
+#define COUNT CD_REPORT_COUNT
+#define BOOL CD_REPORT_BOOL
+#define TEXT CD_REPORT_TEXT
+#define BY_CODE CD_REPORT_CODE
+
+#define NO CD_READ_NO
+#define REQUIRED CD_READ_REQUIRED
+#define LATER CD_READ_LATER
+#define READ_CODE CD_READ_CODE
+
+#define STATE_STARTS \
+    "none|cold|warm|target changed|targets changed|settings changed|unreadable|merged"
+
+const struct cd_report_field cd_report_fields[] = {
+    /* manifest key, summary key, type, from, read back, absent text, values, meaning; in the
+       order written (the manifest's sections in turn, the summary's keys among them) */
+    {NULL, "exit_code", BY_CODE, CODE, NO, NULL, NULL, "the exit status"},
+    {"schema_version", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "1"},
+    {"tool.name", NULL, BY_CODE, CODE, NO, NULL, NULL, "the tool, \"corpus-distill\""},
+    {"tool.version", NULL, TEXT, INFO(tool_version), REQUIRED, "", NULL, "its version"},
+
+    /* the target and the settings */
+    {"target.argv", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the target command line"},
+    {"target.sha1", NULL, CD_REPORT_SHA1, INFO(target_sha1), REQUIRED, NULL, NULL,
+     "SHA-1 hex of the target binary, or \"\""},
+    {"target.map_size", NULL, U64, INFO(map_size), REQUIRED, NULL, NULL,
+     "bytes of the coverage map"},
+    {"target.timeout_ms", NULL, UINT, INFO(timeout_ms), REQUIRED, NULL, NULL,
+     "the timeout in force"},
+    {"target.mem_limit_mb", NULL, UINT, INFO(mem_limit_mb), REQUIRED, NULL, NULL,
+     "the memory limit, 0 for none"},
+    {"settings.seed", NULL, U64, INFO(seed), REQUIRED, NULL, NULL, "the random seed"},
+    {"settings.jobs", NULL, UINT, INFO(jobs), REQUIRED, NULL, NULL, "workers"},
+    {"settings.max_time_s", NULL, U64, INFO(max_time_s), REQUIRED, NULL, NULL,
+     "--max-time, 0 for no limit"},
+    {"settings.max_execs", NULL, U64, INFO(max_execs), REQUIRED, NULL, NULL,
+     "--max-execs, 0 for no limit"},
+    {"settings.max_input_size", NULL, U64, INFO(max_input_size), REQUIRED, NULL, NULL,
+     "the largest input run"},
+    {"settings.no_reduce", NULL, BOOL, INFO(no_reduce), REQUIRED, NULL, NULL, "--no-reduce"},
+    {"settings.edges_only", NULL, BOOL, INFO(edges_only), LATER, NULL, NULL,
+     "-e: labels are edges only"},
+    {"settings.order", NULL, TEXT, INFO(order), NO, "bytes", "cover|fresh|uniform|bytes",
+     "the reduction order"},
+    {"settings.keep_found", NULL, BOOL, INFO(keep_found), LATER, NULL, NULL, "--keep-found"},
+    {"settings.seen_mem", NULL, U64, INFO(seen_mem), NO, NULL, NULL,
+     "the seen-set's memory bound"},
+    {"settings.shard", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "\"K/N\" for a shard, else null"},
+
+    /* what came in */
+    {NULL, "complete", BOOL, STATS(complete), NO, NULL, NULL,
+     "every label finished and nothing stopped the run (the manifest: run.complete)"},
+    {NULL, "stopped_by", TEXT, STATS(stopped_by), NO, NULL, NULL,
+     "what ended the run early, or null (the manifest: run.stopped_by)"},
+    {NULL, "error", TEXT, STATS(error), NO, NULL, NULL,
+     "the failure that ended the reduction, or null (the manifest: run.error)"},
+    {"input.operands", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the command-line inputs"},
+    {"input.inputs", NULL, COUNT, STATS(inputs), REQUIRED, NULL, NULL, "inputs run"},
+    {NULL, "inputs", BY_CODE, CODE, NO, NULL, NULL, "inputs read"},
+    {"input.bytes", NULL, COUNT, STATS(input_bytes), REQUIRED, NULL, NULL, "their size"},
+    {NULL, "input_bytes", BY_CODE, CODE, NO, NULL, NULL, "the size of the inputs read"},
+    {"input.duplicates", "duplicates", COUNT, STATS(duplicates), REQUIRED, NULL, NULL,
+     "inputs whose content was already seen"},
+    {"input.other_shards", "other_shards", COUNT, STATS(other_shards), LATER, NULL, NULL,
+     "inputs left to the other shards"},
+    {"input.skipped", "skipped", BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "reason to count of inputs skipped"},
+    {NULL, "unlisted_inputs", BY_CODE, CODE, NO, NULL, NULL,
+     "files of DIR its manifest did not list, taken as inputs"},
+    {NULL, "replaced_moved_to", BY_CODE, CODE, NO, NULL, NULL,
+     "where --force moved a directory that was not ours, or null"},
+
+    /* what went out */
+    {"output.seed_dir", NULL, TEXT, INFO(seed_dir), REQUIRED, "", NULL, "-o"},
+    {"output.crashes_dir", NULL, TEXT, INFO(crashes_dir), REQUIRED, "", NULL,
+     "the crashes directory"},
+    {"output.seeds", "seeds", COUNT, COUNTS(seeds), NO, NULL, NULL, "seeds written"},
+    {"output.seed_bytes", "seed_bytes", COUNT, COUNTS(seed_bytes), NO, NULL, NULL,
+     "their bytes"},
+    {"output.reproducers", "reproducers", COUNT, COUNTS(reproducers), NO, NULL, NULL,
+     "crash and timeout reproducers written"},
+    {NULL, "bugs", COUNT, COUNTS(bugs), NO, NULL, NULL, "distinct bugs (the manifest: bugs)"},
+    {"output.select_only_bytes", "select_only_bytes", COUNT, STATS(select_only_bytes), LATER,
+     NULL, NULL, "the seed bytes of the first pass's cover (--no-reduce's output)"},
+    {"output.cmin_rule_bytes", "cmin_rule_bytes", COUNT, STATS(cmin_bytes), LATER, NULL, NULL,
+     "the bytes afl-cmin's rule picks from the first pass"},
+    {"output.cover_bound_bytes", "cover_bound_bytes", COUNT, STATS(cover_bound), NO, NULL, NULL,
+     "no cover of the input labels by the output's candidates weighs less"},
+    {"output.cover_lp_bound_bytes", "cover_lp_bound_bytes", COUNT, STATS(cover_lp_bound), NO,
+     NULL, NULL, "the cover's linear relaxation, rounded up (0: not solved)"},
+    {"output.cover_required_bytes", NULL, COUNT, STATS(cover_required_bytes), NO, NULL, NULL,
+     "the seeds' bytes before those of found labels: the cover the bounds bound"},
+    {"output.cover_greedy_bytes", NULL, COUNT, STATS(cover_greedy_bytes), NO, NULL, NULL,
+     "that cover as the greedy solver chose it"},
+    {"output.cover_solver", "cover_solver", CD_REPORT_SOLVER, STATS(cover_solver), NO, NULL,
+     "greedy|optimal|capped|failed", "how the cover was chosen"},
+    {"output.cover_solve_ms", "cover_solve_ms", COUNT, STATS(cover_solve_ms), NO, NULL, NULL,
+     "the exact solve's wall time"},
+    {NULL, "cover_gap", BY_CODE, CODE, NO, NULL, NULL,
+     "how far the cover may be above the best, as a fraction of its bound"},
+    {NULL, "labels", COUNT, COUNTS(labels), NO, NULL, NULL,
+     "labels (the manifest: run.labels_found)"},
+    {NULL, "labels_finished", COUNT, COUNTS(labels_finished), NO, NULL, NULL,
+     "labels finished (the manifest: run.labels_finished)"},
+    {NULL, "execs_left", CD_REPORT_EXECS_LEFT, STATS(execs_left), NO, NULL, NULL,
+     "executions left (the manifest: run.execs_left)"},
+    {"output.labels_left_out", "labels_left_out", COUNT, STATS(labels_left_out), LATER, NULL,
+     NULL, "found labels no seed shows, not worth their bytes"},
+    {"output.left_out_bytes", "left_out_bytes", COUNT, STATS(left_out_bytes), LATER, NULL, NULL,
+     "the bytes of their best inputs, kept in the state"},
+    {"output.crash_only_labels", "crash_only_labels", COUNT, STATS(crash_only_labels), LATER,
+     NULL, NULL, "labels only crashing inputs show, held by no reproducer"},
+    {"output.crash_only_bytes", "crash_only_bytes", COUNT, STATS(crash_only_bytes), LATER, NULL,
+     NULL, "the bytes of their best inputs, kept in the state"},
+    {"output.size_bound_labels", "size_bound_labels", COUNT, STATS(size_bound_labels), LATER,
+     NULL, NULL, "higher hit-count classes only longer seeds show"},
+    {"output.size_bound_bytes", "size_bound_bytes", COUNT, STATS(size_bound_bytes), LATER, NULL,
+     NULL, "the bytes of the seeds kept only for them"},
+
+    /* the run */
+    {"run.executions", "executions", COUNT, STATS(execs), REQUIRED, NULL, NULL,
+     "target executions"},
+    {"run.first_pass_executions", NULL, COUNT, STATS(first_pass_execs), REQUIRED, NULL, NULL,
+     "those of the first pass"},
+    {"run.recheck_executions", "recheck_executions", COUNT, STATS(recheck_execs), LATER, NULL,
+     NULL, "second runs of inputs that showed a new label"},
+    {"run.other_target_executions", "other_target_executions", COUNT,
+     STATS(other_target_execs), LATER, NULL, NULL,
+     "runs of a kept candidate on the targets it was not reduced on"},
+    {NULL, "targets", BY_CODE, CODE, NO, NULL, NULL, "with several targets, each one's counts"},
+    {"run.crashes", NULL, COUNT, STATS(crashes), REQUIRED, NULL, NULL,
+     "executions that crashed"},
+    {"run.timeouts", NULL, COUNT, STATS(timeouts), REQUIRED, NULL, NULL,
+     "executions that timed out"},
+    {NULL, "unstable_edges", BY_CODE, CODE, NO, NULL, NULL, "how many edges were unstable"},
+    {NULL, "seen_set_bytes", COUNT, STATS(seen_bytes), NO, NULL, NULL,
+     "the seen-set's memory at the end"},
+    {"run.seen_forgotten", "seen_forgotten", COUNT, STATS(seen_forgotten), NO, NULL, NULL,
+     "seen-set entries forgotten to stay within --seen-mem"},
+    {"run.wall_time_s", "wall_time_s", CD_REPORT_SECONDS, STATS(wall_ns), LATER, NULL, NULL,
+     "the run's wall time"},
+    {"run.unstable_edges", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "the map slots of the unstable edges, ascending"},
+    {"run.labels_input", NULL, COUNT, STATS(labels_input), REQUIRED, NULL, NULL,
+     "labels after the first pass"},
+    {"run.labels_found", NULL, COUNT, COUNTS(labels), NO, NULL, NULL, "labels"},
+    {"run.labels_finished", NULL, COUNT, COUNTS(labels_finished), REQUIRED, NULL, NULL,
+     "labels finished"},
+    {"run.execs_left", NULL, CD_REPORT_EXECS_LEFT, STATS(execs_left), NO, NULL, NULL,
+     "executions left to every label finished at the last quarter's pace, or null"},
+    {"run.complete", NULL, BOOL, STATS(complete), REQUIRED, NULL, NULL,
+     "every label finished and nothing stopped the run"},
+    {"run.stopped_by", NULL, TEXT, STATS(stopped_by), READ_CODE, NULL,
+     "signal|max-time|max-execs|error", "what ended the run early, or null"},
+    {"run.error", NULL, TEXT, STATS(error), NO, NULL, NULL,
+     "the failure that ended the reduction, or null"},
+    {"run.course", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "[ms, executions, labels, labels_finished, seed_bytes] at each seed cover"},
+    {NULL, "seed_dir", BY_CODE, CODE, NO, NULL, NULL, "the seed directory"},
+    {NULL, "crashes_dir", BY_CODE, CODE, NO, NULL, NULL, "the crashes directory"},
+    {NULL, "manifest", BY_CODE, CODE, NO, NULL, NULL, "the manifest"},
+
+    /* the state */
+    {"state.path", NULL, TEXT, INFO(state_path), NO, NULL, NULL, "the state file, or null"},
+    {NULL, "state", BY_CODE, CODE, NO, NULL, NULL, "the state file, or null"},
+    {"state.start", NULL, TEXT, INFO(state_start), NO, "none", STATE_STARTS,
+     "how the run started from the state"},
+    {NULL, "state_start", BY_CODE, CODE, NO, NULL, STATE_STARTS,
+     "how the run started from the state"},
+    {"state.note", NULL, TEXT, INFO(state_note), NO, NULL, NULL,
+     "why the state was not used as it was, or null"},
+    {"state.runs", NULL, U64, INFO(state_runs), NO, NULL, NULL,
+     "the runs the saved state holds, this one included"},
+    {NULL, "state_saved", BY_CODE, CODE, NO, NULL, NULL, "whether the state was saved"},
+
+    /* what each label, seed, reproducer, bug and target is */
+    {"labels", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "label text to {best, in, finished, found, size, crash_only, function}"},
+    {"seeds", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "[{sha1, file, size, origin, labels, best, views}], sorted by sha1"},
+    {"reproducers", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the same for the reproducers"},
+    {"bugs", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "[{label, kind, access, frames, inputs, reproducer, file, size, origin}], by label"},
+    {"targets", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "with several targets: [{name, argv, sha1, map_size, timeout_ms, view, labels, "
+     "labels_finished, seeds, seed_bytes, reproducers, bugs}]"},
+};
+const size_t cd_report_n_fields = sizeof cd_report_fields / sizeof cd_report_fields[0];
+
+const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view)
+{
+    if (view == CD_VIEW_SUMMARY)
+        return f->summary;
+    if (!f->manifest)
+        return NULL;
+    const char *dot = strchr(f->manifest, '.');
+    return dot ? dot + 1 : f->manifest;
+}
+
+char *cd_report_utf8_clean(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(4 * n + 1), *o = out;
+    if (!out)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t len = 0;
+        if (*p < 0x80)
+            len = 1;
+        else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+            len = 2;
+        else if ((*p & 0xf0) == 0xe0)
+            len = 3;
+        else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+            len = 4;
+        for (size_t k = 1; k < len; k++)
+            if ((p[k] & 0xc0) != 0x80)
+                len = 0;
+        if (len == 0) {
+            o += sprintf(o, "\\x%02x", *p);
+            p++;
+        } else {
+            memcpy(o, p, len);
+            o += len;
+            p += len;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Row f's value in src as JSON (NULL: null); *oom set when out of memory. */
+static json_object *scalar(const struct cd_report_field *f, const void *src, bool *oom)
+{
+    const char *at = (const char *)src + f->offset;
+    uint64_t u = 0;
+    switch (f->kind) {
+    case CD_REPORT_U64:
+    case CD_REPORT_COUNT:
+    case CD_REPORT_SECONDS:
+    case CD_REPORT_EXECS_LEFT:
+        memcpy(&u, at, sizeof u);
+        break;
+    case CD_REPORT_UINT: {
+        unsigned v;
+        memcpy(&v, at, sizeof v);
+        u = v;
+        break;
+    }
+    default:
+        break;
+    }
+    json_object *j = NULL;
+    switch (f->kind) {
+    case CD_REPORT_U64:
+    case CD_REPORT_UINT:
+    case CD_REPORT_COUNT:
+        j = json_object_new_uint64(u);
+        break;
+    case CD_REPORT_SECONDS:
+        j = json_object_new_double((double)u / 1e9);
+        break;
+    case CD_REPORT_EXECS_LEFT:
+        if (!u || u == UINT64_MAX)
+            return NULL;
+        j = json_object_new_uint64(u);
+        break;
+    case CD_REPORT_BOOL: {
+        bool b;
+        memcpy(&b, at, sizeof b);
+        j = json_object_new_boolean(b);
+        break;
+    }
+    case CD_REPORT_SHA1:
+        j = json_object_new_string(at);
+        break;
+    case CD_REPORT_SOLVER: {
+        enum cd_cover_solver s;
+        memcpy(&s, at, sizeof s);
+        j = json_object_new_string(cd_result_cover_solver_name(s));
+        break;
+    }
+    case CD_REPORT_TEXT: {
+        const char *s;
+        memcpy(&s, at, sizeof s);
+        if (!s && !(s = f->absent))
+            return NULL;
+        char *c = cd_report_utf8_clean(s);
+        j = c ? json_object_new_string(c) : NULL;
+        free(c);
+        break;
+    }
+    case CD_REPORT_CODE:
+        return NULL;
+    }
+    *oom |= !j;
+    return j;
+}
+
+bool cd_report_put(json_object *root, enum cd_report_view view, const void *const src[CD_FROM_N],
+                   cd_report_code_fn *code, void *ctx)
+{
+    bool oom = false;
+    for (size_t i = 0; i < cd_report_n_fields && !oom; i++) {
+        const struct cd_report_field *f = &cd_report_fields[i];
+        const char *key = cd_report_key(f, view);
+        if (!key)
+            continue;
+        json_object *parent = root;
+        if (view == CD_VIEW_MANIFEST && key != f->manifest) {
+            char section[32];
+            snprintf(section, sizeof section, "%.*s", (int)(key - 1 - f->manifest), f->manifest);
+            if (!json_object_object_get_ex(root, section, &parent)) {
+                parent = json_object_new_object();
+                if (!parent || json_object_object_add(root, section, parent) != 0) {
+                    json_object_put(parent);
+                    return false;
+                }
+            }
+        }
+        bool omit = false;
+        json_object *v = f->kind == CD_REPORT_CODE || f->from == CD_FROM_CODE
+                             ? code(ctx, f, &omit)
+                             : scalar(f, src[f->from], &oom);
+        if (!omit && !oom && json_object_object_add(parent, key, v) != 0) {
+            json_object_put(v);
+            return false;
+        }
+    }
+    return !oom;
+}
