@@ -265,7 +265,7 @@ enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, ui
                               bool complete, struct cd_error *err);
 
 /* cd_distill_opts.checkpoint: ctx is a struct cli_state; warns once on stderr if a save fails. */
-void cli_state_checkpoint(void *ctx, const struct cd_table *t, uint64_t execs);
+void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t execs);
 
 void cli_state_release(struct cli_state *st);
 

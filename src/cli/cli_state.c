@@ -483,13 +483,21 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     return rc == CD_OK ? CD_OK : cd_error_mark(err, rc, CD_ERR_INPUT);
 }
 
-enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_table *t,
-                                uint64_t execs, uint64_t wall_ms, bool complete, uint8_t **buf,
-                                size_t *len, struct cd_error *err)
+/* What the state saved now says of itself: this run added to the runs before it. */
+static struct cd_table_meta state_meta(const struct cli_state *st, uint64_t execs,
+                                       uint64_t wall_ms, bool complete)
 {
     struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
                                  st->wall_ms + wall_ms, complete};
     memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
+    return meta;
+}
+
+enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_table *t,
+                                uint64_t execs, uint64_t wall_ms, bool complete, uint8_t **buf,
+                                size_t *len, struct cd_error *err)
+{
+    struct cd_table_meta meta = state_meta(st, execs, wall_ms, complete);
     return cd_table_save(t, &meta, buf, len, err);
 }
 
@@ -514,11 +522,21 @@ enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, ui
     return s;
 }
 
-void cli_state_checkpoint(void *ctx, const struct cd_table *t, uint64_t execs)
+void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t execs)
 {
     struct cli_state *st = ctx;
     struct cd_error err;
-    if (!st->path || cli_state_save(st, t, execs, false, &err) == CD_OK || st->warned)
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (!st->path)
+        return;
+    struct cd_table_meta meta = state_meta(st, execs, (cd_now_ns() - st->start_ns) / 1000000,
+                                           false);
+    enum cd_status s = cd_table_snapshot_save(snap, &meta, &buf, &len, &err);
+    if (s == CD_OK)
+        s = cli_state_write(st, buf, len, &err);
+    free(buf);
+    if (s == CD_OK || st->warned)
         return;
     st->warned = true;
     fprintf(stderr, "\ncorpus-distill: warning: checkpoint not saved: %s\n", err.msg);

@@ -53,6 +53,13 @@ size_t cd_hashset_bytes(const struct cd_hashset *set);
  * rebuilt from them (cd_hashset_add_fingerprint) gives the same list again. */
 size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out);
 
+/* The same in the order they lie in the set (a copy, no sort: cheap enough under a lock); sort
+ * them with cd_fingerprints_sort. */
+size_t cd_hashset_fingerprints_unsorted(const struct cd_hashset *set, uint64_t *out);
+
+/* Sorts n fingerprints in ascending order, as cd_hashset_fingerprints gives them. */
+void cd_fingerprints_sort(uint64_t *v, size_t n);
+
 /* Adds a fingerprint as cd_hashset_fingerprints gives it; returns as cd_hashset_add. */
 int cd_hashset_add_fingerprint(struct cd_hashset *set, uint64_t fp);
 

@@ -192,13 +192,24 @@ static int ascending(const void *a, const void *b)
 
 /* A value may sit a few buckets past its home, so the table's order is nearly, not wholly,
  * sorted: sorted here (once per saved state). */
-size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out)
+size_t cd_hashset_fingerprints_unsorted(const struct cd_hashset *set, uint64_t *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < set->buckets * BUCKET; i++)
         if (set->slots[i])
             out[n++] = set->slots[i];
-    qsort(out, n, sizeof *out, ascending);
+    return n;
+}
+
+void cd_fingerprints_sort(uint64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, ascending);
+}
+
+size_t cd_hashset_fingerprints(const struct cd_hashset *set, uint64_t *out)
+{
+    size_t n = cd_hashset_fingerprints_unsorted(set, out);
+    cd_fingerprints_sort(out, n);
     return n;
 }
 

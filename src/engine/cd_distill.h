@@ -141,11 +141,12 @@ struct cd_distill_opts {
      * message names it); may be NULL. With jobs > 1, called as progress is. */
     void (*warning)(void *ctx, const char *msg);
     void *cb_ctx;             /* passed to progress and warning */
-    /* Called with the table every checkpoint_ms of wall time (0: never), in the first pass and
-     * in reduction, with the engine's lock held (workers wait meanwhile): it may read t, and
-     * save it (cd_table_save), never change it or call back into the engine. execs: this run's so
-     * far. May be NULL. */
-    void (*checkpoint)(void *ctx, const struct cd_table *t, uint64_t execs);
+    /* Called every checkpoint_ms of wall time (0: never), in the first pass and in reduction,
+     * with a snapshot of the table (cd_table_snapshot, taken under the engine's lock) and without
+     * the lock: the other workers carry on while it encodes and writes the snapshot
+     * (cd_table_snapshot_save); one call at a time, never back into the engine; the engine frees
+     * the snapshot after. execs: this run's so far. May be NULL. */
+    void (*checkpoint)(void *ctx, struct cd_table_snapshot *snap, uint64_t execs);
     uint64_t checkpoint_ms;
     void *checkpoint_ctx;
 };

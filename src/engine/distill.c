@@ -62,7 +62,16 @@ void distill_lock(struct cd_distill *d)
 
 void distill_unlock(struct cd_distill *d)
 {
+    struct cd_table_snapshot *snap = d->snapshot;
+    uint64_t execs = d->snapshot_execs;
+    d->snapshot = NULL;
     pthread_mutex_unlock(&d->mu);
+    if (!snap)
+        return;
+    /* encoded and written with the lock released: the other workers carry on */
+    d->opts.checkpoint(d->opts.checkpoint_ctx, snap, execs);
+    cd_table_snapshot_free(snap);
+    atomic_store(&d->checkpointing, false);
 }
 
 /* Records the first failure; every worker then winds down. Lock held. */
@@ -197,6 +206,7 @@ void cd_distill_free(struct cd_distill *d)
     free(d->pending_origin);
     free(d->series);
     cd_table_free(d->table);
+    cd_table_snapshot_free(d->snapshot);
     cd_hashset_release(&d->whole_done);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->ing_mu);

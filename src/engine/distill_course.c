@@ -91,13 +91,18 @@ static void update_cover(struct cd_distill *d, bool force)
     record_point(d, cd_now_ns(), cd_table_count_skippable(d->table));
 }
 
-/* Hands the table to the checkpoint callback when one is due (its pinned examples, the last
- * cover, are the output a resumed run starts from). Lock held. */
+/* Takes a snapshot of the table for the checkpoint callback when one is due and the last one is
+ * written (its pinned examples, the last cover, are the output a resumed run starts from); the
+ * callback runs as the lock is released (distill_unlock). Lock held. */
 static void checkpoint(struct cd_distill *d, uint64_t now)
 {
-    if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns)
+    if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns ||
+        d->snapshot || atomic_load(&d->checkpointing))
         return;
-    d->opts.checkpoint(d->opts.checkpoint_ctx, d->table, d->stats.execs);
+    d->snapshot = cd_table_snapshot(d->table);
+    d->snapshot_execs = d->stats.execs;
+    if (d->snapshot) /* out of memory: the next one is tried as due */
+        atomic_store(&d->checkpointing, true);
     d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
 }
 

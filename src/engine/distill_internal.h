@@ -15,6 +15,7 @@
 #include "table/cd_table.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* Most timed-out executions one label's reduction may spend on candidates it does not adopt
  * (each costs at least the calibrated timeout, and a second more when it must be confirmed);
@@ -157,6 +158,12 @@ struct cd_distill {
     struct cd_result_point *series;
     size_t n_series;
     uint64_t next_checkpoint_ns;
+    /* A checkpoint's snapshot, taken under the lock and handed to opts.checkpoint by the thread
+       that took it as it releases the lock (distill_unlock); checkpointing stays set until that
+       call returns, so that calls never overlap */
+    struct cd_table_snapshot *snapshot;
+    uint64_t snapshot_execs;
+    atomic_bool checkpointing;
     /* serials of examples reduced whole to a fixpoint, or left as they were by a whole attempt */
     struct cd_hashset whole_done;
 };
@@ -170,7 +177,7 @@ uint64_t distill_rng_below(uint64_t s[4], uint64_t n);
 /* Takes the run's mutex, which guards the table and every shared field of struct cd_distill. */
 void distill_lock(struct cd_distill *d);
 
-/* Releases it. */
+/* Releases it, then hands a checkpoint's snapshot taken meanwhile to opts.checkpoint. */
 void distill_unlock(struct cd_distill *d);
 
 /* Records the first failure; every worker then winds down. */

@@ -233,6 +233,19 @@ struct cd_table_meta {
 enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
                              uint8_t **buf, size_t *len, struct cd_error *err);
 
+/* A copy of what the state file holds of t, taken in one pass (no sort, no checksum, no
+ * write), so that a run's lock is held only for it; NULL when out of memory. */
+struct cd_table_snapshot;
+struct cd_table_snapshot *cd_table_snapshot(const struct cd_table *t);
+
+/* Serialises snapshot s and meta as cd_table_save does t (the same bytes); s may be reordered
+ * inside. */
+enum cd_status cd_table_snapshot_save(struct cd_table_snapshot *s, const struct cd_table_meta *meta,
+                                      uint8_t **buf, size_t *len, struct cd_error *err);
+
+/* Frees s. NULL is a no-op. */
+void cd_table_snapshot_free(struct cd_table_snapshot *s);
+
 /* Whether the len bytes at head (at least the first 8 of a file) start as a state file does. */
 bool cd_table_state_magic(const uint8_t *head, size_t len);
 

@@ -159,31 +159,66 @@ static void put_notes(struct out *o, const struct cd_table *t)
     }
 }
 
-static void put_seen(struct out *o, const struct cd_table *t)
+/* What a state file holds of a table, taken in one pass of copies (cd_table_snapshot): the
+ * changes, examples and labels already in the file's form, the seen-set's fingerprints as they
+ * lie in its slots (sorted later, outside the run's lock), the unstable edges and notes. */
+struct cd_table_snapshot {
+    struct out body, tail;
+    uint64_t *fps;
+    size_t n_fps;
+    uint64_t forgotten;
+};
+
+struct cd_table_snapshot *cd_table_snapshot(const struct cd_table *t)
 {
-    uint64_t *fps = malloc((t->seen.count ? t->seen.count : 1) * sizeof *fps);
-    if (!fps) {
-        o->ok = false;
-        return;
+    struct cd_table_snapshot *s = calloc(1, sizeof *s);
+    uint64_t *serials = malloc((t->n_examples ? t->n_examples : 1) * sizeof *serials);
+    if (s)
+        s->fps = malloc((t->seen.count ? t->seen.count : 1) * sizeof *s->fps);
+    if (!s || !serials || !s->fps) {
+        free(serials);
+        cd_table_snapshot_free(s);
+        return NULL;
     }
-    size_t n = cd_hashset_fingerprints(&t->seen, fps);
-    put_u64(o, t->seen.forgotten);
-    put_u64(o, n);
-    for (size_t i = 0; i < n; i++)
-        put_u64(o, fps[i]);
-    free(fps);
+    s->body.ok = s->tail.ok = true;
+    /* the body's size, so that it is built in one allocation, never copied as it grows */
+    size_t size = 8 + 8 + 8 + t->n_labels * (4 + 8 + 1 + 8);
+    for (const struct cd_table_example *e = t->head; e; e = e->next)
+        size += 8 + e->len + 4 + (e->origin ? strlen(e->origin) : 0) + 4 + 4 * e->labels.n + 1;
+    s->body.p = malloc(size);
+    s->body.cap = s->body.p ? size : 0;
+    size_t n = 0;
+    put_u64(&s->body, t->changes);
+    put_examples(&s->body, t, serials, &n);
+    put_labels(&s->body, t, serials, n);
+    free(serials);
+    s->n_fps = cd_hashset_fingerprints_unsorted(&t->seen, s->fps);
+    s->forgotten = t->seen.forgotten;
+    put_unstable(&s->tail, t);
+    put_notes(&s->tail, t);
+    if (!s->body.ok || !s->tail.ok) {
+        cd_table_snapshot_free(s);
+        return NULL;
+    }
+    return s;
 }
 
-enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
-                             uint8_t **buf, size_t *len, struct cd_error *err)
+void cd_table_snapshot_free(struct cd_table_snapshot *s)
+{
+    if (!s)
+        return;
+    free(s->body.p);
+    free(s->tail.p);
+    free(s->fps);
+    free(s);
+}
+
+enum cd_status cd_table_snapshot_save(struct cd_table_snapshot *s, const struct cd_table_meta *meta,
+                                      uint8_t **buf, size_t *len, struct cd_error *err)
 {
     struct out o = {NULL, 0, 0, true};
-    uint64_t *serials = malloc((t->n_examples ? t->n_examples : 1) * sizeof *serials);
-    size_t n = 0;
     *buf = NULL;
     *len = 0;
-    if (!serials)
-        return cd_error_oom(err, CD_FAILED, "out of memory saving the state");
     put(&o, STATE_MAGIC, 8);
     put_u32(&o, STATE_VERSION);
     put_u32(&o, 0);
@@ -193,13 +228,13 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     put_u64(&o, meta->execs);
     put_u64(&o, meta->wall_ms);
     put_u8(&o, meta->complete);
-    put_u64(&o, t->changes);
-    put_examples(&o, t, serials, &n);
-    put_labels(&o, t, serials, n);
-    put_seen(&o, t);
-    put_unstable(&o, t);
-    put_notes(&o, t);
-    free(serials);
+    put(&o, s->body.p, s->body.n);
+    cd_fingerprints_sort(s->fps, s->n_fps);
+    put_u64(&o, s->forgotten);
+    put_u64(&o, s->n_fps);
+    for (size_t i = 0; i < s->n_fps; i++)
+        put_u64(&o, s->fps[i]);
+    put(&o, s->tail.p, s->tail.n);
     if (o.ok) {
         struct cd_hash h = cd_hash_bytes(o.p, o.n);
         put_u64(&o, h.lo);
@@ -212,6 +247,19 @@ enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_met
     *buf = o.p;
     *len = o.n;
     return CD_OK;
+}
+
+enum cd_status cd_table_save(const struct cd_table *t, const struct cd_table_meta *meta,
+                             uint8_t **buf, size_t *len, struct cd_error *err)
+{
+    struct cd_table_snapshot *s = cd_table_snapshot(t);
+    *buf = NULL;
+    *len = 0;
+    if (!s)
+        return cd_error_oom(err, CD_FAILED, "out of memory saving the state");
+    enum cd_status st = cd_table_snapshot_save(s, meta, buf, len, err);
+    cd_table_snapshot_free(s);
+    return st;
 }
 
 /* A reader over the loaded bytes; bad turns true at the first read past the end, and every read

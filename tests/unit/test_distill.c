@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <time.h>
 
 static uint32_t crash_id, timeout_id;
@@ -65,6 +66,7 @@ struct runner_ctx {
     size_t long_from;             /* when set, an input this long or longer shows LONG_EDGE */
                                   /* alone, as a read of a large buffer does */
     unsigned opened, closed;
+    atomic_ulong all_runs;        /* every worker's runs */
 };
 
 struct runner_state {
@@ -92,6 +94,7 @@ static enum cd_status r_run(void *state, uint32_t targets, const uint8_t *data, 
     struct runner_state *s = state;
     (void)err;
     (void)targets;
+    atomic_fetch_add(&s->ctx->all_runs, 1);
     if (s->ctx->delay_us && len >= s->ctx->delay_from)
         nanosleep(&(struct timespec){0, 1000L * s->ctx->delay_us}, NULL);
     label(data, len, labels);
@@ -476,6 +479,66 @@ static void test_distill_workers(void)
         check_minimal(&res);
         cd_result_release(&res);
     }
+    cd_test_rmdir(dir);
+}
+
+/* What the checkpoint test's callback saw. */
+struct checkpoints {
+    struct runner_ctx *rc;
+    atomic_int in_flight;
+    int overlapped, calls, saved, progressed;
+};
+
+/* A checkpoint that waits (up to 10 s) for the other worker to run five more inputs: it can
+ * only when the checkpoint holds no lock. Each snapshot must save to a state that loads. */
+static void on_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t execs)
+{
+    struct checkpoints *c = ctx;
+    (void)execs;
+    c->overlapped += atomic_fetch_add(&c->in_flight, 1) != 0;
+    if (c->calls++ == 0) {
+        unsigned long start = atomic_load(&c->rc->all_runs);
+        for (int i = 0; i < 10000 && atomic_load(&c->rc->all_runs) < start + 5; i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        c->progressed = atomic_load(&c->rc->all_runs) >= start + 5;
+    }
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false}, back;
+    struct cd_error err;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    struct cd_table *t = NULL;
+    if (cd_table_snapshot_save(snap, &meta, &buf, &len, &err) == CD_OK &&
+        cd_table_load(&t, &back, buf, len, 0, &err) == CD_OK) {
+        c->saved++;
+        cd_table_meta_release(&back);
+    }
+    cd_table_free(t);
+    free(buf);
+    atomic_fetch_sub(&c->in_flight, 1);
+}
+
+/* Checkpoints run off the workers' path: with two workers, the other one carries on while a
+ * checkpoint writes; calls never overlap, and every snapshot saves whole. */
+static void test_distill_checkpoints_off_the_lock(void)
+{
+    const char *many[300];
+    char text[300][32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(text[i], sizeof text[i], "input %d %s", i, i % 2 ? "odd" : "even");
+        many[i] = text[i];
+    }
+    char *dir = write_files(many, 300);
+    struct runner_ctx rc = {.delay_us = 100};
+    struct checkpoints c = {.rc = &rc};
+    struct cd_distill_opts opts = {.seed = 3, .jobs = 2, .checkpoint = on_checkpoint,
+                                   .checkpoint_ms = 1, .checkpoint_ctx = &c};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT(c.calls >= 1);
+    CU_ASSERT_EQUAL(c.saved, c.calls);
+    CU_ASSERT_EQUAL(c.overlapped, 0);
+    CU_ASSERT_TRUE(c.progressed);
+    cd_result_release(&res);
     cd_test_rmdir(dir);
 }
 
@@ -1049,6 +1112,7 @@ int main(void)
         {"test_distill_deterministic_seed", test_distill_deterministic_seed},
         {"test_distill_no_reduce", test_distill_no_reduce},
         {"test_distill_workers", test_distill_workers},
+        {"test_distill_checkpoints_off_the_lock", test_distill_checkpoints_off_the_lock},
         {"test_distill_budgets_and_stop", test_distill_budgets_and_stop},
         {"test_distill_warm_start", test_distill_warm_start},
         {"test_distill_short_attempts_complete", test_distill_short_attempts_complete},

@@ -373,6 +373,35 @@ static struct cd_table *state_sample(void)
     return t;
 }
 
+/* A snapshot holds the table as it was when taken: the table changed after it (offers, marks,
+ * the seen-set, unstable edges) saves other bytes, the snapshot the bytes of then. */
+static void test_table_snapshot(void)
+{
+    struct cd_table *t = state_sample();
+    struct cd_error err;
+    struct cd_table_meta meta = {"", "argv=./t @@", 1, 10, 20, false};
+    uint8_t *then = NULL, *snap_bytes = NULL, *now = NULL;
+    size_t then_len = 0, snap_len = 0, now_len = 0;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &then, &then_len, &err), CD_OK);
+    struct cd_table_snapshot *snap = cd_table_snapshot(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(snap);
+    offer(t, "r", (uint32_t[]){8, 99}, 2, NULL); /* a new best, and the old one dropped */
+    cd_table_finish(t, 99, false);
+    for (int i = 5000; i < 6000; i++)
+        cd_table_seen_add(t, cd_hash_bytes(&i, sizeof i));
+    (void)cd_table_mark_unstable(t, 6);
+    CU_ASSERT_EQUAL_FATAL(cd_table_snapshot_save(snap, &meta, &snap_bytes, &snap_len, &err),
+                          CD_OK);
+    CU_ASSERT(snap_len == then_len && memcmp(snap_bytes, then, then_len) == 0);
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &now, &now_len, &err), CD_OK);
+    CU_ASSERT(now_len != then_len || memcmp(now, then, then_len) != 0);
+    cd_table_snapshot_free(snap);
+    free(then);
+    free(snap_bytes);
+    free(now);
+    cd_table_free(t);
+}
+
 static void test_table_state_round_trip(void)
 {
     struct cd_table *t = state_sample(), *u = NULL;
@@ -1054,6 +1083,7 @@ int main(void)
         {"test_table_seen_set", test_table_seen_set},
         {"test_table_unstable", test_table_unstable},
         {"test_table_state_round_trip", test_table_state_round_trip},
+        {"test_table_snapshot", test_table_snapshot},
         {"test_table_state_refuses_damage", test_table_state_refuses_damage},
         {"test_table_state_version_1", test_table_state_version_1},
         {"test_table_notes", test_table_notes},
