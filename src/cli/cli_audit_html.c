@@ -7,7 +7,7 @@
  * written into a new directory beside DIR, then renamed into place (swapped with an earlier
  * report, which is then removed), so that nothing planted in DIR is followed; DIR is replaced only
  * when an earlier report is all it holds. */
-#define _GNU_SOURCE /* renameat2 */
+#include "common/cd_file.h"
 #include "output/cd_srccov.h"
 #include "cli.h"
 
@@ -169,18 +169,23 @@ static void remove_report(const char *dir)
     rmdir(dir);
 }
 
-/* Puts the finished report tmp in place as dir: renamed when dir is not there, else swapped
- * with it in one step and the earlier report removed. False with errno when neither works. */
-static bool swap_in(const char *tmp, const char *dir)
+/* Puts the finished report tmp in place as dir (cd_file_swap_dir) and removes the earlier
+ * report. False with err set when it cannot. */
+static bool swap_in(const char *tmp, const char *dir, struct cd_error *err)
 {
-    if (rename(tmp, dir) == 0)
-        return true;
-    if (errno != EEXIST && errno != ENOTEMPTY)
-        return false;
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0)
-        return false;
-    remove_report(tmp);
-    return true;
+    char *whole = NULL, *parent = NULL, *base = NULL, *aside = NULL;
+    bool ok = cd_file_split(dir, &whole, &parent, &base);
+    if (!ok)
+        cd_error_oom(err, CD_FAILED, "out of memory");
+    else
+        ok = cd_file_swap_dir(tmp, whole, parent, base, &aside, err) == CD_OK;
+    if (aside)
+        remove_report(aside);
+    free(aside);
+    free(whole);
+    free(parent);
+    free(base);
+    return ok;
 }
 
 static FILE *open_page(const char *dir, const char *name)
@@ -647,9 +652,12 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     free(order);
     free(fn_hit);
     ok &= fclose(f) == 0;
-    if (!ok || !swap_in(dir, dest)) {
-        cli_msg("cannot write the report into '%s': %s", dest,
-                strerror(errno));
+    struct cd_error err;
+    if (!ok)
+        cd_error_sys(&err, CD_FAILED, "cannot write the report into '%s': %s", dest,
+                     strerror(errno));
+    if (!ok || !swap_in(dir, dest, &err)) {
+        cli_msg("cannot write the report into '%s': %s", dest, err.msg);
         remove_report(dir);
         return CLI_EXIT_OUTPUT;
     }

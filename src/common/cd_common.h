@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Graded result of an engine call, mildest first (libarchive's idea). */
 enum cd_status {
@@ -78,6 +79,45 @@ void *cd_memdup(const void *p, size_t len);
 
 /* strcmp of two char * elements, for qsort and bsearch over arrays of strings. */
 int cd_cmp_strp(const void *a, const void *b);
+
+/* The one binary search of sorted keys: the first index i below n whose key, the uint32_t at
+ * base + i * stride + offset, is not below key; n when none. An array of uint32_t has stride
+ * sizeof(uint32_t) and offset 0; an array of records, sizeof a record and offsetof its key.
+ * Inline: set lookups run in the engine's innermost loops. */
+static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t stride, size_t offset,
+                                        uint32_t key)
+{
+    const unsigned char *b = (const unsigned char *)base + offset;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t v;
+        memcpy(&v, b + mid * stride, sizeof v);
+        if (v < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The same over uint64_t keys. */
+static inline size_t cd_lower_bound_u64(const void *base, size_t n, size_t stride, size_t offset,
+                                        uint64_t key)
+{
+    const unsigned char *b = (const unsigned char *)base + offset;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v;
+        memcpy(&v, b + mid * stride, sizeof v);
+        if (v < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* The one rule for what reaches a terminal: how the character at s (not NUL) is shown. Writes
  * into out (NUL-terminated, at most 12 bytes with it) either the character as it is, or its

@@ -18,6 +18,15 @@ char *cd_file_join(const char *a, const char *b);
 /* Syncs directory dir, so that renames in it last; 0, or -1 with errno. */
 int cd_file_sync_dir(const char *dir);
 
+/* Puts the complete directory tmp in place as dir (base its name in parent, where tmp is too):
+ * renamed when dir is missing or empty, else swapped with it in one step (RENAME_EXCHANGE) or,
+ * where the file system lacks that, by two renames through "PARENT/.BASE.old-XXXXXX" (between
+ * them dir is missing but both are whole). *aside gets the path (owned) that holds the old
+ * directory now, or NULL when there was none; the caller removes or keeps it. FAILED with err
+ * set and everything as it was. */
+enum cd_status cd_file_swap_dir(const char *tmp, const char *dir, const char *parent,
+                                const char *base, char **aside, struct cd_error *err);
+
 /* Writes all len bytes to fd and syncs it; what names the file in the error. */
 enum cd_status cd_file_write_all(int fd, const uint8_t *data, size_t len, const char *what,
                                  struct cd_error *err);

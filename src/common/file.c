@@ -1,6 +1,8 @@
 /* Files written whole or not at all, and the path helpers that go with them: a temp file beside
- * the target, fsync, rename, fsync of the directory. Emit, the manifest and the state file all
- * write through here; it depends on nothing but the shared vocabulary. */
+ * the target, fsync, rename, fsync of the directory, and the one way a complete directory
+ * replaces another. Emit, the manifest, the state file and the report all write through here;
+ * it depends on nothing but the shared vocabulary. */
+#define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
 #include "cd_file.h"
 
 #include <errno.h>
@@ -272,3 +274,54 @@ enum cd_status cd_file_write(const char *path, const void *data, size_t len, str
     return cd_file_commit(f, err);
 }
 
+/* Two renames where RENAME_EXCHANGE is missing: the old directory aside (onto an empty
+ * placeholder), the new one in. Between them dir is missing but both are complete. */
+static enum cd_status swap_by_two_renames(const char *tmp, const char *dir, const char *parent,
+                                          const char *base, char **aside, struct cd_error *err)
+{
+    size_t n = strlen(parent) + strlen(base) + 16;
+    *aside = malloc(n);
+    if (!*aside)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    snprintf(*aside, n, "%s/.%s.old-XXXXXX", parent, base);
+    if (!mkdtemp(*aside)) {
+        free(*aside);
+        *aside = NULL;
+        return cd_error_sys(err, CD_FAILED, "cannot create a directory beside '%s': %s", dir,
+                            strerror(errno));
+    }
+    if (rename(dir, *aside) != 0) {
+        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot move '%s' aside: %s", dir,
+                                         strerror(errno));
+        rmdir(*aside);
+        free(*aside);
+        *aside = NULL;
+        return st;
+    }
+    if (rename(tmp, dir) != 0) {
+        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", tmp,
+                                         dir, strerror(errno));
+        (void)rename(*aside, dir);
+        free(*aside);
+        *aside = NULL;
+        return st;
+    }
+    return CD_OK;
+}
+
+enum cd_status cd_file_swap_dir(const char *tmp, const char *dir, const char *parent,
+                                const char *base, char **aside, struct cd_error *err)
+{
+    *aside = NULL;
+    if (rename(tmp, dir) == 0)
+        return CD_OK; /* dir was missing or an empty directory */
+    if (errno != ENOTEMPTY && errno != EEXIST)
+        return cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", tmp, dir,
+                            strerror(errno));
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0)
+        return (*aside = strdup(tmp)) ? CD_OK
+                                       : cd_error_oom(err, CD_FAILED, "out of memory");
+    if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)
+        return swap_by_two_renames(tmp, dir, parent, base, aside, err);
+    return cd_error_sys(err, CD_FAILED, "cannot replace '%s': %s", dir, strerror(errno));
+}

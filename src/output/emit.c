@@ -4,7 +4,6 @@
  * written file by file through temp file + rename (cd_file). It depends on the result and the file
  * helpers, never on execution; what an earlier manifest says it owns comes from the caller
  * (cd_emit_opts.read_owned), so emit knows nothing of the manifest's format. */
-#define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
 #include "cd_emit.h"
 #include "common/cd_file.h"
 
@@ -403,42 +402,6 @@ static void remove_leftovers(const char *parent, const char *base, const char *k
     closedir(d);
 }
 
-/* Two renames where RENAME_EXCHANGE is missing: old aside (onto an empty placeholder), new in.
- * Between them seed_dir is missing but both corpora are complete; cd_emit_check puts the old one
- * back if the process dies there. */
-static enum cd_status swap_by_two_renames(struct cd_emit_stage *s, char **aside,
-                                          struct cd_error *err)
-{
-    size_t n = strlen(s->parent) + strlen(s->base) + 16;
-    *aside = malloc(n);
-    if (!*aside)
-        return cd_error_oom(err, CD_FAILED, "out of memory");
-    snprintf(*aside, n, "%s/.%s.old-XXXXXX", s->parent, s->base);
-    if (!mkdtemp(*aside)) {
-        free(*aside);
-        *aside = NULL;
-        return cd_error_sys(err, CD_FAILED, "cannot create a directory beside '%s': %s",
-                            s->seed_dir, strerror(errno));
-    }
-    if (rename(s->seed_dir, *aside) != 0) {
-        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot move '%s' aside: %s",
-                                         s->seed_dir, strerror(errno));
-        rmdir(*aside);
-        free(*aside);
-        *aside = NULL;
-        return st;
-    }
-    if (rename(s->tmp, s->seed_dir) != 0) {
-        enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp,
-                                         s->seed_dir, strerror(errno));
-        (void)rename(*aside, s->seed_dir);
-        free(*aside);
-        *aside = NULL;
-        return st;
-    }
-    return CD_OK;
-}
-
 /* Moves the directory aside (the corpus --force replaced) to a visible "PARENT/BASE.replaced-XXXXXX"
  * and returns that path (owned), or NULL with err set. */
 static char *keep_replaced(const struct cd_emit_stage *s, const char *aside, struct cd_error *err)
@@ -473,25 +436,13 @@ enum cd_status cd_emit_commit(struct cd_emit_stage *s, char **replaced, struct c
     struct cd_error ignored;
     strict.force = false;
     bool foreign = s->opts.force && cd_emit_check(&strict, NULL, &ignored) != CD_OK;
-    if (rename(s->tmp, s->seed_dir) == 0)
-        goto done; /* seed_dir was missing or an empty directory */
-    if (errno != ENOTEMPTY && errno != EEXIST) {
-        st = cd_error_sys(err, CD_FAILED, "cannot rename '%s' to '%s': %s", s->tmp, s->seed_dir,
-                          strerror(errno));
+    /* two renames where the file system cannot swap: cd_emit_check puts the old corpus back if
+       the process dies between them */
+    st = cd_file_swap_dir(s->tmp, s->seed_dir, s->parent, s->base, &aside, err);
+    if (st != CD_OK)
         goto out;
-    }
-    if (renameat2(AT_FDCWD, s->tmp, AT_FDCWD, s->seed_dir, RENAME_EXCHANGE) == 0) {
-        aside = s->tmp; /* the staged name now holds the old corpus */
-        s->tmp = NULL;
-    } else if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
-        st = swap_by_two_renames(s, &aside, err);
-        if (st != CD_OK)
-            goto out;
-    } else {
-        st = cd_error_sys(err, CD_FAILED, "cannot replace '%s': %s", s->seed_dir, strerror(errno));
-        goto out;
-    }
-done:
+    free(s->tmp); /* the staged corpus is in place: nothing of it is left to abort */
+    s->tmp = NULL;
     (void)cd_file_sync_dir(s->parent);
     if (aside && foreign) {
         char *kept = keep_replaced(s, aside, err);
@@ -506,8 +457,6 @@ done:
     } else if (aside) {
         (void)rm_tree(aside);
     }
-    free(s->tmp);
-    s->tmp = NULL;
     remove_leftovers(s->parent, s->base, NULL);
 out:
     free(aside);

@@ -694,36 +694,25 @@ const struct cd_manifest_example *cd_manifest_find_seed(const struct cd_manifest
     return hit;
 }
 
+/* bsearch's order of a sha1 key among examples, which the reader sorts by sha1. */
+static int sha1_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct cd_manifest_example *)elem)->sha1);
+}
+
 const struct cd_manifest_example *cd_manifest_find_reproducer(const struct cd_manifest *m,
                                                               const char *sha1)
 {
-    size_t lo = 0, hi = m->n_reproducers;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(m->reproducers[mid].sha1, sha1);
-        if (c == 0)
-            return &m->reproducers[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return m->n_reproducers ? bsearch(sha1, m->reproducers, m->n_reproducers,
+                                      sizeof *m->reproducers, sha1_cmp)
+                            : NULL;
 }
 
 const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest *m, uint32_t id)
 {
-    size_t lo = 0, hi = m->n_labels;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->labels[mid].id == id)
-            return &m->labels[mid];
-        if (m->labels[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    size_t i = cd_lower_bound_u32(m->labels, m->n_labels, sizeof *m->labels,
+                                  offsetof(struct cd_manifest_label, id), id);
+    return i < m->n_labels && m->labels[i].id == id ? &m->labels[i] : NULL;
 }
 
 /* The largest example read back: the tool never writes a larger one (--max-input-size

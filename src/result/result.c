@@ -97,15 +97,7 @@ static bool copy_example(struct cd_result_example *r, const struct cd_table_exam
 /* The position of serial among the n ascending serials of the live examples (it is there). */
 static size_t position(const uint64_t *serials, size_t n, uint64_t serial)
 {
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (serials[mid] <= serial)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cd_lower_bound_u64(serials, n, sizeof *serials, 0, serial);
 }
 
 enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
@@ -199,15 +191,9 @@ static int larger_first(const void *a, const void *b)
 
 static size_t label_index(const struct cd_result *r, uint32_t id)
 {
-    size_t lo = 0, hi = r->n_labels;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->labels[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->n_labels && r->labels[lo].id == id ? lo : SIZE_MAX;
+    size_t i = cd_lower_bound_u32(r->labels, r->n_labels, sizeof *r->labels,
+                                  offsetof(struct cd_result_label, id), id);
+    return i < r->n_labels && r->labels[i].id == id ? i : SIZE_MAX;
 }
 
 /* Whether set holds a coverage label no taken example shows yet. */

@@ -147,15 +147,8 @@ bool cd_labelset_has_outcome(const struct cd_labelset *set)
 
 bool cd_labelset_has(const struct cd_labelset *set, uint32_t id)
 {
-    size_t lo = 0, hi = set->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (set->v[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < set->n && set->v[lo] == id;
+    size_t i = cd_lower_bound_u32(set->v, set->n, sizeof *set->v, 0, id);
+    return i < set->n && set->v[i] == id;
 }
 
 void cd_labelset_release(struct cd_labelset *set)

@@ -82,15 +82,8 @@ void cd_table_free(struct cd_table *t)
 
 size_t table_note_index(const struct cd_table *t, uint32_t id)
 {
-    size_t lo = 0, hi = t->n_notes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->notes[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cd_lower_bound_u32(t->notes, t->n_notes, sizeof *t->notes,
+                              offsetof(struct table_note, id), id);
 }
 
 enum cd_status cd_table_note(struct cd_table *t, uint32_t id, const char *text,
@@ -462,14 +455,8 @@ static enum cd_status offer(struct cd_table *t, const uint8_t *data, size_t len,
         uint32_t last = labels->v[end - 1];
         keys = table_reserve_keys(t, last);
         uint32_t base = last & CD_LABEL_TARGET_MASK; /* the first id of its target */
-        size_t lo = 0;
-        while (lo < end) { /* the first label of the target: below it, the target before */
-            size_t mid = lo + (end - lo) / 2;
-            if (labels->v[mid] < base)
-                lo = mid + 1;
-            else
-                end = mid;
-        }
+        /* the first label of the target: below it, the target before */
+        end = cd_lower_bound_u32(labels->v, end, sizeof *labels->v, 0, base);
     }
     struct cd_table_example *e = keys ? table_example_new(t, data, len, labels, origin) : NULL;
     if (!e || !table_reserve_labels(t, fresh)) {
@@ -773,14 +760,7 @@ static bool shows_any(const struct cd_labelset *set, const uint32_t *edges, size
         return false;
     }
     for (size_t k = 0; k < n; k++) {
-        size_t lo = 0, hi = set->n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (set->v[mid] < edges[k] << 3)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = cd_lower_bound_u32(set->v, set->n, sizeof *set->v, 0, edges[k] << 3);
         if (lo < set->n && set->v[lo] >> 3 == edges[k] && !(set->v[lo] & CD_LABEL_OUTCOME))
             return true;
     }

@@ -99,15 +99,8 @@ static void put_str(struct out *o, const char *s)
  * along the live list. n when none. */
 static size_t index_of(const uint64_t *serials, size_t n, uint64_t serial)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (serials[mid] < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && serials[lo] == serial ? lo : n;
+    size_t i = cd_lower_bound_u64(serials, n, sizeof *serials, 0, serial);
+    return i < n && serials[i] == serial ? i : n;
 }
 
 static void put_examples(struct out *o, const struct cd_table *t, uint64_t *serials, size_t *n)
