@@ -5,10 +5,9 @@
 # only, --state files; names with blanks and glob characters come whole; after "--" the first
 # word is a command and the next ones offer @@.
 set -u
+. "$(dirname "$0")/../e2e/lib.sh"
 bin=${CD_BIN:?CD_BIN not set}
 script=${CD_BUILD:?CD_BUILD not set}/corpus-distill.bash
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 [ -s "$script" ] || { echo "FAIL: $script was not generated"; exit 1; }
 # shellcheck disable=SC1090
 . "$script"

@@ -4,11 +4,10 @@
 # renders without groff warnings; and the command lines of its EXAMPLES parse (with the sample
 # target and corpus built, the first example and the audit examples run for real).
 set -u
+. "$(dirname "$0")/../e2e/lib.sh"
 bin=${CD_BIN:?CD_BIN not set}
 src=${CD_SRC:?CD_SRC not set}
 page=$src/man/corpus-distill.1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 help=$("$bin" --help) || err "--help exited $?"
 lines=$(printf '%s\n' "$help" | wc -l)

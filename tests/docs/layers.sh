@@ -4,9 +4,8 @@
 # own folder, and by "STAGE/name" only a header of its own stage or of one before it. Nothing
 # else: no "../", no folder outside that list, no source file directly under src/.
 set -u
+. "$(dirname "$0")/../e2e/lib.sh"
 src=${CD_SRC:?CD_SRC not set}
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
 
 read -r -a stages < <(sed -n 's/^set(CD_STAGES \(.*\))$/\1/p' "$src/CMakeLists.txt")
 [ ${#stages[@]} -ge 2 ] || { echo "FAIL: no CD_STAGES line in CMakeLists.txt"; exit 1; }

@@ -9,10 +9,9 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov
-[ -x "$target" ] && [ -x "$cov" ] || { echo "skipped: sample_json or its coverage build missing"; exit 77; }
+cd_need "$target" "$cov"
 command -v chromium >/dev/null || { echo "FAIL: chromium missing (Debian package chromium)"; exit 1; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 browse() { # browse OUTPUT-FLAG PAGE: headless Chromium on a file of the report
   timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
     --window-size=1280,1400 "$1" "file://$tmp/$2" 2>/dev/null

@@ -9,10 +9,9 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 cov=${CD_TARGETS:?}/sample_json.cov
 src=${CD_SRC:?}/tests/targets/sample_json.c
-command -v afl-clang-lto >/dev/null || { echo "skipped: afl-clang-lto missing"; exit 77; }
-[ -x "$cov" ] || { echo "skipped: the coverage build of sample_json is missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need_cmd afl-clang-lto "afl-clang-lto missing"
+cd_need "$cov"
+cd_scratch
 
 AFL_LLVM_DOCUMENT_IDS="$tmp/ids.txt" AFL_QUIET=1 afl-clang-lto -O2 -w -o lto "$src" >/dev/null 2>&1
 [ -x lto ] && [ -s ids.txt ] || { echo "FAIL: afl-clang-lto did not build the target or its ID file"; exit 1; }

@@ -12,11 +12,10 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov
-[ -x "$target" ] && [ -x "$cov" ] || { echo "skipped: sample_json or its coverage build missing"; exit 77; }
+cd_need "$target" "$cov"
 command -v llvm-cov >/dev/null && command -v llvm-profdata >/dev/null ||
   { echo "FAIL: llvm-cov or llvm-profdata missing (Debian package llvm)"; exit 1; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 
 # Inputs that reach neither URLs nor e-mail addresses, and one that crashes the target (the
 # documented SIGSEGV: a member named "crash" at nesting depth 3).

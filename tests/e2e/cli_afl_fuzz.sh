@@ -4,13 +4,12 @@
 # output directory given back as an operand yields its test cases and none of its state.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
-command -v afl-fuzz >/dev/null || { echo "skipped: afl-fuzz not found"; exit 77; }
+cd_need_cmd afl-fuzz "afl-fuzz not found"
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
-[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target" "$corpus"
+cd_scratch
 
 mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
 find all -type f | sort | head -n 60 | while read -r f; do cp "$f" in/; done

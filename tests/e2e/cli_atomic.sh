@@ -10,9 +10,8 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
-[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target" "$corpus"
+cd_scratch
 snapshot() { (cd "$1" && find . -mindepth 1 | sort | xargs -r sha1sum); }
 
 mkdir all in tmpdir && tar --zstd -xf "$corpus" -C all || exit 1

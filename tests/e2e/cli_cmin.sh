@@ -7,10 +7,9 @@
 # and left as it was.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
-command -v afl-cmin >/dev/null || cd_skip "afl-cmin not found"
+cd_need_cmd afl-cmin "afl-cmin not found"
 bin=${CD_BIN:?CD_BIN not set}
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 export AFL_QUIET=1 AFL_ALLOW_TMP=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1
 
 # same_as_inputs OUT IN: every file of OUT is the file of IN with its name, byte for byte.

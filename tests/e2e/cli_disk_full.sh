@@ -7,20 +7,19 @@ set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
-[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
+cd_need "$target"
 if [ "${CD_IN_MOUNT_NS:-}" != 1 ]; then
   if unshare -rm true 2>/dev/null; then
     CD_IN_MOUNT_NS=1 exec unshare -rm bash "$0" "$@"
   elif [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
     CD_IN_MOUNT_NS=1 exec unshare -m bash "$0" "$@"
   fi
-  echo "skipped: no private mount namespace (unshare) to mount a small tmpfs in"
-  exit 77
+  cd_skip "no private mount namespace (unshare) to mount a small tmpfs in"
 fi
 tmp=$(mktemp -d) && trap 'umount "$tmp/fs" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 mkdir fs small big
-mount -t tmpfs -o size=1m tmpfs fs || { echo "skipped: cannot mount a tmpfs"; exit 77; }
+mount -t tmpfs -o size=1m tmpfs fs || cd_skip "cannot mount a tmpfs"
 
 printf '{"a": [1, 2]}' >small/a.json
 python3 - big <<'PY'

@@ -10,9 +10,8 @@ set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
-[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target"
+cd_scratch
 expect() { # expect CODE ARGS...: runs the tool, checks the exit code
   local want=$1; shift
   "$bin" "$@" >out.txt 2>err.txt

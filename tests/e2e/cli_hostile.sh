@@ -12,9 +12,8 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov
-[ -x "$target" ] && [ -x "$cov" ] || { echo "skipped: sample_json or its coverage build missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target" "$cov"
+cd_scratch
 # expect CODE WHAT COMMAND...: the command exits CODE, with one line on stderr
 expect() {
   local code=$1 what=$2 rc

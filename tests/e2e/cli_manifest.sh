@@ -12,10 +12,9 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
-[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
+cd_need "$target" "$corpus"
 here=$(cd "$(dirname "$0")" && pwd) # showmap.py, for the Python part
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 
 mkdir all in && tar --zstd -xf "$corpus" -C all || exit 1
 find all -type f -size +0 | sort | head -n 40 | while read -r f; do cp "$f" in/; done

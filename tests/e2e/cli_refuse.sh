@@ -8,9 +8,8 @@ set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
-[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target"
+cd_scratch
 
 mkdir in mine && printf '{"a": [1, 2]}' >in/a.json && printf '[]' >in/b.json
 echo "my notes" >mine/notes.txt

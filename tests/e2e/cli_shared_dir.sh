@@ -13,8 +13,7 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_bugs
 [ -x "$target" ] || cd_skip "sample_bugs not built"
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 # refused WHAT PATTERN COMMAND...: exits 5 with one line on stderr that matches PATTERN
 refused() {
   local what=$1 pat=$2 rc

@@ -9,9 +9,8 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
-[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target" "$corpus"
+cd_scratch
 
 for sig in INT TERM; do
   "$bin" -q -j 1 "$corpus" -o "seeds-$sig" -- "$target" @@ &

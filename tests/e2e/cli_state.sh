@@ -11,9 +11,8 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst
-[ -x "$target" ] && [ -f "$corpus" ] || { echo "skipped: sample_json or its corpus missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$target" "$corpus"
+cd_scratch
 field() { cd_json "$1" "$2"; }          # a top-level value of a --json-summary line
 mfield() { cd_json "$1" "$2" "$3"; }    # a value one level down in a manifest
 labels() { cd_manifest_labels "$1"; }   # a manifest's labels, one per line

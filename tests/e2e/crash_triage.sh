@@ -11,10 +11,9 @@
 # `audit --diff` reports no bug new or gone.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
-command -v llvm-symbolizer >/dev/null || cd_skip "llvm-symbolizer not found (Debian package llvm)"
+cd_need_cmd llvm-symbolizer "llvm-symbolizer not found (Debian package llvm)"
 bin=${CD_BIN:?CD_BIN not set}
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 t=$CD_TARGETS/sample_bugs
 
 python3 - findings 400 <<'EOF'

@@ -9,10 +9,9 @@ set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/exec_unstable
-[ -x "$target" ] || { echo "skipped: exec_unstable missing"; exit 77; }
+cd_need "$target"
 here=$(cd "$(dirname "$0")" && pwd) # showmap.py, for the Python part
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 export EXEC_UNSTABLE_COUNT=$tmp/count AFL_QUIET=1
 echo 0 >count
 

@@ -19,8 +19,7 @@ json=$CD_TARGETS/sample_json
 for t in "$http" "$headers" "$json"; do [ -x "$t" ] || cd_skip "$(basename "$t") not built"; done
 export AFL_QUIET=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 mkdir in && tar -C in -xf "$CD_SRC/sample_corpora/http.tar.zst" || { err "cannot unpack"; exit 1; }
 EXECS=${CD_MULTI_EXECS:-40000}
 # py FILE EXPR: EXPR over the JSON in FILE, as m.

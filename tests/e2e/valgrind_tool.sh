@@ -5,15 +5,14 @@
 # and touch no invalid memory. The targets themselves are not traced.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
-command -v valgrind >/dev/null || { echo "skipped: valgrind not installed"; exit 77; }
+cd_need_cmd valgrind "valgrind not installed"
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
-[ -x "$target" ] || { echo "skipped: sample_json missing"; exit 77; }
+cd_need "$target"
 if ldd "$bin" 2>/dev/null | grep -q libasan; then
-  echo "skipped: the tool is built with AddressSanitizer, which checks leaks itself"; exit 77
+  cd_skip "the tool is built with AddressSanitizer, which checks leaks itself"
 fi
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_scratch
 
 mkdir in
 tar --zstd -xf "${CD_SRC:?}/sample_corpora/json.tar.zst" -C in

@@ -7,13 +7,12 @@
 # tool. -j 64 with inherited descriptors sees what -j 1 sees.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
-command -v ipcs >/dev/null || { echo "skipped: ipcs not installed"; exit 77; }
+cd_need_cmd ipcs "ipcs not installed"
 bin=${CD_BIN:?CD_BIN not set}
 targets=${CD_TARGETS:?}
 corpora=${CD_SRC:?}/sample_corpora
-[ -x "$targets/sample_http" ] && [ -x "$targets/sample_json" ] || { echo "skipped: targets missing"; exit 77; }
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cd_need "$targets/sample_http" "$targets/sample_json"
+cd_scratch
 export CD_TEST_MARK=$tmp
 
 marked() { # the pids whose environment holds CD_TEST_MARK, this shell and its subshells aside

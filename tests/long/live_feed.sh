@@ -7,7 +7,7 @@
 # afl-fuzz's sync period (about a minute of afl-fuzz at full speed).
 set -u
 . "$(dirname "$0")/../e2e/lib.sh" && cd_need_afl
-command -v afl-fuzz >/dev/null || cd_skip "afl-fuzz not found"
+cd_need_cmd afl-fuzz "afl-fuzz not found"
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 corpus=${CD_SRC:?}/sample_corpora/json.tar.zst

@@ -5,16 +5,13 @@
 # 64 MiB of resident memory, where remembering every hash (16 bytes each, in a table at most
 # three quarters full) would take over 200 MiB.
 set -u
-[ "${CD_HAVE_AFL:-0}" = 1 ] || { echo "skipped: AFL++ not available"; exit 77; }
-[ -x /usr/bin/time ] || { echo "skipped: /usr/bin/time not installed"; exit 77; }
+. "$(dirname "$0")/../e2e/lib.sh" && cd_need_afl
+[ -x /usr/bin/time ] || cd_skip "/usr/bin/time not installed"
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/exec_persist
-[ -x "$target" ] || { echo "skipped: exec_persist missing"; exit 77; }
+cd_need "$target"
 n=${CD_SEEN_INPUTS:-10000000}
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
+cd_scratch
 
 python3 - "$n" <<'PY' | /usr/bin/time -f '%M' -o rss.txt "$bin" -q -j 1 --no-reduce \
   --seen-mem 16M --json-summary - -o seeds -- "$target" >summary.json 2>err.txt
