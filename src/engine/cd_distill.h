@@ -71,22 +71,20 @@ enum cd_distill_order {
        uniformly at random among the unfinished ones, weighed by the bytes of its best example
        when the seed cover holds that example (a label whose best is in no seed weighs one
        byte), halved for each attempt at it that ended idle (STALL_EXECS in
-       distill_internal.h). Measurements: choose_whole in distill_schedule.c. */
+       distill_internal.h). Measurements: tools/bench/FINDINGS.md. */
     CD_ORDER_COVER = 0,
     /* A label found during reduction, oldest first, before any other, then the write-up's
        uniform choice. The default while found labels were seeded whatever they cost: their first
        examples are long cut copies, and reducing them at once kept the seeds from growing
-       (libxml2 after 60 s at -j 2, 375 KB against 499 KB for uniform, Lua 5.16 MB against
-       6.35 MB). Now that they enter the seeds only when worth their bytes, those attempts are
-       spent on what no seed holds. */
+       (tools/bench/FINDINGS.md). Now that they enter the seeds only when worth their bytes,
+       those attempts are spent on what no seed holds. */
     CD_ORDER_FRESH,
     /* The write-up's: a label uniformly at random among the unskippable ones. */
     CD_ORDER_UNIFORM,
     /* The largest best example not yet reduced whole is reduced under "keeps every label it is
        best for" (big cuts first, short attempts); once none is left, the unskippable label with
        the largest best example. On large files it spends its executions on slow runs of the
-       largest examples: libpng (2,000 game images, -j 2, 20,000 executions), 217 executions a
-       second against 5,081 for fresh, and no seed smaller. */
+       largest examples (tools/bench/FINDINGS.md). */
     CD_ORDER_BYTES,
     CD_ORDER_COUNT /* not an order: how many there are */
 };

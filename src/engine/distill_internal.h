@@ -29,19 +29,13 @@
  * is not finished then: a later attempt starts again from its current best, and the seen-set
  * answers the candidates already tried without running them, so it carries on where this one
  * stopped. Without it one large example would take a large share of a budget while every other
- * label waits as it was found. Two per byte can still take most of a budget: in a 300 s libyaml
- * run one label of a 223 KB example took four minutes, its seeds' bytes flat. Capping attempts at
- * 20,000 and leaving a fresh label that used one up to the uniform choice was measured and not
- * kept: at 100 executions per file libyaml's seeds grew 26% (libxml2 and Lua even). */
+ * label waits as it was found (measurements: tools/bench/FINDINGS.md, ATTEMPT_EXECS). */
 #define ATTEMPT_EXECS 500
 /* With the default cap, an attempt at a label also ends, idle, when STALL_EXECS executions saved
  * less than STALL_BYTES of its example, and the label choice halves the label's weight for each
  * idle attempt at it (cd_table_idle): a label whose example cannot get shorter no longer takes a
- * budget by a trickle of small cuts, each of which started every pass again. libpng's labels of
- * 1 to 31 reads of 8 KiB of image data, at 100 executions per file: at -j 2 three of them took
- * 147,000 of 200,000 executions and saved 1,660 bytes; at -j 1, attempts at labels of examples
- * of 8 KB or more took 98,206 executions and saved 1,067 bytes, and with this rule 7,680 and 744
- * bytes, the seeds 562,832 B against 569,938 B. */
+ * budget by a trickle of small cuts, each of which started every pass again (measurements:
+ * tools/bench/FINDINGS.md, STALL_EXECS). */
 #define STALL_EXECS 512u
 #define STALL_BYTES 32u
 /* Most executions one attempt at reducing a whole example spends (see reduce_whole). */

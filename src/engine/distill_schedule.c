@@ -99,11 +99,8 @@ static bool whole_busy(const struct cd_distill *d, const struct cd_table_example
  * every label it holds had moved. Never one that a whole reduction left unchanged or that another
  * worker reduces whole (the first stored on ties); NULL when there is none. An example whose
  * labels are all skippable is marked done: every candidate that keeps them all would have been
- * adopted for each. Measured at -j 1, 100 executions per input file, two or three seeds, seed bytes
- * label by label against whole first: Lua (60,000 executions) 4.83-5.30 MB against
- * 2.70-3.57 MB, json-c 2.55/2.76 MB against 1.18/1.70 MB, cJSON 4.36/1.36 MB against
- * 1.33/1.33 MB, libxml2 224/248 KB against 196/188 KB, libpng 576 KB against 573 KB (in a
- * quarter of the wall time). Lock held. */
+ * adopted for each. Whole first left smaller seeds than label by label on every library measured
+ * (tools/bench/FINDINGS.md). Lock held. */
 static const struct cd_table_example *choose_whole(struct cd_distill *d)
 {
     bool cover = d->opts.order == CD_ORDER_COVER;

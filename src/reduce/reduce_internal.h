@@ -15,8 +15,7 @@
 /* Lowering passes run only on examples up to this size. Lowering removes no byte; it makes small
  * examples canonical and finds some labels (a lowered byte takes another branch), but it costs
  * about two executions per byte, and a lowered copy made for one label is no longer shared with
- * the labels the original served. Measured to completion on 100 JSON sample files: at 1024,
- * 652k executions, 17.6 KB of seeds, 1,210 labels; at 256, 558k, 16.3 KB, 1,197. */
+ * the labels the original served (measurements: tools/bench/FINDINGS.md). */
 #define CD_REDUCE_LOWER_MAX 256
 
 /* The blocks pass's finest block is len/CD_REDUCE_BLOCK_STEPS bytes (at least 1), so that one
@@ -33,10 +32,8 @@
  * the order of what they earned so far, mostly on short examples: on a long one the first of
  * them sweeps the whole example with candidates nearly as long as it. The prefix pass's
  * candidates are heads of at most half the example, about 2 log2(len) of them, and the labels
- * they find (those of an input that ends early) come on short candidates. On the nightly bench's
- * day-2 warm run (tools/bench/bench_nightly.sh, -j 1), one new 660 KB JSON file's label cost 11,874
- * executions of 1.34 GB in all, nearly all of them the items pass's; prefix first, 12,605
- * executions of 15 MB, and the whole run 34,213 executions instead of 72,311. */
+ * they find (those of an input that ends early) come on short candidates (measurements:
+ * tools/bench/FINDINGS.md, CD_REDUCE_LONG). */
 #define CD_REDUCE_LONG 16384
 
 /* A pass's working state: the current example and scratch for candidates. */
