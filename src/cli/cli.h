@@ -186,6 +186,14 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
 
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
+/* "cmin" (cli_cmin.c): afl-cmin's output and status around a select-only run. */
+int cli_cmin(const struct cli_opts *o);
+
+/* The engine's part of a run for another driver (cmin): the same refusals, ingest and engine as
+ * cli_run, no state, manifest or seeds written; *result (release with cd_result_release), the
+ * inputs read and whether a signal stopped it. CLI_EXIT_OK, or an exit code after a message. */
+int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t *inputs,
+                   bool *stopped);
 int cli_audit(const struct cli_opts *o);
 /* The source side of audit (cli_audit_source.c): measures the seeds and reproducers of m on the
  * coverage build --coverage names (those not yet measured on it), then answers --function,

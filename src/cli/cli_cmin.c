@@ -205,3 +205,43 @@ enum cd_status cli_cmin_write(const struct cli_opts *o, const struct cd_result *
         *files = stats.seeds;
     return st;
 }
+
+int cli_cmin(const struct cli_opts *o)
+{
+    struct cd_error err;
+    struct cd_result result;
+    uint64_t inputs = 0;
+    bool stopped = false;
+    char *out = strdup(o->out_dir); /* as the run names it: no trailing slash */
+    for (size_t n = out ? strlen(out) : 0; n > 1 && out[n - 1] == '/';)
+        out[--n] = '\0';
+    if (!out || !cli_cmin_check_out(out)) {
+        free(out);
+        return 1;
+    }
+    printf("corpus minimization tool for afl++ (corpus-distill cmin)\n\n"
+           "[*] Obtaining traces for the input files in '%s'.\n", o->inputs[0]);
+    fflush(stdout);
+    if (cli_run_engine(o, &result, &inputs, &stopped) != CLI_EXIT_OK) {
+        free(out);
+        return 1;
+    }
+    size_t tuples = 0, files = 0;
+    for (size_t i = 0; i < result.n_labels; i++)
+        tuples += !cd_labels_is_outcome(result.labels[i].id);
+    printf("[+] Found %zu unique tuples across %llu files.\n", tuples, (unsigned long long)inputs);
+    int code = stopped ? 1 : 0;
+    if (cli_cmin_write(o, &result, &files, &err) != CD_OK) {
+        fprintf(stderr, "[-] Error: %s\n", err.msg);
+        code = 1;
+    } else if (!files) {
+        fprintf(stderr, "[-] Error: no inputs kept%s; nothing written to '%s'\n",
+                o->cmin_crashes ? " (-C: none crashed)" : "", out);
+        code = 1;
+    } else {
+        printf("[+] Narrowed down to %zu files, saved in '%s'.\n", files, out);
+    }
+    cd_result_release(&result);
+    free(out);
+    return code;
+}

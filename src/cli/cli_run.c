@@ -807,39 +807,6 @@ static void write_state(struct run_state *s)
     s->state_buf = NULL;
 }
 
-/* "cmin": afl-cmin's output and status around the select-only run; see cli_cmin.c. */
-static int cmin_run(struct run_state *s)
-{
-    const struct cli_opts *o = s->o;
-    struct cd_error err;
-    if (!cli_cmin_check_out(s->out))
-        return 1;
-    printf("corpus minimization tool for afl++ (corpus-distill cmin)\n\n"
-           "[*] Obtaining traces for the input files in '%s'.\n", o->inputs[0]);
-    fflush(stdout);
-    install_signals(true);
-    s->progress = cli_progress_new(-1);
-    fill_exec_opts(s);
-    if (distill(s) != CLI_EXIT_OK)
-        return 1;
-    size_t tuples = 0, files = 0;
-    for (size_t i = 0; i < s->result.n_labels; i++)
-        tuples += !cd_labels_is_outcome(s->result.labels[i].id);
-    printf("[+] Found %zu unique tuples across %llu files.\n", tuples,
-           (unsigned long long)cd_ingest_stats(s->ing)->inputs);
-    if (cli_cmin_write(o, &s->result, &files, &err) != CD_OK) {
-        fprintf(stderr, "[-] Error: %s\n", err.msg);
-        return 1;
-    }
-    if (!files) {
-        fprintf(stderr, "[-] Error: no inputs kept%s; nothing written to '%s'\n",
-                o->cmin_crashes ? " (-C: none crashed)" : "", s->out);
-        return 1;
-    }
-    printf("[+] Narrowed down to %zu files, saved in '%s'.\n", files, s->out);
-    return stop_flag ? 1 : 0;
-}
-
 /* Whether an output path of the run (seeds, reproducers, manifest, state) is one another user
  * chooses: a symbolic link of another user's among its components, or, run as root without
  * --allow-root, a directory the run writes in (or an output it replaces) that another user owns.
@@ -878,55 +845,93 @@ static bool foreign_output(const struct run_state *s, char *why, size_t cap)
     return false;
 }
 
-int cli_run(const struct cli_opts *o)
+/* The run's paths and workers from o, and the refusals that come before any time is spent:
+ * CLI_EXIT_OK, or an exit code after a message. */
+static int run_prepare(struct run_state *s, const struct cli_opts *o)
 {
-    struct run_state s;
-    struct cd_error err;
-    int code;
-    memset(&s, 0, sizeof s);
-    s.lock.fd = -1;
-    s.o = o;
+    memset(s, 0, sizeof *s);
+    s->lock.fd = -1;
+    s->o = o;
     /* With --tar, "-o seeds" and "-o seeds.tar.zst" both write seeds.tar.zst beside seeds.* */
     char *stem = beside(o->out_dir, "");
     size_t sl = stem ? strlen(stem) : 0;
     if (stem && o->tar && sl > 8 && strcmp(stem + sl - 8, ".tar.zst") == 0)
         stem[sl - 8] = '\0';
-    s.out = !stem ? NULL : o->tar ? beside(stem, ".tar.zst") : strdup(stem);
-    s.crashes = o->crashes_dir ? strdup(o->crashes_dir) : stem ? beside(stem, ".crashes") : NULL;
-    s.manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
-    s.state.path = o->no_state ? NULL : o->state ? strdup(o->state) : stem ? beside(stem, ".state")
-                                                                           : NULL;
-    if (o->n_targets > 1 && !o->tar && stem && !(s.views = beside(stem, ".by-target"))) {
-        code = run_fail(&s, CLI_EXIT_NOMEM, "out of memory");
-        free(stem);
-        goto out;
-    }
+    s->out = !stem ? NULL : o->tar ? beside(stem, ".tar.zst") : strdup(stem);
+    s->crashes = o->crashes_dir ? strdup(o->crashes_dir) : stem ? beside(stem, ".crashes") : NULL;
+    s->manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
+    s->state.path = o->no_state ? NULL : o->state ? strdup(o->state) : stem ? beside(stem, ".state")
+                                                                             : NULL;
+    bool views = o->n_targets > 1 && !o->tar && stem;
+    if (views)
+        s->views = beside(stem, ".by-target");
     free(stem);
-    if (!s.out || !s.crashes || !s.manifest || (!o->no_state && !s.state.path)) {
-        code = run_fail(&s, CLI_EXIT_NOMEM, "out of memory");
-        goto out;
-    }
+    if (!s->out || !s->crashes || !s->manifest || (!o->no_state && !s->state.path) ||
+        (views && !s->views))
+        return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    s.jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
+    s->jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
     const char *forbidden = forbidden_output(o->out_dir);
-    if (forbidden) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
+    if (forbidden)
+        return run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
                         "directory of their own with -o)", o->out_dir, forbidden);
-        goto out;
-    }
     char why[4400];
-    if (foreign_output(&s, why, sizeof why)) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", why);
-        goto out;
+    if (foreign_output(s, why, sizeof why))
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
+    s->out_is_input = is_operand(s->out, (const char *const *)o->inputs, o->n_inputs);
+    return CLI_EXIT_OK;
+}
+
+/* Frees what a run holds, its result too. */
+static void run_release(struct run_state *s)
+{
+    cli_progress_free(s->progress);
+    if (s->have_result)
+        cd_result_release(&s->result);
+    cd_distill_free(s->d);
+    cd_ingest_free(s->ing);
+    free(s->out);
+    free(s->crashes);
+    free(s->manifest);
+    free(s->views);
+    free(s->replaced);
+    free(s->state_buf);
+    cli_state_release(&s->state);
+    cd_edge_ids_free(s->edge_ids);
+    cd_emit_unlock(&s->lock);
+}
+
+int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t *inputs,
+                   bool *stopped)
+{
+    struct run_state s;
+    int code = run_prepare(&s, o);
+    if (code == CLI_EXIT_OK) {
+        install_signals(true);
+        s.progress = cli_progress_new(-1);
+        fill_exec_opts(&s);
+        code = distill(&s);
     }
+    if (code == CLI_EXIT_OK) {
+        *inputs = cd_ingest_stats(s.ing)->inputs;
+        *result = s.result; /* handed over */
+        s.have_result = false;
+    }
+    *stopped = stop_flag;
+    run_release(&s);
+    return code;
+}
+
+int cli_run(const struct cli_opts *o)
+{
+    struct run_state s;
+    struct cd_error err;
+    int code = run_prepare(&s, o);
+    if (code != CLI_EXIT_OK)
+        goto out;
     /* Refuse a foreign output directory before spending any time on the run. */
-    s.out_is_input = is_operand(s.out, (const char *const *)o->inputs, o->n_inputs);
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
                               s.state.path, cli_manifest_owned, NULL, NULL, NULL};
-    if (o->cmin) {
-        code = cmin_run(&s);
-        goto out;
-    }
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
         code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
         goto out;
@@ -974,19 +979,6 @@ int cli_run(const struct cli_opts *o)
 out:
     if (code >= CLI_EXIT_TARGET && o->json_summary && !s.late_code)
         cli_failure_json(code, s.error);
-    cli_progress_free(s.progress);
-    if (s.have_result)
-        cd_result_release(&s.result);
-    cd_distill_free(s.d);
-    cd_ingest_free(s.ing);
-    free(s.out);
-    free(s.crashes);
-    free(s.manifest);
-    free(s.views);
-    free(s.replaced);
-    free(s.state_buf);
-    cli_state_release(&s.state);
-    cd_edge_ids_free(s.edge_ids);
-    cd_emit_unlock(&s.lock);
+    run_release(&s);
     return code;
 }

@@ -1,5 +1,5 @@
-/* corpus-distill entry point: parses options into a struct, then hands over to one mode (distill
- * or audit). Only main.c and cli_*.c read argv and the environment, print, or exit. */
+/* corpus-distill entry point: parses options into a struct, then hands over to one mode (distill,
+ * cmin or audit). Only main.c and cli_*.c read argv and the environment, print, or exit. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         break;
     case CLI_MODE_DISTILL:
     default:
-        code = cli_run(&o);
+        code = o.cmin ? cli_cmin(&o) : cli_run(&o);
         break;
     }
     cli_opts_release(&o);
