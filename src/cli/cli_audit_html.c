@@ -155,20 +155,6 @@ static bool dir_is_ours(const char *dir)
     return strstr(head, GENERATOR) != NULL;
 }
 
-/* Removes report directory dir: its pages (a link among them goes, never what it points to),
- * then dir itself. */
-static void remove_report(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            unlinkat(dirfd(d), e->d_name, 0);
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* Puts the finished report tmp in place as dir (cd_file_swap_dir) and removes the earlier
  * report. False with err set when it cannot. */
 static bool swap_in(const char *tmp, const char *dir, struct cd_error *err)
@@ -180,7 +166,7 @@ static bool swap_in(const char *tmp, const char *dir, struct cd_error *err)
     else
         ok = cd_file_swap_dir(tmp, whole, parent, base, &aside, err) == CD_OK;
     if (aside)
-        remove_report(aside);
+        (void)cd_file_rm_tree(aside);
     free(aside);
     free(whole);
     free(parent);
@@ -566,7 +552,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     if (!f) {
         cli_msg("cannot write '%s/index.html': %s", dir,
                 strerror(errno));
-        remove_report(dir);
+        (void)cd_file_rm_tree(dir);
         return CLI_EXIT_OUTPUT;
     }
     bool ok = true;
@@ -658,7 +644,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                      strerror(errno));
     if (!ok || !swap_in(dir, dest, &err)) {
         cli_msg("cannot write the report into '%s': %s", dest, err.msg);
-        remove_report(dir);
+        (void)cd_file_rm_tree(dir);
         return CLI_EXIT_OUTPUT;
     }
     cli_msg("report written to '%s/index.html'", dest);

@@ -15,6 +15,17 @@ bool cd_file_split(const char *path, char **whole, char **parent, char **base);
 /* Returns "a/b" (owned), NULL when out of memory. */
 char *cd_file_join(const char *a, const char *b);
 
+/* Removes the tree at dirfd's entry name (a file, or a directory and all it holds), following
+ * no link; 0, or -1 with errno. */
+int cd_file_rm_tree_at(int dirfd, const char *name);
+
+/* The same for path. */
+int cd_file_rm_tree(const char *path);
+
+/* Creates directory path and its missing parents (mode 0755 before the umask); FAILED with err
+ * set when one cannot be made or path is not a directory. */
+enum cd_status cd_file_mkdir_p(const char *path, struct cd_error *err);
+
 /* Syncs directory dir, so that renames in it last; 0, or -1 with errno. */
 int cd_file_sync_dir(const char *dir);
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE; everything else here is POSIX.1-2008 */
 #include "cd_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -324,4 +325,63 @@ enum cd_status cd_file_swap_dir(const char *tmp, const char *dir, const char *pa
     if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)
         return swap_by_two_renames(tmp, dir, parent, base, aside, err);
     return cd_error_sys(err, CD_FAILED, "cannot replace '%s': %s", dir, strerror(errno));
+}
+
+int cd_file_rm_tree_at(int dirfd, const char *name)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (cd_file_rm_tree_at(fd, e->d_name) != 0)
+            rc = -1;
+    }
+    closedir(d);
+    if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) != 0)
+        rc = -1;
+    return rc;
+}
+
+int cd_file_rm_tree(const char *path)
+{
+    return cd_file_rm_tree_at(AT_FDCWD, path);
+}
+
+enum cd_status cd_file_mkdir_p(const char *path, struct cd_error *err)
+{
+    char *p = strdup(path);
+    if (!p)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            enum cd_status st = cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", p,
+                                             strerror(errno));
+            free(p);
+            return st;
+        }
+        *c = '/';
+    }
+    free(p);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cd_error_set(err, CD_FAILED, "cannot create '%s': not a directory", path);
+    return CD_OK;
 }
