@@ -147,6 +147,69 @@ struct cli_opts {
     const char *ids;             /* --ids FILE (both modes): afl-clang-lto's edge ID file */
 };
 
+/* What the run made of the command line and the environment, for the settings a run reports or
+ * hands on beyond what struct cli_opts holds (cli_resolve). */
+struct cli_resolved {
+    unsigned jobs;               /* -j, or the online CPUs */
+    uint64_t seen_mem;           /* --seen-mem, or the engine's default */
+    uint64_t max_time_ms;        /* --max-time in milliseconds */
+    bool first_pass_once;        /* AFL_NO_STARTUP_CALIBRATION */
+    int crash_exitcode;          /* AFL_CRASH_EXITCODE ... */
+    bool crash_exitcode_set;     /* ... when it is set */
+    size_t map_size;             /* AFL_MAP_SIZE, 0: the size the target reports */
+};
+
+/* The settings table (cli_settings.c): one row a setting, from where its value is to where it
+ * goes. */
+enum cli_setting_kind {
+    CLI_SET_U64,                 /* uint64_t or size_t */
+    CLI_SET_UINT,                /* unsigned */
+    CLI_SET_BOOL,
+    CLI_SET_SIZE,                /* size_t */
+    CLI_SET_ORDER,               /* enum cd_distill_order, by name */
+    CLI_SET_SHARD,               /* "K/N" of --shard, or null: written by code */
+    CLI_SET_MAP_SIZE,            /* the size the target reports: given by the caller */
+    CLI_SET_EXITCODE,            /* AFL_CRASH_EXITCODE, or "none" when unset */
+};
+enum cli_setting_from { CLI_FROM_OPTS, CLI_FROM_RESOLVED, CLI_FROM_CODE };
+struct cli_setting {
+    const char *name;            /* in the manifest's "settings" and the state's identity */
+    enum cli_setting_kind kind;
+    enum cli_setting_from from;
+    size_t at, size;             /* the value's offset and size in its struct */
+    size_t engine, engine_size;  /* where it goes in struct cd_distill_opts (SIZE_MAX: not) */
+    size_t exec, exec_size;      /* where it goes in struct cd_exec_opts (SIZE_MAX: not) */
+    bool manifest;               /* in the manifest's "settings" */
+    unsigned identity;           /* its place in the state's identity line (it changes labels);
+                                    0: not there */
+    bool omit_zero;              /* left out of the identity when 0 */
+    const char *values;          /* the texts it may hold, "a|b|c"; NULL: any */
+    const char *meaning;
+};
+#define CLI_SETTINGS_MAX 32
+extern const struct cli_setting cli_settings[];
+extern const size_t cli_n_settings;
+
+/* Fills r from o, the workers the run takes and the environment. */
+void cli_resolve(const struct cli_opts *o, unsigned jobs, struct cli_resolved *r);
+
+/* Copies every setting the engine's (CLI_TO_ENGINE: a struct cd_distill_opts) or the executor's
+ * options (CLI_TO_EXEC: a struct cd_exec_opts) take into dst. */
+enum cli_setting_to { CLI_TO_ENGINE, CLI_TO_EXEC };
+void cli_settings_apply(const struct cli_opts *o, const struct cli_resolved *r,
+                        enum cli_setting_to to, void *dst);
+
+/* The manifest's settings in the table's order into out (room for CLI_SETTINGS_MAX; texts
+ * borrowed, the shard's in shard); returns how many. */
+size_t cli_settings_manifest(const struct cli_opts *o, const struct cli_resolved *r,
+                             struct cd_manifest_setting *out, char shard[32]);
+
+/* The settings that change labels as the state's identity writes them ("name=value" joined by
+ * "; ", in the line's order; map_size the size the target reports, 0 to leave it out) into p
+ * (cap bytes, NUL-terminated when it fits); returns the length it needs. */
+size_t cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                             size_t map_size, char *p, size_t cap);
+
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
  * false. What o holds is released with cli_opts_release in either case. */
 bool cli_parse(int argc, char **argv, struct cli_opts *o);
@@ -245,7 +308,7 @@ enum cd_status cli_state_check(const char *path, bool force, struct cd_error *er
  * *warm gets the table without their labels and st->rerun their bits ("targets changed").
  * info: each target's executor (its map size). Returns 0, or -1 when out of memory. */
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                    const struct cli_resolved *res, const struct cd_exec_info *info,
                     size_t seen_mem, struct cd_table **warm, struct cd_table **old);
 
 /* cli_state_start for "merge STATE...": loads every state o->inputs names and merges them
@@ -254,7 +317,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
  * totals of runs, executions and time are the states' sums. FAILED (kind INPUT, one line naming
  * the file) when a state cannot be read or the states come from different targets or settings. */
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                               const struct cli_resolved *res, const struct cd_exec_info *info,
                                size_t seen_mem, struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err);
 

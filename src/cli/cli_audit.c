@@ -456,11 +456,13 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
         cli_msg("%s", err.msg);
         return cli_exit_for(&err, CLI_EXIT_INPUT);
     }
-    if (old.info.edges_only != now->info.edges_only)
+    bool old_edges = cd_manifest_setting_on(&old.info, "edges_only"),
+         now_edges = cd_manifest_setting_on(&now->info, "edges_only");
+    if (old_edges != now_edges)
         cli_warn("%s counts %s, the manifest %s: most labels "
                  "differ in kind, not in coverage", old_path,
-                 old.info.edges_only ? "edges only (-e)" : "hit counts",
-                 now->info.edges_only ? "edges only (-e)" : "hit counts");
+                 old_edges ? "edges only (-e)" : "hit counts",
+                 now_edges ? "edges only (-e)" : "hit counts");
     json_object *gained = json_object_new_array(), *lost = json_object_new_array();
     /* Labels compare by text: the targets' names, not their places, say which is which. */
     char **tn = NULL, **to = NULL;

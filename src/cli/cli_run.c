@@ -89,18 +89,6 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
     return ok;
 }
 
-/* Parses an unsigned environment variable; returns false when unset or not a number. */
-static bool env_uint(const char *name, unsigned long long *out)
-{
-    const char *s = getenv(name);
-    char *end;
-    if (!s || !*s)
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return !errno && !*end;
-}
-
 /* Writes "3 inputs skipped: 2 too large (limit 1 MiB), 1 unreadable" into buf; "" when none. */
 static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, char *buf,
                                 size_t cap)
@@ -143,7 +131,7 @@ struct run_state {
     struct cd_result result;
     bool have_result;
     struct cd_emit_stats emitted;
-    unsigned jobs;
+    struct cli_resolved res;     /* the settings as the run resolved them (cli_settings.c) */
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
     char error[1024];               /* the message of a failing exit, for --json-summary */
@@ -430,8 +418,8 @@ static void print_details(struct run_state *s, char *report)
                 name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
                 in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
                 in->shm_testcase ? ", shared-memory input" : "",
-                in->file_input ? ", @@ file input" : ", stdin input", s->jobs,
-                s->jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+                in->file_input ? ", @@ file input" : ", stdin input", s->res.jobs,
+                s->res.jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
     }
     if (report && *report)
         fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
@@ -506,15 +494,13 @@ static int write_output(struct run_state *s)
                               s->out_is_input, s->state.path, cli_manifest_owned, NULL, NULL, NULL};
     struct cd_emit_stage *stage = NULL;
     struct cd_file *manifest = NULL;
+    struct cd_manifest_setting settings[CLI_SETTINGS_MAX];
+    char shard[32];
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->target_argv,
         .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
-        .mem_limit_mb = o->mem_limit_mb, .seed = o->seed, .jobs = s->jobs,
-        .max_time_s = o->max_time_s, .max_execs = o->max_execs,
-        .max_input_size = o->max_input_size, .no_reduce = o->no_reduce,
-        .edges_only = o->edges_only, .keep_found = o->keep_found,
-        .order = cd_distill_order_name(o->order),
-        .seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT,
+        .mem_limit_mb = o->mem_limit_mb, .settings = settings,
+        .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     memcpy(info.target_sha1, s->state.target_sha1, sizeof info.target_sha1);
@@ -523,8 +509,6 @@ static int write_output(struct run_state *s)
     info.state_note = s->state.note[0] ? s->state.note : NULL;
     info.state_runs = s->state.runs + 1;
     info.edge_ids = s->edge_ids;
-    info.shard = o->shard;
-    info.shards = o->shards;
     struct cd_manifest_target targets[CD_LABEL_TARGETS_MAX];
     char views[CD_LABEL_TARGETS_MAX][4096];
     if (o->n_targets > 1) {
@@ -567,18 +551,9 @@ static int write_output(struct run_state *s)
 static void fill_exec_opts(struct run_state *s)
 {
     const struct cli_opts *o = s->o;
-    unsigned long long v;
     struct cd_exec_opts eo = {0};
-    eo.timeout_ms = o->timeout_ms;
-    eo.mem_limit_mb = o->mem_limit_mb;
-    eo.map_size = env_uint("AFL_MAP_SIZE", &v) ? (size_t)v : 0;
-    const char *ce = getenv("AFL_CRASH_EXITCODE");
-    if (ce && *ce) {
-        eo.crash_exitcode = atoi(ce);
-        eo.crash_exitcode_set = true;
-    }
+    cli_settings_apply(o, &s->res, CLI_TO_EXEC, &eo);
     eo.cpu = -1;
-    eo.crash_frames = o->crash_frames;
     const char *tmp = getenv("TMPDIR");
     eo.tmp_dir = tmp && *tmp ? tmp : NULL;
     const char *dbg = getenv("AFL_DEBUG");
@@ -599,12 +574,11 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
 {
     const struct cli_opts *o = s->o;
     struct cd_table *warm = NULL, *old = NULL;
-    size_t seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT;
+    size_t seen_mem = s->res.seen_mem;
     if (o->merge)
-        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, s->exec_opts, s->runner.info,
-                                            seen_mem, &warm, &old, err));
-    else if (cli_state_start(&s->state, o, s->exec_opts, s->runner.info, seen_mem, &warm,
-                             &old) != 0)
+        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, &s->res, s->runner.info, seen_mem,
+                                            &warm, &old, err));
+    else if (cli_state_start(&s->state, o, &s->res, s->runner.info, seen_mem, &warm, &old) != 0)
         return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
@@ -693,12 +667,7 @@ static int distill(struct run_state *s)
                                      : 0};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
-    const char *once = getenv("AFL_NO_STARTUP_CALIBRATION");
     struct cd_distill_opts dopts = {
-        .seed = o->seed, .no_reduce = o->no_reduce, .order = o->order, .max_execs = o->max_execs,
-        .first_pass_once = once && *once && strcmp(once, "0") != 0,
-        .keep_found = o->keep_found, .crashes_only = o->cmin_crashes,
-        .max_time_ms = o->max_time_s * 1000, .jobs = s->jobs, .seen_mem = o->seen_mem,
         .targets = o->n_targets,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
         .label_shard = o->merge ? o->shard : 0, .label_shards = o->merge ? o->shards : 0,
@@ -706,6 +675,7 @@ static int distill(struct run_state *s)
         .progress = cli_progress_cb, .warning = cli_progress_warning, .cb_ctx = s->progress,
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
+    cli_settings_apply(o, &s->res, CLI_TO_ENGINE, &dopts);
     for (unsigned t = 0; t < o->n_targets; t++) { /* the binary's SHA-1 and the arguments */
         struct cd_hash h = cd_hash_bytes((const uint8_t *)s->state.target_sha1s[t], 40);
         for (char **a = o->targets[t] + 1; *a; a++) {
@@ -870,7 +840,7 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
         (views && !s->views))
         return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    s->jobs = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
+    cli_resolve(o, o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1), &s->res);
     const char *forbidden = forbidden_output(o->out_dir);
     if (forbidden)
         return run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "

@@ -26,14 +26,15 @@
 #define TARGET_KEY "\ntarget "
 
 /* This run's settings that change labels: the target's arguments (its path is identified by the
- * binary's SHA-1), the timeout as given (0: calibrated), the memory limit, edge labels, the map
- * size, AFL_CRASH_EXITCODE and the frames of a crash state, as one line. With several targets,
+ * binary's SHA-1), then those the settings table marks (cli_settings_identity: the timeout as
+ * given, the memory limit, edge labels, the map size, AFL_CRASH_EXITCODE, the frames of a crash
+ * state), as one line. With several targets,
  * the line holds the settings they share, and each target adds a line of its own
  * ("\ntarget SHA1 map_size=N args=ARGS"). Owned; NULL when out of memory. */
 static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
-                           const struct cd_exec_opts *eo, const struct cd_exec_info *info)
+                           const struct cli_resolved *r, const struct cd_exec_info *info)
 {
-    size_t n = 256;
+    size_t n = 256 + cli_settings_identity(o, r, info[0].map_size, NULL, 0);
     for (unsigned t = 0; t < o->n_targets; t++) {
         n += 96;
         for (char **a = o->targets[t] + 1; *a; a++)
@@ -48,17 +49,8 @@ static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
             p += sprintf(p, "%s%s", a == o->target_argv + 1 ? "" : " ", *a);
         p += sprintf(p, "; ");
     }
-    p += sprintf(p, "timeout_ms=%u; mem_limit_mb=%u; edges_only=%d; ", o->timeout_ms,
-                 o->mem_limit_mb, o->edges_only);
-    if (o->n_targets == 1)
-        p += sprintf(p, "map_size=%zu; ", info[0].map_size);
-    p += sprintf(p, "crash_exitcode=");
-    if (eo->crash_exitcode_set)
-        p += sprintf(p, "%d", eo->crash_exitcode);
-    else
-        p += sprintf(p, "none");
-    if (o->crash_frames)
-        p += sprintf(p, "; crash_frames=%u", o->crash_frames);
+    p += cli_settings_identity(o, r, o->n_targets == 1 ? info[0].map_size : 0, p,
+                               n - (size_t)(p - s));
     for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
         p += sprintf(p, TARGET_KEY "%s map_size=%zu args=", st->target_sha1s[t],
                      info[t].map_size);
@@ -294,7 +286,7 @@ static uint32_t same_targets(const char *was, const char *was_sha1, const char *
 }
 
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                    const struct cli_resolved *res, const struct cd_exec_info *info,
                     size_t seen_mem, struct cd_table **warm, struct cd_table **old)
 {
     struct cd_error err;
@@ -302,7 +294,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     size_t len = 0;
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, eo, info);
+    st->settings = settings_line(o, st, res, info);
     if (!st->settings)
         return -1;
     if (!st->path) {
@@ -418,13 +410,13 @@ static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_ta
 }
 
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cd_exec_opts *eo, const struct cd_exec_info *info,
+                               const struct cli_resolved *res, const struct cd_exec_info *info,
                                size_t seen_mem, struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err)
 {
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, eo, info);
+    st->settings = settings_line(o, st, res, info);
     struct cd_table **t = calloc(o->n_inputs, sizeof *t);
     struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
     struct cd_hash *sums = calloc(o->n_inputs, sizeof *sums);

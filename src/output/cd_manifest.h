@@ -22,6 +22,23 @@ struct cd_manifest_skip {
     uint64_t count;
 };
 
+/* One setting of the run ("settings": {NAME: value}), as the command line's settings table names
+ * and orders them (src/cli/cli_settings.c). */
+enum cd_manifest_setting_type {
+    CD_SETTING_NULL,
+    CD_SETTING_COUNT, /* an integer from 0 up */
+    CD_SETTING_BOOL,  /* count is 0 or 1 */
+    CD_SETTING_TEXT,
+};
+struct cd_manifest_setting {
+    char *name;
+    enum cd_manifest_setting_type type;
+    uint64_t count;
+    char *text;
+};
+/* The reader refuses more. */
+#define CD_MANIFEST_SETTINGS_MAX 64
+
 /* One target of a run of several (cd_manifest_info.targets). */
 struct cd_manifest_target {
     char *name;                  /* its labels read "NAME/LABEL" */
@@ -43,17 +60,8 @@ struct cd_manifest_info {
     uint64_t map_size;
     unsigned timeout_ms;
     unsigned mem_limit_mb;
-    uint64_t seed;
-    unsigned jobs;
-    uint64_t max_time_s;         /* 0: none */
-    uint64_t max_execs;          /* 0: none */
-    uint64_t max_input_size;
-    uint64_t seen_mem;           /* the seen-set's memory bound (--seen-mem) */
-    unsigned shard, shards;      /* --shard K/N; shards 0: not a shard */
-    bool no_reduce;
-    bool edges_only;             /* labels are edges only (-e) */
-    bool keep_found;             /* found labels seeded whatever they cost (--keep-found) */
-    const char *order;           /* reduction order: "fresh", "uniform", "bytes"; NULL: "bytes" */
+    struct cd_manifest_setting *settings; /* "settings", in order */
+    size_t n_settings;
     char **operands;             /* NULL-terminated */
     struct cd_manifest_skip *skipped;
     size_t n_skipped;
@@ -78,6 +86,13 @@ struct cd_manifest_info {
 
 /* The names of info's targets for label texts (none with one target). */
 struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info);
+
+/* The setting of info named name, or NULL. */
+const struct cd_manifest_setting *cd_manifest_setting(const struct cd_manifest_info *info,
+                                                      const char *name);
+
+/* Whether the setting name is there and on (a true boolean or a count other than 0). */
+bool cd_manifest_setting_on(const struct cd_manifest_info *info, const char *name);
 
 /* One seed or reproducer as the reader sees it. */
 struct cd_manifest_example {

@@ -491,17 +491,57 @@ static void read_fields(struct reader *rd, json_object *root, struct cd_manifest
     }
 }
 
+/* "settings" into info->settings, each a count, a boolean, a text or null. */
+static void read_settings(struct reader *rd, json_object *s, struct cd_manifest_info *info)
+{
+    size_t n = s ? (size_t)json_object_object_length(s) : 0;
+    if (rd->bad || !s)
+        return;
+    if (n > CD_MANIFEST_SETTINGS_MAX) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "more than %d settings", CD_MANIFEST_SETTINGS_MAX);
+        return;
+    }
+    info->settings = calloc(n ? n : 1, sizeof *info->settings);
+    if (!info->settings) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    json_object_object_foreach(s, key, val)
+    {
+        struct cd_manifest_setting *x = &info->settings[info->n_settings];
+        if (rd->bad || info->n_settings == n)
+            break;
+        if (!(x->name = strdup(key))) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "out of memory");
+            break;
+        }
+        info->n_settings++;
+        if (!val) {
+            x->type = CD_SETTING_NULL;
+        } else if (json_object_is_type(val, json_type_boolean)) {
+            x->type = CD_SETTING_BOOL;
+            x->count = json_object_get_boolean(val);
+        } else if (json_object_is_type(val, json_type_string)) {
+            x->type = CD_SETTING_TEXT;
+            x->text = get_str(rd, s, key);
+        } else {
+            x->type = CD_SETTING_COUNT;
+            x->count = get_u64(rd, s, key);
+        }
+    }
+}
+
 static void read_info(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
     struct cd_manifest_info *info = &m->info;
     json_object *t = get(rd, root, "target", json_type_object);
     info->target_argv = get_strv(rd, t, "argv");
-    json_object *s = get(rd, root, "settings", json_type_object);
+    read_settings(rd, get(rd, root, "settings", json_type_object), info);
     json_object *in = get(rd, root, "input", json_type_object);
     info->operands = get_strv(rd, in, "operands");
-    json_object *sh = NULL;
-    if (s && json_object_object_get_ex(s, "shard", &sh) && json_object_is_type(sh, json_type_string))
-        sscanf(json_object_get_string(sh), "%u/%u", &info->shard, &info->shards);
     json_object *sk = get(rd, in, "skipped", json_type_object);
     if (sk) {
         size_t n = (size_t)json_object_object_length(sk);
@@ -802,6 +842,11 @@ void cd_manifest_release(struct cd_manifest *m)
         free(m->info.targets[t].view);
     }
     free(m->info.targets);
+    for (size_t i = 0; i < m->info.n_settings; i++) {
+        free(m->info.settings[i].name);
+        free(m->info.settings[i].text);
+    }
+    free(m->info.settings);
     free_strv(m->info.operands);
     for (size_t i = 0; i < m->info.n_skipped; i++)
         free(m->info.skipped[i].reason);

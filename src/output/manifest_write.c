@@ -27,6 +27,21 @@ static void put(json_object *o, const char *key, json_object *v)
     json_object_object_add(o, key, v);
 }
 
+const struct cd_manifest_setting *cd_manifest_setting(const struct cd_manifest_info *info,
+                                                      const char *name)
+{
+    for (size_t i = 0; i < info->n_settings; i++)
+        if (strcmp(info->settings[i].name, name) == 0)
+            return &info->settings[i];
+    return NULL;
+}
+
+bool cd_manifest_setting_on(const struct cd_manifest_info *info, const char *name)
+{
+    const struct cd_manifest_setting *s = cd_manifest_setting(info, name);
+    return s && (s->type == CD_SETTING_BOOL || s->type == CD_SETTING_COUNT) && s->count;
+}
+
 struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info)
 {
     return (struct cd_label_names){info->names, info->n_targets > 1 ? info->n_targets : 0};
@@ -228,10 +243,16 @@ static json_object *code_row(void *ctx, const struct cd_report_field *f, bool *o
         return json_object_new_string("corpus-distill");
     if (strcmp(k, "target.argv") == 0)
         return jstrv(info->target_argv);
-    if (strcmp(k, "settings.shard") == 0) {
-        char shard[32];
-        snprintf(shard, sizeof shard, "%u/%u", info->shard, info->shards);
-        return info->shards > 1 ? json_object_new_string(shard) : NULL;
+    if (strcmp(k, "settings") == 0) {
+        json_object *o = json_object_new_object();
+        for (size_t i = 0; i < info->n_settings; i++) {
+            const struct cd_manifest_setting *s = &info->settings[i];
+            put(o, s->name, s->type == CD_SETTING_COUNT  ? json_object_new_uint64(s->count)
+                            : s->type == CD_SETTING_BOOL ? json_object_new_boolean(s->count != 0)
+                            : s->type == CD_SETTING_TEXT ? jstr(s->text)
+                                                         : NULL);
+        }
+        return o;
     }
     if (strcmp(k, "input.operands") == 0)
         return jstrv(info->operands);

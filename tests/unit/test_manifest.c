@@ -78,11 +78,18 @@ static struct cd_manifest_skip skips[] = {{"too large", 2}, {"unreadable", 1}};
 static char *argv_[] = {"./target", "-x", "@@", NULL};
 static char *operands[] = {"in.tar.zst", "seeds/", NULL};
 
+static struct cd_manifest_setting settings[] = {
+    {"seed", CD_SETTING_COUNT, 7, NULL},           {"jobs", CD_SETTING_COUNT, 2, NULL},
+    {"max_time_s", CD_SETTING_COUNT, 60, NULL},    {"max_input_size", CD_SETTING_COUNT, 1048576, NULL},
+    {"edges_only", CD_SETTING_BOOL, 1, NULL},      {"order", CD_SETTING_TEXT, 0, "cover"},
+    {"shard", CD_SETTING_NULL, 0, NULL},
+};
+
 static struct cd_manifest_info sample_info(void)
 {
     struct cd_manifest_info info = {
         .tool_version = "9.9.9", .target_argv = argv_, .map_size = 65536, .timeout_ms = 40,
-        .seed = 7, .jobs = 2, .max_time_s = 60, .max_input_size = 1048576,
+        .settings = settings, .n_settings = sizeof settings / sizeof *settings,
         .operands = operands, .skipped = skips, .n_skipped = 2, .seed_dir = "seeds",
         .crashes_dir = "seeds.crashes"};
     strcpy(info.target_sha1, "0123456789abcdef0123456789abcdef01234567");
@@ -113,10 +120,18 @@ static void test_manifest_round_trip(void)
     CU_ASSERT_STRING_EQUAL(m.info.target_sha1, info.target_sha1);
     CU_ASSERT_EQUAL(m.info.map_size, 65536);
     CU_ASSERT_EQUAL(m.info.timeout_ms, 40);
-    CU_ASSERT_EQUAL(m.info.seed, 7);
-    CU_ASSERT_EQUAL(m.info.jobs, 2);
-    CU_ASSERT_EQUAL(m.info.max_time_s, 60);
-    CU_ASSERT_EQUAL(m.info.max_input_size, 1048576);
+    /* the settings, in their order, each of its type */
+    CU_ASSERT_EQUAL_FATAL(m.info.n_settings, sizeof settings / sizeof *settings);
+    for (size_t i = 0; i < m.info.n_settings; i++) {
+        CU_ASSERT_STRING_EQUAL(m.info.settings[i].name, settings[i].name);
+        CU_ASSERT_EQUAL(m.info.settings[i].type, settings[i].type);
+        CU_ASSERT_EQUAL(m.info.settings[i].count, settings[i].count);
+    }
+    CU_ASSERT_STRING_EQUAL(cd_manifest_setting(&m.info, "order")->text, "cover");
+    CU_ASSERT_EQUAL(cd_manifest_setting(&m.info, "max_input_size")->count, 1048576);
+    CU_ASSERT_TRUE(cd_manifest_setting_on(&m.info, "edges_only"));
+    CU_ASSERT_FALSE(cd_manifest_setting_on(&m.info, "keep_found"));
+    CU_ASSERT_PTR_NULL(cd_manifest_setting(&m.info, "nothing"));
     CU_ASSERT_STRING_EQUAL(m.info.operands[1], "seeds/");
     CU_ASSERT_EQUAL_FATAL(m.info.n_skipped, 2);
     CU_ASSERT_STRING_EQUAL(m.info.seed_dir, "seeds");

@@ -1,0 +1,199 @@
+/* The run's settings, declared once: a row a setting, naming where its value is (the command
+ * line's struct cli_opts, or struct cli_resolved: what the run made of it and of the
+ * environment) and where it goes: the engine's options, the executor's, the manifest's
+ * "settings" (in the table's order) and the state's identity (the settings that change labels,
+ * in the order of its line, which earlier states were written with). A new option is its row
+ * here plus the code that uses it; what a row cannot copy (the shard, the map size the target
+ * reports, AFL_CRASH_EXITCODE's "none") its kind hands to the code below. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE SIZE_MAX
+#define OPTS(f) CLI_FROM_OPTS, offsetof(struct cli_opts, f), sizeof(((struct cli_opts *)0)->f)
+#define RES(f)                                                                                    \
+    CLI_FROM_RESOLVED, offsetof(struct cli_resolved, f), sizeof(((struct cli_resolved *)0)->f)
+#define CODE CLI_FROM_CODE, NONE, 0
+#define ENGINE(f)                                                                                 \
+    offsetof(struct cd_distill_opts, f), sizeof(((struct cd_distill_opts *)0)->f)
+#define EXEC(f) offsetof(struct cd_exec_opts, f), sizeof(((struct cd_exec_opts *)0)->f)
+#define NOT NONE, 0
+
+const struct cli_setting cli_settings[] = {
+    /* name, type, from, engine, executor, in the manifest, place in the identity (0: none),
+       left out of it when 0, texts it may hold, meaning; the manifest's in its order */
+    {"seed", CLI_SET_U64, OPTS(seed), ENGINE(seed), NOT, true, 0, false, NULL,
+     "the random seed"},
+    {"jobs", CLI_SET_UINT, RES(jobs), ENGINE(jobs), NOT, true, 0, false, NULL, "workers"},
+    {"max_time_s", CLI_SET_U64, OPTS(max_time_s), NOT, NOT, true, 0, false, NULL,
+     "--max-time, 0 for no limit"},
+    {"max_execs", CLI_SET_U64, OPTS(max_execs), ENGINE(max_execs), NOT, true, 0, false, NULL,
+     "--max-execs, 0 for no limit"},
+    {"max_input_size", CLI_SET_U64, OPTS(max_input_size), NOT, NOT, true, 0, false, NULL,
+     "the largest input run"},
+    {"no_reduce", CLI_SET_BOOL, OPTS(no_reduce), ENGINE(no_reduce), NOT, true, 0, false, NULL,
+     "--no-reduce"},
+    {"edges_only", CLI_SET_BOOL, OPTS(edges_only), NOT, NOT, true, 3, false, NULL,
+     "-e: labels are edges only"},
+    {"order", CLI_SET_ORDER, OPTS(order), ENGINE(order), NOT, true, 0, false,
+     "cover|fresh|uniform|bytes", "the reduction order"},
+    {"keep_found", CLI_SET_BOOL, OPTS(keep_found), ENGINE(keep_found), NOT, true, 0, false, NULL,
+     "--keep-found"},
+    {"seen_mem", CLI_SET_U64, RES(seen_mem), ENGINE(seen_mem), NOT, true, 0, false, NULL,
+     "the seen-set's memory bound"},
+    {"shard", CLI_SET_SHARD, CODE, NOT, NOT, true, 0, false, NULL,
+     "\"K/N\" for a shard, else null"},
+    /* the engine's and the executor's alone */
+    {"crashes_only", CLI_SET_BOOL, OPTS(cmin_crashes), ENGINE(crashes_only), NOT, false, 0, false,
+     NULL, "cmin -C: crashing inputs only"},
+    {"max_time_ms", CLI_SET_U64, RES(max_time_ms), ENGINE(max_time_ms), NOT, false, 0, false,
+     NULL, "--max-time in milliseconds"},
+    {"first_pass_once", CLI_SET_BOOL, RES(first_pass_once), ENGINE(first_pass_once), NOT, false,
+     0, false, NULL, "AFL_NO_STARTUP_CALIBRATION: the first pass runs no input twice"},
+    {"timeout_ms", CLI_SET_UINT, OPTS(timeout_ms), NOT, EXEC(timeout_ms), false, 1, false, NULL,
+     "-t as given, 0: calibrated"},
+    {"mem_limit_mb", CLI_SET_UINT, OPTS(mem_limit_mb), NOT, EXEC(mem_limit_mb), false, 2, false,
+     NULL, "-m, 0: none"},
+    {"map_size", CLI_SET_MAP_SIZE, CODE, NOT, NOT, false, 4, false, NULL,
+     "the coverage map's size the target reports (one target: several name theirs)"},
+    {"crash_exitcode", CLI_SET_EXITCODE, RES(crash_exitcode), NOT, EXEC(crash_exitcode), false, 5,
+     false, NULL, "AFL_CRASH_EXITCODE, or none"},
+    {"crash_exitcode_set", CLI_SET_BOOL, RES(crash_exitcode_set), NOT, EXEC(crash_exitcode_set),
+     false, 0, false, NULL, "whether AFL_CRASH_EXITCODE is set"},
+    {"map_size_env", CLI_SET_SIZE, RES(map_size), NOT, EXEC(map_size), false, 0, false, NULL,
+     "AFL_MAP_SIZE, 0: the target's own"},
+    {"crash_frames", CLI_SET_UINT, OPTS(crash_frames), NOT, EXEC(crash_frames), false, 6, true,
+     NULL, "--crash-frames"},
+};
+const size_t cli_n_settings = sizeof cli_settings / sizeof cli_settings[0];
+
+void cli_resolve(const struct cli_opts *o, unsigned jobs, struct cli_resolved *r)
+{
+    memset(r, 0, sizeof *r);
+    r->jobs = jobs;
+    r->seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT;
+    r->max_time_ms = o->max_time_s * 1000;
+    const char *once = getenv("AFL_NO_STARTUP_CALIBRATION");
+    r->first_pass_once = once && *once && strcmp(once, "0") != 0;
+    const char *ce = getenv("AFL_CRASH_EXITCODE");
+    if (ce && *ce) {
+        r->crash_exitcode = atoi(ce);
+        r->crash_exitcode_set = true;
+    }
+    const char *ms = getenv("AFL_MAP_SIZE");
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = ms && *ms ? strtoull(ms, &end, 10) : 0;
+    r->map_size = end && !*end && !errno ? (size_t)v : 0;
+}
+
+/* Where row s's value is. */
+static const void *value_of(const struct cli_setting *s, const struct cli_opts *o,
+                            const struct cli_resolved *r)
+{
+    const char *base = s->from == CLI_FROM_OPTS ? (const char *)o : (const char *)r;
+    return base + s->at;
+}
+
+/* Row s's value as a count (0 or 1 for a boolean). */
+static uint64_t count_of(const struct cli_setting *s, const struct cli_opts *o,
+                         const struct cli_resolved *r)
+{
+    const void *v = value_of(s, o, r);
+    uint64_t u64 = 0;
+    unsigned u = 0;
+    bool b = false;
+    switch (s->size) {
+    case sizeof u64:
+        memcpy(&u64, v, sizeof u64);
+        return u64;
+    case sizeof u:
+        memcpy(&u, v, sizeof u);
+        return u;
+    default:
+        memcpy(&b, v, sizeof b);
+        return b;
+    }
+}
+
+void cli_settings_apply(const struct cli_opts *o, const struct cli_resolved *r,
+                        enum cli_setting_to to, void *dst)
+{
+    for (size_t i = 0; i < cli_n_settings; i++) {
+        const struct cli_setting *s = &cli_settings[i];
+        size_t at = to == CLI_TO_ENGINE ? s->engine : s->exec;
+        if (at != NONE && s->from != CLI_FROM_CODE)
+            memcpy((char *)dst + at, value_of(s, o, r), s->size);
+    }
+}
+
+size_t cli_settings_manifest(const struct cli_opts *o, const struct cli_resolved *r,
+                             struct cd_manifest_setting *out, char shard[32])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cli_n_settings; i++) {
+        const struct cli_setting *s = &cli_settings[i];
+        if (!s->manifest)
+            continue;
+        struct cd_manifest_setting *m = &out[n++];
+        *m = (struct cd_manifest_setting){.name = (char *)s->name, .type = CD_SETTING_COUNT};
+        if (s->kind == CLI_SET_BOOL) {
+            m->type = CD_SETTING_BOOL;
+            m->count = count_of(s, o, r);
+        } else if (s->kind == CLI_SET_ORDER) {
+            enum cd_distill_order order;
+            memcpy(&order, value_of(s, o, r), sizeof order);
+            m->type = CD_SETTING_TEXT;
+            m->text = (char *)cd_distill_order_name(order);
+        } else if (s->kind == CLI_SET_SHARD) {
+            snprintf(shard, 32, "%u/%u", o->shard, o->shards);
+            m->type = o->shards > 1 ? CD_SETTING_TEXT : CD_SETTING_NULL;
+            m->text = o->shards > 1 ? shard : NULL;
+        } else {
+            m->count = count_of(s, o, r);
+        }
+    }
+    return n;
+}
+
+/* The rows of the identity, by their place in its line. */
+static int by_identity(const void *a, const void *b)
+{
+    const struct cli_setting *x = *(const struct cli_setting *const *)a,
+                             *y = *(const struct cli_setting *const *)b;
+    return (x->identity > y->identity) - (x->identity < y->identity);
+}
+
+size_t cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                             size_t map_size, char *p, size_t cap)
+{
+    const struct cli_setting *rows[CLI_SETTINGS_MAX];
+    size_t n = 0, len = 0;
+    for (size_t i = 0; i < cli_n_settings && n < CLI_SETTINGS_MAX; i++)
+        if (cli_settings[i].identity)
+            rows[n++] = &cli_settings[i];
+    qsort(rows, n, sizeof *rows, by_identity);
+    for (size_t i = 0; i < n; i++) {
+        const struct cli_setting *s = rows[i];
+        uint64_t v = s->kind == CLI_SET_MAP_SIZE ? map_size : count_of(s, o, r);
+        char text[32];
+        if (s->kind == CLI_SET_MAP_SIZE && !map_size)
+            continue; /* several targets: each target's line names its own */
+        if (s->omit_zero && !v)
+            continue;
+        if (s->kind == CLI_SET_EXITCODE && r->crash_exitcode_set)
+            snprintf(text, sizeof text, "%d", r->crash_exitcode);
+        else if (s->kind == CLI_SET_EXITCODE)
+            snprintf(text, sizeof text, "none");
+        else
+            snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+        int k = snprintf(p && len < cap ? p + len : NULL, p && len < cap ? cap - len : 0,
+                         "%s%s=%s", len ? "; " : "", s->name, text);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    return len;
+}
