@@ -87,6 +87,8 @@ int cd_cmp_strp(const void *a, const void *b);
 static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t stride, size_t offset,
                                         uint32_t key)
 {
+    if (!n)
+        return 0; /* base may be NULL then */
     const unsigned char *b = (const unsigned char *)base + offset;
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -105,6 +107,8 @@ static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t strid
 static inline size_t cd_lower_bound_u64(const void *base, size_t n, size_t stride, size_t offset,
                                         uint64_t key)
 {
+    if (!n)
+        return 0; /* base may be NULL then */
     const unsigned char *b = (const unsigned char *)base + offset;
     size_t lo = 0, hi = n;
     while (lo < hi) {
