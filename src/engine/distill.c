@@ -172,7 +172,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
         struct worker *w = &d->workers[i];
         w->d = d;
         w->index = i;
-        st = ops->open(runner_ctx, i, &w->state, err);
+        st = ops->open(runner_ctx, i, &w->exec.state, err);
         if (st >= CD_FAILED)
             goto out;
         d->opened++;
@@ -190,16 +190,16 @@ void cd_distill_free(struct cd_distill *d)
     if (!d)
         return;
     for (unsigned i = 0; i < d->opened; i++)
-        d->ops->close(d->workers[i].state);
+        d->ops->close(d->workers[i].exec.state);
     for (unsigned i = 0; d->workers && i < d->jobs; i++) {
-        cd_labelset_release(&d->workers[i].labels);
-        cd_labelset_release(&d->workers[i].again);
-        cd_labelset_release(&d->workers[i].whole_labels);
-        free(d->workers[i].origin);
-        free(d->workers[i].in_data);
-        free(d->workers[i].in_name);
-        for (unsigned k = 0; k < d->workers[i].n_prov; k++)
-            free(d->workers[i].prov[k].data);
+        cd_labelset_release(&d->workers[i].exec.labels);
+        cd_labelset_release(&d->workers[i].exec.again);
+        cd_labelset_release(&d->workers[i].work.whole_labels);
+        free(d->workers[i].work.origin);
+        free(d->workers[i].first.in_data);
+        free(d->workers[i].first.in_name);
+        for (unsigned k = 0; k < d->workers[i].hang.n_prov; k++)
+            free(d->workers[i].hang.prov[k].data);
     }
     free(d->workers);
     free(d->pending);
@@ -286,9 +286,9 @@ char *cd_distill_pass_report(const struct cd_distill *d)
     unsigned n = cd_reduce_n_passes();
     for (unsigned i = 0; i < d->jobs; i++)
         for (unsigned p = 0; p < n; p++) {
-            sum[p].execs += d->workers[i].red.stats[p].execs;
-            sum[p].successes += d->workers[i].red.stats[p].successes;
-            sum[p].bytes_removed += d->workers[i].red.stats[p].bytes_removed;
+            sum[p].execs += d->workers[i].work.red.stats[p].execs;
+            sum[p].successes += d->workers[i].work.red.stats[p].successes;
+            sum[p].bytes_removed += d->workers[i].work.red.stats[p].bytes_removed;
         }
     size_t cap = 128 * (n + 4), used = 0;
     char *s = malloc(cap);
@@ -307,10 +307,10 @@ char *cd_distill_pass_report(const struct cd_distill *d)
     }
     uint64_t tries = 0, wins = 0, execs = 0;
     for (unsigned i = 0; i < d->jobs; i++) {
-        tries += d->workers[i].donor_tries;
-        wins += d->workers[i].donor_wins;
+        tries += d->workers[i].work.donor_tries;
+        wins += d->workers[i].work.donor_wins;
         for (unsigned p = 0; p < n; p++)
-            execs += d->workers[i].donor_red.stats[p].execs;
+            execs += d->workers[i].work.donor_red.stats[p].execs;
     }
     used += (size_t)snprintf(s + used, cap - used,
                              "donors   %10llu candidates %8llu started %10llu improved their label\n",
@@ -320,9 +320,9 @@ char *cd_distill_pass_report(const struct cd_distill *d)
         return s;
     uint64_t help[3] = {0, 0, 0};
     for (unsigned i = 0; i < d->jobs; i++) {
-        help[0] += d->workers[i].help_execs;
-        help[1] += d->workers[i].help_tries;
-        help[2] += d->workers[i].help_adopted;
+        help[0] += d->workers[i].help.help_execs;
+        help[1] += d->workers[i].help.help_tries;
+        help[2] += d->workers[i].help.help_adopted;
     }
     used += (size_t)snprintf(s + used, cap - used,
                              "helpers  %10llu executions %8llu started %10llu adopted\n",
@@ -332,8 +332,8 @@ char *cd_distill_pass_report(const struct cd_distill *d)
         return s;
     uint64_t attempts[2] = {0, 0};
     for (unsigned i = 0; i < d->jobs; i++) {
-        attempts[0] += d->workers[i].label_attempts;
-        attempts[1] += d->workers[i].idle_attempts;
+        attempts[0] += d->workers[i].work.label_attempts;
+        attempts[1] += d->workers[i].work.idle_attempts;
     }
     used += (size_t)snprintf(s + used, cap - used, "attempts %10llu at labels %8llu idle\n",
                              (unsigned long long)attempts[0], (unsigned long long)attempts[1]);

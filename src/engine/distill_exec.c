@@ -14,13 +14,13 @@ const struct cd_table_example *distill_best_of(const struct cd_distill *d, uint3
     return l ? l->best : NULL;
 }
 
-/* Whether the example w reduces whole (w->serial) is still the best of some label it started
+/* Whether the example w reduces whole (w->work.serial) is still the best of some label it started
  * with: a whole reduction holds while one is left. Lock held. */
 bool distill_holds_whole(const struct worker *w)
 {
-    for (size_t i = 0; i < w->whole_labels.n; i++) {
-        const struct cd_table_example *b = distill_best_of(w->d, w->whole_labels.v[i]);
-        if (b && b->serial == w->serial)
+    for (size_t i = 0; i < w->work.whole_labels.n; i++) {
+        const struct cd_table_example *b = distill_best_of(w->d, w->work.whole_labels.v[i]);
+        if (b && b->serial == w->work.serial)
             return true;
     }
     return false;
@@ -31,16 +31,17 @@ bool distill_holds_whole(const struct worker *w)
 enum cd_status distill_execute(struct worker *w, const uint8_t *data, size_t len, bool quick,
                               enum cd_outcome *outcome)
 {
-    w->labels.n = 0;
+    w->exec.labels.n = 0;
     *outcome = CD_OUTCOME_OK;
     /* One execution was reserved; a run on several targets is one on each. */
-    int more = __builtin_popcount(w->targets) - 1;
+    int more = __builtin_popcount(w->exec.targets) - 1;
     if (more > 0) {
         distill_lock(w->d);
         w->d->stats.execs += (uint64_t)more;
         distill_unlock(w->d);
     }
-    return w->d->ops->run(w->state, w->targets, data, len, quick, &w->labels, outcome, &w->err);
+    return w->d->ops->run(w->exec.state, w->exec.targets, data, len, quick, &w->exec.labels,
+                          outcome, &w->err);
 }
 
 uint32_t distill_targets_of(const struct cd_distill *d, const uint32_t *ids, size_t n)
@@ -68,14 +69,14 @@ struct cd_hash distill_seen_on(const struct cd_distill *d, uint32_t targets, str
 
 struct cd_hash distill_seen_key(const struct worker *w, const uint8_t *data, size_t len)
 {
-    return distill_seen_on(w->d, w->targets, cd_hash_bytes(data, len));
+    return distill_seen_on(w->d, w->exec.targets, cd_hash_bytes(data, len));
 }
 
 bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
                     const struct cd_table_example *stored)
 {
     struct cd_distill *d = w->d;
-    uint32_t own = w->targets, rest = d->all_targets & ~own, anchor = 0;
+    uint32_t own = w->exec.targets, rest = d->all_targets & ~own, anchor = 0;
     uint64_t serial = stored->serial;
     struct cd_labelset more = {0};
     bool ok = true;
@@ -91,7 +92,7 @@ bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
         d->stats.other_target_execs++;
         distill_unlock(d);
         enum cd_outcome outcome;
-        w->targets = 1u << t;
+        w->exec.targets = 1u << t;
         enum cd_status st = distill_execute(w, cand, len, true, &outcome);
         distill_lock(d);
         if (st >= CD_FAILED) {
@@ -100,16 +101,17 @@ bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
         }
         /* What ends normally is credited to it; a crash or a hang there is a reproducer of that
            target's, apart, as a run of it alone would give. */
-        for (size_t i = 0; ok && st == CD_OK && outcome == CD_OUTCOME_OK && i < w->labels.n; i++)
-            if (!cd_labelset_push(&more, w->labels.v[i])) {
+        for (size_t i = 0; ok && st == CD_OK && outcome == CD_OUTCOME_OK && i < w->exec.labels.n;
+             i++)
+            if (!cd_labelset_push(&more, w->exec.labels.v[i])) {
                 cd_error_oom(&w->err, CD_FAILED, "out of memory building a label set");
                 distill_fail(d, &w->err);
                 ok = false;
             }
         if (ok && st == CD_OK && outcome != CD_OUTCOME_OK && outcome != CD_OUTCOME_SLOW)
-            ok = distill_offer(w, cand, len, outcome, w->origin, NULL);
+            ok = distill_offer(w, cand, len, outcome, w->work.origin, NULL);
     }
-    w->targets = own;
+    w->exec.targets = own;
     /* Targets ran in ascending order, each set ascending: the union is sorted already. */
     cd_table_strip_unstable(d->table, &more);
     const struct cd_table_example *e = anchor ? distill_best_of(d, anchor) : NULL;
@@ -119,7 +121,7 @@ bool distill_extend(struct worker *w, const uint8_t *cand, size_t len,
         distill_fail(d, &w->err);
         ok = false;
     }
-    w->changes += improved;
+    w->exec.changes += improved;
     cd_labelset_release(&more);
     return ok;
 }
@@ -174,8 +176,8 @@ bool distill_mark_differences(struct worker *w, const struct cd_labelset *a,
 }
 
 /* Runs data on w once more, its execution reserved: a recheck. Lock held, released while the
- * target runs. Returns 1 when the run ended normally (its labels in w->labels), 0 when there is
- * nothing to compare, -1 when the run is failing. */
+ * target runs. Returns 1 when the run ended normally (its labels in w->exec.labels), 0 when there
+ * is nothing to compare, -1 when the run is failing. */
 int distill_run_again(struct worker *w, const uint8_t *data, size_t len)
 {
     struct cd_distill *d = w->d;
@@ -205,16 +207,16 @@ int distill_run_again(struct worker *w, const uint8_t *data, size_t len)
 bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
 {
     struct cd_distill *d = w->d;
-    struct cd_labelset first = w->labels;
-    w->labels = w->again;
+    struct cd_labelset first = w->exec.labels;
+    w->exec.labels = w->exec.again;
     int ran = distill_run_again(w, data, len);
-    w->again = w->labels;
-    w->labels = first;
+    w->exec.again = w->exec.labels;
+    w->exec.labels = first;
     if (ran <= 0)
         return ran == 0;
-    if (!distill_mark_differences(w, &w->labels, &w->again))
+    if (!distill_mark_differences(w, &w->exec.labels, &w->exec.again))
         return false;
-    cd_table_strip_unstable(d->table, &w->labels);
+    cd_table_strip_unstable(d->table, &w->exec.labels);
     return true;
 }
 
@@ -230,12 +232,12 @@ static int cmp_id(const void *a, const void *b)
 static void resolve_bugs(struct worker *w)
 {
     struct cd_distill *d = w->d;
-    size_t tail = w->labels.n;
-    while (tail > 0 && cd_labels_is_outcome(w->labels.v[tail - 1]))
+    size_t tail = w->exec.labels.n;
+    while (tail > 0 && cd_labels_is_outcome(w->exec.labels.v[tail - 1]))
         tail--;
-    for (size_t i = tail; d->ops->note && i < w->labels.n; i++) {
-        uint32_t id = w->labels.v[i];
-        const char *state = cd_labels_is_bug(id) ? d->ops->note(w->state, id) : NULL;
+    for (size_t i = tail; d->ops->note && i < w->exec.labels.n; i++) {
+        uint32_t id = w->exec.labels.v[i];
+        const char *state = cd_labels_is_bug(id) ? d->ops->note(w->exec.state, id) : NULL;
         const char *held = state ? cd_table_note_of(d->table, id) : NULL;
         if (!held || strcmp(held, state) == 0)
             continue;
@@ -243,11 +245,11 @@ static void resolve_bugs(struct worker *w)
             uint32_t next = cd_labels_bug_probe(state, k);
             held = cd_table_note_of(d->table, next);
             if (!held || strcmp(held, state) == 0) {
-                w->labels.v[i] = next;
+                w->exec.labels.v[i] = next;
                 break;
             }
         }
-        qsort(w->labels.v + tail, w->labels.n - tail, sizeof *w->labels.v, cmp_id);
+        qsort(w->exec.labels.v + tail, w->exec.labels.n - tail, sizeof *w->exec.labels.v, cmp_id);
         return; /* a run has one crash state */
     }
 }
@@ -256,11 +258,11 @@ static void resolve_bugs(struct worker *w)
 static enum cd_status note_bugs(struct worker *w)
 {
     struct cd_distill *d = w->d;
-    for (size_t i = w->labels.n; i-- > 0 && cd_labels_is_outcome(w->labels.v[i]);) {
-        uint32_t id = w->labels.v[i];
+    for (size_t i = w->exec.labels.n; i-- > 0 && cd_labels_is_outcome(w->exec.labels.v[i]);) {
+        uint32_t id = w->exec.labels.v[i];
         const char *note;
         if (cd_labels_is_bug(id) && d->ops->note && !cd_table_note_of(d->table, id) &&
-            cd_table_find(d->table, id) && (note = d->ops->note(w->state, id)))
+            cd_table_find(d->table, id) && (note = d->ops->note(w->exec.state, id)))
             CD_FORWARD_IF_ERROR(cd_table_note(d->table, id, note, &w->err));
     }
     return CD_OK;
@@ -276,7 +278,7 @@ static bool offer_one(struct worker *w, const uint8_t *data, size_t len, enum cd
     size_t improved = 0;
     bool check = outcome == CD_OUTCOME_OK;
     if (check) {
-        cd_table_strip_unstable(d->table, &w->labels);
+        cd_table_strip_unstable(d->table, &w->exec.labels);
         check = !d->opts.first_pass_once || strcmp(d->phase, "first pass") != 0;
     }
     d->stats.crashes += outcome == CD_OUTCOME_CRASH;
@@ -287,25 +289,26 @@ static bool offer_one(struct worker *w, const uint8_t *data, size_t len, enum cd
         distill_progress(d, false);
         return true;
     }
-    if (cd_labelset_has_outcome(&w->labels))
+    if (cd_labelset_has_outcome(&w->exec.labels))
         resolve_bugs(w);
     enum cd_status st =
-        check ? cd_table_offer_if_known(d->table, data, len, &w->labels, origin, &improved,
+        check ? cd_table_offer_if_known(d->table, data, len, &w->exec.labels, origin, &improved,
                                         stored, &w->err)
-              : cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored,
+              : cd_table_offer(d->table, data, len, &w->exec.labels, origin, &improved, stored,
                                &w->err);
     if (st == CD_WARN) { /* a new label: run it again first, budget allowing */
         if (distill_reserve_exec(d) && !distill_recheck(w, data, len))
             return false;
-        st = cd_table_offer(d->table, data, len, &w->labels, origin, &improved, stored, &w->err);
+        st = cd_table_offer(d->table, data, len, &w->exec.labels, origin, &improved, stored,
+                            &w->err);
     }
-    if (st == CD_OK && cd_labelset_has_outcome(&w->labels))
+    if (st == CD_OK && cd_labelset_has_outcome(&w->exec.labels))
         st = note_bugs(w);
     if (st != CD_OK) {
         distill_fail(d, &w->err);
         return false;
     }
-    w->changes += improved;
+    w->exec.changes += improved;
     if (improved)
         pthread_cond_broadcast(&d->cv);
     distill_progress(d, false);
@@ -317,10 +320,10 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
 {
     struct cd_distill *d = w->d;
     uint32_t bad = 0;
-    for (size_t i = w->labels.n; outcome != CD_OUTCOME_OK && i-- > 0 &&
-                                 cd_labels_is_outcome(w->labels.v[i]);)
-        bad |= 1u << cd_labels_target(w->labels.v[i]);
-    uint32_t own = w->targets, good = own & ~bad;
+    for (size_t i = w->exec.labels.n; outcome != CD_OUTCOME_OK && i-- > 0 &&
+                                 cd_labels_is_outcome(w->exec.labels.v[i]);)
+        bad |= 1u << cd_labels_target(w->exec.labels.v[i]);
+    uint32_t own = w->exec.targets, good = own & ~bad;
     if (!bad || !good || d->all_targets == 1)
         return offer_one(w, data, len, outcome, origin, stored);
     /* It crashed or hung on some targets and ran normally on the others: a seed of theirs (when
@@ -328,8 +331,8 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
        alone would give. */
     struct cd_labelset saved = {0};
     bool ok = true;
-    for (size_t i = 0; ok && i < w->labels.n; i++)
-        ok = cd_labelset_push(&saved, w->labels.v[i]);
+    for (size_t i = 0; ok && i < w->exec.labels.n; i++)
+        ok = cd_labelset_push(&saved, w->exec.labels.v[i]);
     if (!ok) {
         cd_labelset_release(&saved);
         cd_error_oom(&w->err, CD_FAILED, "out of memory building a label set");
@@ -338,22 +341,22 @@ bool distill_offer(struct worker *w, const uint8_t *data, size_t len, enum cd_ou
     }
     for (int part = 0; ok && part < 2; part++) {
         uint32_t mask = part ? bad : good;
-        w->labels.n = 0;
+        w->exec.labels.n = 0;
         for (size_t i = 0; i < saved.n; i++) /* within the room the whole set had */
             if (mask >> cd_labels_target(saved.v[i]) & 1)
-                w->labels.v[w->labels.n++] = saved.v[i];
-        w->targets = mask;
+                w->exec.labels.v[w->exec.labels.n++] = saved.v[i];
+        w->exec.targets = mask;
         ok = offer_one(w, data, len, part ? outcome : CD_OUTCOME_OK, origin,
                        part ? NULL : stored);
     }
-    w->targets = own;
+    w->exec.targets = own;
     cd_labelset_release(&saved);
     return ok;
 }
 
 /* Offers w's run of data during a reduction, st its status, and returns whether data became the
  * best of the label being reduced, or, reducing a whole example, of every label that example was
- * still best for (w->serial follows it then). A failed run fails the whole
+ * still best for (w->work.serial follows it then). A failed run fails the whole
  * run; an undelivered one (WARN) is not offered. Lock held. */
 bool distill_offer_run(struct worker *w, enum cd_status st, const uint8_t *data, size_t len,
                       enum cd_outcome outcome)
@@ -361,18 +364,19 @@ bool distill_offer_run(struct worker *w, enum cd_status st, const uint8_t *data,
     const struct cd_table_example *stored = NULL;
     if (st >= CD_FAILED)
         distill_fail(w->d, &w->err);
-    if (st != CD_OK || !distill_offer(w, data, len, outcome, w->origin, &stored) || !stored)
+    if (st != CD_OK || !distill_offer(w, data, len, outcome, w->work.origin, &stored) || !stored)
         return false;
     /* Kept for labels of some targets: the others run it once, and what they show is its. */
     uint64_t serial = stored->serial;
-    if (w->targets != w->d->all_targets && outcome == CD_OUTCOME_OK &&
+    if (w->exec.targets != w->d->all_targets && outcome == CD_OUTCOME_OK &&
         !distill_extend(w, data, len, stored))
         return false;
     /* Held: it took every label the whole example was still best for, or the label's place. */
-    const struct cd_table_example *best = w->whole ? NULL : distill_best_of(w->d, w->label);
-    if (w->whole ? distill_holds_whole(w) : !best || best->serial != serial)
+    const struct cd_table_example *best =
+        w->work.whole ? NULL : distill_best_of(w->d, w->work.label);
+    if (w->work.whole ? distill_holds_whole(w) : !best || best->serial != serial)
         return false;
-    w->serial = serial;
-    w->help_adopted += w->helping;
+    w->work.serial = serial;
+    w->help.help_adopted += w->help.helping;
     return true;
 }

@@ -43,7 +43,7 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
     if (!go)
         return fresh == 0;
     enum cd_outcome outcome;
-    w->targets = targets;
+    w->exec.targets = targets;
     enum cd_status st = distill_execute(w, data, len, false, &outcome);
     distill_lock(d);
     if (st == CD_WARN) {
@@ -68,23 +68,23 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
 static bool copy_input(struct worker *w, const struct cd_input *in)
 {
     size_t name_len = strlen(in->name) + 1;
-    if (in->size > w->in_cap || !w->in_data) {
-        uint8_t *p = realloc(w->in_data, in->size ? in->size : 1);
+    if (in->size > w->first.in_cap || !w->first.in_data) {
+        uint8_t *p = realloc(w->first.in_data, in->size ? in->size : 1);
         if (!p)
             return false;
-        w->in_data = p;
-        w->in_cap = in->size;
+        w->first.in_data = p;
+        w->first.in_cap = in->size;
     }
-    if (name_len > w->in_name_cap) {
-        char *p = realloc(w->in_name, name_len);
+    if (name_len > w->first.in_name_cap) {
+        char *p = realloc(w->first.in_name, name_len);
         if (!p)
             return false;
-        w->in_name = p;
-        w->in_name_cap = name_len;
+        w->first.in_name = p;
+        w->first.in_name_cap = name_len;
     }
     if (in->size)
-        memcpy(w->in_data, in->data, in->size);
-    memcpy(w->in_name, in->name, name_len);
+        memcpy(w->first.in_data, in->data, in->size);
+    memcpy(w->first.in_name, in->name, name_len);
     return true;
 }
 
@@ -124,7 +124,7 @@ static void first_pass(struct worker *w)
                 return;
             continue;
         }
-        if (!(d->jobs > 1 ? take_input(w, w->in_data, in.size, w->in_name)
+        if (!(d->jobs > 1 ? take_input(w, w->first.in_data, in.size, w->first.in_name)
                           : take_input(w, in.data, in.size, in.name)))
             return;
     }
@@ -191,14 +191,14 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
         if (!go)
             break;
         enum cd_outcome outcome;
-        w->targets = targets;
+        w->exec.targets = targets;
         enum cd_status st = distill_execute(w, e->data, e->len, false, &outcome);
         distill_lock(d);
         size_t improved;
         if (st >= CD_FAILED)
             distill_fail(d, &w->err);
         else if (st == CD_OK && outcome == CD_OUTCOME_OK)
-            st = cd_table_extend(d->table, e, &w->labels, &improved, &w->err);
+            st = cd_table_extend(d->table, e, &w->exec.labels, &improved, &w->err);
         else if (st == CD_OK) /* a reproducer of the new target's, or one of before */
             distill_offer(w, e->data, e->len, outcome, e->origin, NULL);
         if (st >= CD_FAILED && !d->failed)

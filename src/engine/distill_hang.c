@@ -10,8 +10,8 @@
 /* Drops w's provisional reproducers. */
 void distill_drop_provisional(struct worker *w)
 {
-    while (w->n_prov)
-        free(w->prov[--w->n_prov].data);
+    while (w->hang.n_prov)
+        free(w->hang.prov[--w->hang.n_prov].data);
 }
 
 /* Keeps cand as the newest provisional reproducer of the label w reduces (the oldest is dropped
@@ -21,13 +21,13 @@ static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
     uint8_t *copy = cd_memdup(cand, len);
     if (!copy)
         return false;
-    if (w->n_prov == PROV_KEEP) {
-        free(w->prov[0].data);
-        memmove(&w->prov[0], &w->prov[1], (PROV_KEEP - 1) * sizeof w->prov[0]);
-        w->n_prov--;
+    if (w->hang.n_prov == PROV_KEEP) {
+        free(w->hang.prov[0].data);
+        memmove(&w->hang.prov[0], &w->hang.prov[1], (PROV_KEEP - 1) * sizeof w->hang.prov[0]);
+        w->hang.n_prov--;
     }
-    w->prov[w->n_prov].data = copy;
-    w->prov[w->n_prov++].len = len;
+    w->hang.prov[w->hang.n_prov].data = copy;
+    w->hang.prov[w->hang.n_prov++].len = len;
     return true;
 }
 
@@ -37,12 +37,13 @@ static bool keep_provisional(struct worker *w, const uint8_t *cand, size_t len)
 static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
 {
     struct cd_distill *d = w->d;
-    const struct cd_table_label *l = cd_table_find(d->table, w->labels.v[w->labels.n - 1]);
+    const struct cd_table_label *l =
+        cd_table_find(d->table, w->exec.labels.v[w->exec.labels.n - 1]);
     if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
         (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
         return true;
     uint8_t *copy = cd_memdup(cand, len);
-    char *origin = strdup(w->origin);
+    char *origin = strdup(w->work.origin);
     if (!copy || !origin) {
         free(copy);
         free(origin);
@@ -69,8 +70,8 @@ bool distill_unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool
     bool ok = !adopt || keep_provisional(w, cand, len);
     distill_lock(d);
     d->stats.timeouts++;
-    if (!adopt && ++w->timeouts >= TIMEOUT_CAP)
-        w->capped = true;
+    if (!adopt && ++w->hang.timeouts >= TIMEOUT_CAP)
+        w->hang.capped = true;
     if (ok && shorter)
         ok = keep_pending(w, cand, len);
     if (!ok) {
@@ -87,14 +88,14 @@ bool distill_unconfirmed(struct worker *w, const uint8_t *cand, size_t len, bool
 void distill_settle(struct worker *w)
 {
     struct cd_distill *d = w->d;
-    while (w->n_prov) {
+    while (w->hang.n_prov) {
         distill_lock(d);
         bool go = !distill_should_stop(d);
         distill_unlock(d);
         if (!go)
             break;
-        uint8_t *data = w->prov[w->n_prov - 1].data;
-        size_t len = w->prov[--w->n_prov].len;
+        uint8_t *data = w->hang.prov[w->hang.n_prov - 1].data;
+        size_t len = w->hang.prov[--w->hang.n_prov].len;
         enum cd_outcome outcome;
         enum cd_status st = distill_execute(w, data, len, false, &outcome);
         distill_lock(d);
@@ -115,12 +116,12 @@ void distill_take_pending(struct worker *w, uint32_t id)
     distill_lock(d);
     bool mine = d->pending && d->pending_label == id;
     if (mine) {
-        w->prov[0].data = d->pending;
-        w->prov[0].len = d->pending_len;
-        w->n_prov = 1;
-        free(w->origin);
-        w->origin = d->pending_origin;
-        w->label = id;
+        w->hang.prov[0].data = d->pending;
+        w->hang.prov[0].len = d->pending_len;
+        w->hang.n_prov = 1;
+        free(w->work.origin);
+        w->work.origin = d->pending_origin;
+        w->work.label = id;
         d->pending = NULL;
         d->pending_origin = NULL;
     }

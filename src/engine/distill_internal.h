@@ -55,23 +55,27 @@ struct worker {
     unsigned index;
     pthread_t thread;
     struct cd_error err;
-    /* execution (distill_exec.c) */
+    /* Each part below is written by the file its comment names; the others only read what it
+       says they read. distill.c frees every part and sums the counters into the pass report. */
+    /* execution (distill_exec.c); its labels are read by every file that runs a candidate */
     struct {
-        void *state;               /* runner state */
+        void *state;               /* runner state (distill.c opens and closes it) */
         uint32_t targets;          /* the targets its work runs on (bit t: target t) */
         struct cd_labelset labels; /* labels of the last run */
         struct cd_labelset again;  /* labels of its second run (recheck) */
         uint64_t changes;          /* table changes made by this worker's own offers */
-    };
+    } exec;
     /* the first pass with workers (distill_first.c): its copy of the input it runs */
     struct {
         uint8_t *in_data;
         size_t in_cap;
         char *in_name;
         size_t in_name_cap;
-    };
-    /* the reduction in progress (distill_reduce.c): of label, or of a whole example (whole) that
-       was best for the labels in whole_labels when it started */
+    } first;
+    /* the work in progress (distill_reduce.c; distill_schedule.c sets label, whole and serial
+       when it hands work out, and distill_exec.c and distill_hang.c read them): the reduction
+       of label, or of a whole example (whole) that was best for the labels in whole_labels when
+       it started */
     struct {
         struct cd_reducer red;
         struct cd_reducer donor_red;      /* counters of donor starts, kept apart from red's */
@@ -90,17 +94,19 @@ struct worker {
         size_t cut_len;       /* the shortest example it adopted (its start at first), */
         size_t window_len;    /* and that length STALL_EXECS executions ago */
         uint64_t label_attempts, idle_attempts; /* own attempts at labels, and idle ones */
-    };
-    /* helping with another worker's label (distill_schedule.c) */
+    } work;
+    /* helping with another worker's label (distill_schedule.c; the reduction counts its
+       executions, an offer what it adopted) */
     struct {
         bool helping;           /* label is another worker's claim (choose_help) */
         uint32_t helped;        /* the label this worker last helped with, and its best */
         uint64_t helped_serial; /* example then: no help again until that best moves on */
         uint64_t help_tries, help_execs, help_adopted; /* starts, executions, adoptions */
-    };
-    /* hangs (distill_hang.c). The timeout label's own reduction adopts a shorter hang
-       unconfirmed, and confirms only the newest when it ends (settle), falling back to older ones
-       if that one was merely slow: confirming each step took a second per step. Oldest first. */
+    } help;
+    /* hangs (distill_hang.c; the reduction resets the counts as an attempt starts). The timeout
+       label's own reduction adopts a shorter hang unconfirmed, and confirms only the newest when
+       it ends (settle), falling back to older ones if that one was merely slow: confirming each
+       step took a second per step. Oldest first. */
     struct {
         unsigned timeouts;
         bool capped; /* hit TIMEOUT_CAP */
@@ -109,7 +115,7 @@ struct worker {
             size_t len;
         } prov[PROV_KEEP];
         unsigned n_prov;
-    };
+    } hang;
 };
 
 struct cd_distill {

@@ -34,9 +34,9 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     struct cd_hash h = distill_seen_key(w, cand, len);
     enum cd_outcome outcome;
     distill_lock(d);
-    const struct cd_table_example *best = w->whole ? NULL : distill_best_of(d, w->label);
-    if (w->whole ? !distill_holds_whole(w) : !best || best->serial != w->serial) {
-        w->stale = true;
+    const struct cd_table_example *best = w->work.whole ? NULL : distill_best_of(d, w->work.label);
+    if (w->work.whole ? !distill_holds_whole(w) : !best || best->serial != w->work.serial) {
+        w->work.stale = true;
         distill_unlock(d);
         return false;
     }
@@ -44,14 +44,14 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
         distill_unlock(d);
         return false;
     }
-    if (++w->execs >= w->attempt_cap) {
-        w->yielded = true;
-    } else if (!w->whole && !d->opts.attempt_execs && w->execs % STALL_EXECS == 0) {
-        if (w->window_len - w->cut_len < STALL_BYTES)
-            w->yielded = w->idle = true;
-        w->window_len = w->cut_len;
+    if (++w->work.execs >= w->work.attempt_cap) {
+        w->work.yielded = true;
+    } else if (!w->work.whole && !d->opts.attempt_execs && w->work.execs % STALL_EXECS == 0) {
+        if (w->work.window_len - w->work.cut_len < STALL_BYTES)
+            w->work.yielded = w->work.idle = true;
+        w->work.window_len = w->work.cut_len;
     }
-    w->help_execs += w->helping;
+    w->help.help_execs += w->help.helping;
     if (cd_table_seen_add(d->table, h) < 0) {
         cd_error_oom(&w->err, CD_FAILED, "out of memory in the seen-set");
         distill_fail(d, &w->err);
@@ -61,7 +61,7 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
     distill_unlock(d);
     enum cd_status st = distill_execute(w, cand, len, true, &outcome);
     if (st == CD_OK && outcome == CD_OUTCOME_SLOW &&
-        (w->whole || w->label != w->labels.v[w->labels.n - 1])) {
+        (w->work.whole || w->work.label != w->exec.labels.v[w->exec.labels.n - 1])) {
         /* A clean run that a busy machine stalled past the tight timeout would be lost: never
            offered unconfirmed, and never run again once seen. Outside the timeout label's own
            reduction (whose end confirms what it adopts), a slow candidate runs once more. */
@@ -83,21 +83,21 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
            keep it from running it again). Unconfirmed runs are never offered: they may be
            merely slow. */
         /* its only label, or with several targets the one outcome label, last */
-        uint32_t timeout = w->labels.v[w->labels.n - 1];
+        uint32_t timeout = w->exec.labels.v[w->exec.labels.n - 1];
         distill_lock(d);
-        struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->labels, timeout);
+        struct cd_table_wins wins = cd_table_wins(d->table, cand, len, &w->exec.labels, timeout);
         distill_unlock(d);
-        bool own = !w->whole && w->label == timeout;
+        bool own = !w->work.whole && w->work.label == timeout;
         if (!wins.fresh)
             return distill_unconfirmed(w, cand, len, wins.reducing && own, wins.reducing && !own);
         st = distill_execute(w, cand, len, false, &outcome);
     }
     distill_lock(d);
     bool held = distill_offer_run(w, st, cand, len, outcome);
-    if (held && len < w->cut_len)
-        w->cut_len = len;
-    if (st == CD_OK && cd_outcome_timed_out(outcome) && !held && ++w->timeouts >= TIMEOUT_CAP)
-        w->capped = true;
+    if (held && len < w->work.cut_len)
+        w->work.cut_len = len;
+    if (st == CD_OK && cd_outcome_timed_out(outcome) && !held && ++w->hang.timeouts >= TIMEOUT_CAP)
+        w->hang.capped = true;
     distill_unlock(d);
     return held;
 }
@@ -105,11 +105,13 @@ static bool reduce_pred(void *ctx, const uint8_t *cand, size_t len)
 static bool reduce_stop(void *ctx)
 {
     struct worker *w = ctx;
-    if (w->stale || w->capped || w->yielded)
+    if (w->work.stale || w->hang.capped || w->work.yielded)
         return true;
     distill_lock(w->d);
-    const struct cd_table_label *l = w->whole ? NULL : cd_table_find(w->d->table, w->label);
-    bool stop = distill_should_stop(w->d) || (!w->whole && (!l || (w->helping && !l->busy)));
+    const struct cd_table_label *l =
+        w->work.whole ? NULL : cd_table_find(w->d->table, w->work.label);
+    bool stop =
+        distill_should_stop(w->d) || (!w->work.whole && (!l || (w->help.helping && !l->busy)));
     distill_unlock(w->d);
     return stop;
 }
@@ -127,37 +129,37 @@ static bool verify(struct worker *w, const struct cd_table_example *e)
         return true;
     uint8_t *copy = cd_memdup(e->data, e->len);
     size_t len = e->len;
-    w->again.n = 0;
+    w->exec.again.n = 0;
     bool ok = copy != NULL;
     for (size_t i = 0; ok && i < e->labels.n; i++)
-        ok = cd_labelset_push(&w->again, e->labels.v[i]);
+        ok = cd_labelset_push(&w->exec.again, e->labels.v[i]);
     if (!ok) {
         free(copy);
         cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
         distill_fail(d, &w->err);
         return false;
     }
-    uint32_t own = w->targets;
-    w->targets = distill_targets_of(d, e->labels.v, e->labels.n);
+    uint32_t own = w->exec.targets;
+    w->exec.targets = distill_targets_of(d, e->labels.v, e->labels.n);
     int ran = distill_run_again(w, copy, len);
-    w->targets = own;
+    w->exec.targets = own;
     free(copy);
     if (ran <= 0)
         return ran == 0;
     /* The run shows edges marked before it, and both copies those marked while it ran. */
-    cd_table_strip_unstable(d->table, &w->labels);
-    cd_table_strip_unstable(d->table, &w->again);
-    return distill_mark_differences(w, &w->labels, &w->again);
+    cd_table_strip_unstable(d->table, &w->exec.labels);
+    cd_table_strip_unstable(d->table, &w->exec.again);
+    return distill_mark_differences(w, &w->exec.labels, &w->exec.again);
 }
 
 /* Whether w's targets are all those whose labels e is best for. Lock held. */
 static bool runs_all_of(const struct worker *w, const struct cd_table_example *e)
 {
     const struct cd_distill *d = w->d;
-    if (w->targets == d->all_targets)
+    if (w->exec.targets == d->all_targets)
         return true;
     for (size_t i = 0; i < e->labels.n; i++)
-        if (!(w->targets >> cd_labels_target(e->labels.v[i]) & 1) &&
+        if (!(w->exec.targets >> cd_labels_target(e->labels.v[i]) & 1) &&
             distill_best_of(d, e->labels.v[i]) == e)
             return false;
     return true;
@@ -173,7 +175,7 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
     struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, false};
-    w->targets = distill_targets_of(d, &id, 1);
+    w->exec.targets = distill_targets_of(d, &id, 1);
     distill_take_pending(w, id);
     for (;;) {
         distill_lock(d);
@@ -183,23 +185,23 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
             return CD_OK;
         }
         const struct cd_table_example *e = dl->best, *donor = NULL;
-        if (!e->checked && !w->helping) {
+        if (!e->checked && !w->help.helping) {
             bool ok = verify(w, e);
             distill_unlock(d);
             if (!ok)
                 return CD_FAILED;
             continue; /* the label, or its best, may have gone meanwhile */
         }
-        if (!w->helping) {
+        if (!w->help.helping) {
             donor = cd_table_donor(d->table, dl);
             cd_table_donor_taken(d->table, id, donor);
         }
         if (donor)
             e = donor;
         uint8_t *copy = cd_memdup(e->data, e->len);
-        free(w->origin);
-        w->origin = strdup(e->origin);
-        if (!copy || !w->origin) {
+        free(w->work.origin);
+        w->work.origin = strdup(e->origin);
+        if (!copy || !w->work.origin) {
             free(copy);
             cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
             distill_fail(d, &w->err);
@@ -207,25 +209,25 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
             return CD_FAILED;
         }
         size_t len = e->len;
-        uint64_t start_serial = dl->best->serial, changes = w->changes;
-        w->serial = start_serial;
+        uint64_t start_serial = dl->best->serial, changes = w->exec.changes;
+        w->work.serial = start_serial;
         /* A later attempt walks again, through the seen-set, every candidate this one tried:
            by default an attempt may spend two executions per byte, so that the walks over a
            large example stay few. */
-        w->attempt_cap = d->attempt_execs;
-        if (!d->opts.attempt_execs && 2 * (uint64_t)len > w->attempt_cap)
-            w->attempt_cap = 2 * (uint64_t)len;
-        w->stale = w->capped = w->yielded = w->idle = false;
-        w->timeouts = w->execs = 0;
-        w->cut_len = w->window_len = len;
+        w->work.attempt_cap = d->attempt_execs;
+        if (!d->opts.attempt_execs && 2 * (uint64_t)len > w->work.attempt_cap)
+            w->work.attempt_cap = 2 * (uint64_t)len;
+        w->work.stale = w->hang.capped = w->work.yielded = w->work.idle = false;
+        w->hang.timeouts = w->work.execs = 0;
+        w->work.cut_len = w->work.window_len = len;
         distill_unlock(d);
 
         uint8_t *out = NULL;
         size_t out_len;
         bool changed = false, stopped = false;
         target.deletions_only = donor != NULL;
-        enum cd_status st = cd_reducer_run(donor ? &w->donor_red : &w->red, &target, copy, len,
-                                           &out, &out_len, &changed, &stopped, &w->err);
+        enum cd_status st = cd_reducer_run(donor ? &w->work.donor_red : &w->work.red, &target, copy,
+                                           len, &out, &out_len, &changed, &stopped, &w->err);
         if (st < CD_FAILED)
             distill_settle(w);
         else
@@ -248,39 +250,39 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
             /* Next, the label's own best: the new one the donor gave, or the old one unless
                that was reduced already. */
             bool won = l->best->serial != start_serial;
-            w->donor_tries++;
-            w->donor_wins += won;
+            w->work.donor_tries++;
+            w->work.donor_wins += won;
             bool go_on = !distill_should_stop(d) && (won || !cd_table_skippable(l));
             distill_unlock(d);
             if (!go_on)
                 return CD_OK;
             continue;
         }
-        if (w->helping) {
+        if (w->help.helping) {
             /* A helper marks nothing: the owner's reduction decides what is finished. */
-            bool go_on = w->stale && !distill_should_stop(d) && l->busy;
-            w->helped = id;
-            w->helped_serial = l->best->serial;
+            bool go_on = w->work.stale && !distill_should_stop(d) && l->busy;
+            w->help.helped = id;
+            w->help.helped_serial = l->best->serial;
             distill_unlock(d);
             if (!go_on)
                 return CD_OK;
             continue;
         }
-        if (w->stale && !distill_should_stop(d)) {
+        if (w->work.stale && !distill_should_stop(d)) {
             distill_unlock(d);
             continue;
         }
-        w->label_attempts++;
-        if (w->idle && !w->capped) {
-            w->idle_attempts++;
+        w->work.label_attempts++;
+        if (w->work.idle && !w->hang.capped) {
+            w->work.idle_attempts++;
             cd_table_idle(d->table, id);
         }
-        bool done = (st == CD_OK && !stopped) || (w->capped && !distill_should_stop(d));
-        d->capped_labels += w->capped;
+        bool done = (st == CD_OK && !stopped) || (w->hang.capped && !distill_should_stop(d));
+        d->capped_labels += w->hang.capped;
         if (done && !changed && l->best->serial == start_serial &&
             !(d->pending && d->pending_label == id)) {
             /* The example is finished when the candidates ran on every target it is best for. */
-            cd_table_finish(d->table, id, w->changes == changes && runs_all_of(w, l->best));
+            cd_table_finish(d->table, id, w->exec.changes == changes && runs_all_of(w, l->best));
         }
         distill_unlock(d);
         return CD_OK;
@@ -301,50 +303,51 @@ void distill_reduce_whole(struct worker *w, const struct cd_table_example *e)
 {
     struct cd_distill *d = w->d;
     struct cd_reduce_target target = {reduce_pred, reduce_stop, w, false, true};
-    w->whole_labels.n = 0;
+    w->work.whole_labels.n = 0;
     bool ok = true;
     for (size_t i = 0; i < e->labels.n && ok; i++)
         if (cd_table_find(d->table, e->labels.v[i])->best == e)
-            ok = cd_labelset_push(&w->whole_labels, e->labels.v[i]);
+            ok = cd_labelset_push(&w->work.whole_labels, e->labels.v[i]);
     uint8_t *copy = cd_memdup(e->data, e->len);
-    free(w->origin);
-    w->origin = strdup(e->origin);
-    if (!ok || !copy || !w->origin) {
+    free(w->work.origin);
+    w->work.origin = strdup(e->origin);
+    if (!ok || !copy || !w->work.origin) {
         free(copy);
         cd_error_oom(&w->err, CD_FAILED, "out of memory copying a best example");
         distill_fail(d, &w->err);
         return;
     }
     size_t len = e->len;
-    w->whole = true;
-    w->targets = distill_targets_of(d, w->whole_labels.v, w->whole_labels.n);
-    w->serial = e->serial;
+    w->work.whole = true;
+    w->exec.targets = distill_targets_of(d, w->work.whole_labels.v, w->work.whole_labels.n);
+    w->work.serial = e->serial;
     /* Short attempts: the largest example is chosen afresh after each, so that examples that
        new labels found while it shrank (as large as it was then) come next once it is smaller. */
-    w->attempt_cap = d->opts.attempt_execs ? d->attempt_execs : WHOLE_EXECS;
-    w->stale = w->capped = w->yielded = false;
-    w->timeouts = w->execs = 0;
+    w->work.attempt_cap = d->opts.attempt_execs ? d->attempt_execs : WHOLE_EXECS;
+    w->work.stale = w->hang.capped = w->work.yielded = false;
+    w->hang.timeouts = w->work.execs = 0;
     d->in_flight++;
     distill_unlock(d);
     uint8_t *out = NULL;
     size_t out_len;
     bool changed, stopped;
-    enum cd_status st = cd_reducer_run(&w->red, &target, copy, len, &out, &out_len, &changed,
+    enum cd_status st = cd_reducer_run(&w->work.red, &target, copy, len, &out, &out_len, &changed,
                                        &stopped, &w->err);
     free(copy);
     free(out);
     distill_lock(d);
     if (st >= CD_FAILED)
         distill_fail(d, &w->err);
-    else if ((!stopped || (w->yielded && !changed)) && !w->stale && distill_holds_whole(w))
-        for (size_t i = 0; i < w->whole_labels.n; i++) {
-            const struct cd_table_example *x = distill_best_of(d, w->whole_labels.v[i]);
-            if (x && x->serial == w->serial) {
+    else if ((!stopped || (w->work.yielded && !changed)) && !w->work.stale &&
+             distill_holds_whole(w))
+        for (size_t i = 0; i < w->work.whole_labels.n; i++) {
+            const struct cd_table_example *x = distill_best_of(d, w->work.whole_labels.v[i]);
+            if (x && x->serial == w->work.serial) {
                 distill_mark_whole_done(d, x);
                 break;
             }
         }
-    w->whole = false;
+    w->work.whole = false;
     d->in_flight--;
     pthread_cond_broadcast(&d->cv);
     distill_progress(d, false);

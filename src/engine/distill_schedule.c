@@ -87,7 +87,7 @@ static void wait_a_while(struct cd_distill *d)
 static bool whole_busy(const struct cd_distill *d, const struct cd_table_example *e)
 {
     for (unsigned i = 0; i < d->jobs; i++)
-        if (d->workers[i].whole && d->workers[i].serial == e->serial)
+        if (d->workers[i].work.whole && d->workers[i].work.serial == e->serial)
             return true;
     return false;
 }
@@ -138,16 +138,16 @@ static const struct cd_table_label *choose_help(struct cd_distill *d, const stru
     unsigned top_helpers = 0;
     for (unsigned i = 0; i < d->jobs; i++) {
         const struct worker *o = &d->workers[i];
-        if (!o->active || o->helping || cd_labels_is_outcome(o->label))
+        if (!o->work.active || o->help.helping || cd_labels_is_outcome(o->work.label))
             continue;
-        const struct cd_table_label *l = cd_table_find(d->table, o->label);
+        const struct cd_table_label *l = cd_table_find(d->table, o->work.label);
         if (!l || !l->busy || !distill_to_reduce(d, l) ||
-            (w->helped == l->id && w->helped_serial == l->best->serial))
+            (w->help.helped == l->id && w->help.helped_serial == l->best->serial))
             continue;
         unsigned helpers = 0;
         for (unsigned j = 0; j < d->jobs; j++)
-            helpers += d->workers[j].active && d->workers[j].helping &&
-                       d->workers[j].label == o->label;
+            helpers += d->workers[j].work.active && d->workers[j].help.helping &&
+                       d->workers[j].work.label == o->work.label;
         if (!top || helpers < top_helpers ||
             (helpers == top_helpers && l->best->len > top->best->len)) {
             top = l;
@@ -183,17 +183,17 @@ static void *reduce_worker(void *arg)
         uint32_t id = l->id;
         if (!help)
             cd_table_claim(d->table, id);
-        w->label = id;
-        w->active = true;
-        w->helping = help;
-        w->help_tries += help;
+        w->work.label = id;
+        w->work.active = true;
+        w->help.helping = help;
+        w->help.help_tries += help;
         d->in_flight++;
         distill_unlock(d);
         distill_reduce_label(w, id);
         distill_lock(d);
         if (!help)
             cd_table_release(d->table, id);
-        w->active = w->helping = false;
+        w->work.active = w->help.helping = false;
         d->in_flight--;
         pthread_cond_broadcast(&d->cv);
         distill_progress(d, false);
