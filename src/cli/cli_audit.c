@@ -90,12 +90,7 @@ static json_object *json_targets(const struct cd_manifest *m)
         const struct cd_manifest_target *x = &m->info.targets[t];
         json_object *e = json_object_new_object();
         json_object_object_add(e, "name", json_object_new_string(x->name));
-        json_object_object_add(e, "labels", json_object_new_uint64(x->labels));
-        json_object_object_add(e, "labels_finished", json_object_new_uint64(x->labels_finished));
-        json_object_object_add(e, "seeds", json_object_new_uint64(x->seeds));
-        json_object_object_add(e, "seed_bytes", json_object_new_uint64(x->seed_bytes));
-        json_object_object_add(e, "reproducers", json_object_new_uint64(x->reproducers));
-        json_object_object_add(e, "bugs", json_object_new_uint64(x->bugs));
+        cd_report_put_target(e, &x->counts);
         json_object_object_add(e, "view", x->view ? json_object_new_string(x->view) : NULL);
         json_object_array_add(a, e);
     }
@@ -148,13 +143,14 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
                    "out\n", m->n_unstable, m->n_unstable == 1 ? "" : "s");
         for (unsigned t = 0; m->info.n_targets > 1 && t < m->info.n_targets; t++) {
             const struct cd_manifest_target *x = &m->info.targets[t];
+            const struct cd_result_target *c = &x->counts;
             char q[256], v[1024];
             printf("target %s: %llu labels (%llu finished), %llu seeds, %s in %s; %llu "
                    "reproducers, %llu bugs\n", cd_shown(x->name, q, sizeof q),
-                   (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
-                   (unsigned long long)x->seeds, cli_bytes(x->seed_bytes, b, sizeof b),
+                   (unsigned long long)c->labels, (unsigned long long)c->finished,
+                   (unsigned long long)c->seeds, cli_bytes(c->seed_bytes, b, sizeof b),
                    x->view ? cd_shown(x->view, v, sizeof v) : "(no view)",
-                   (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+                   (unsigned long long)c->reproducers, (unsigned long long)c->bugs);
         }
         printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
         char o[1024];

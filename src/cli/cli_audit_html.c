@@ -473,9 +473,9 @@ static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t
                "<tr><td>their bytes</td><td id=\"seed-bytes\">%llu</td></tr>"
                "<tr><td>reproducers</td><td>%llu</td></tr><tr><td>bugs</td><td>%llu</td></tr>"
                "<tr><td>command</td><td>",
-            (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
-            (unsigned long long)x->seeds, (unsigned long long)x->seed_bytes,
-            (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+            (unsigned long long)x->counts.labels, (unsigned long long)x->counts.finished,
+            (unsigned long long)x->counts.seeds, (unsigned long long)x->counts.seed_bytes,
+            (unsigned long long)x->counts.reproducers, (unsigned long long)x->counts.bugs);
     for (char **a = x->argv; a && *a; a++) {
         esc(f, *a, -1);
         fputc(a[1] ? ' ' : '\n', f);
@@ -520,9 +520,9 @@ static bool targets_section(FILE *f, const char *dir, const struct cd_manifest *
         esc(f, x->name, -1);
         fprintf(f, "</a></td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu"
                    "</td><td>%llu</td></tr>\n",
-                (unsigned long long)x->labels, (unsigned long long)x->labels_finished,
-                (unsigned long long)x->seeds, (unsigned long long)x->seed_bytes,
-                (unsigned long long)x->reproducers, (unsigned long long)x->bugs);
+                (unsigned long long)x->counts.labels, (unsigned long long)x->counts.finished,
+                (unsigned long long)x->counts.seeds, (unsigned long long)x->counts.seed_bytes,
+                (unsigned long long)x->counts.reproducers, (unsigned long long)x->counts.bugs);
         ok &= target_page(dir, m, t);
     }
     fputs("</table>\n", f);

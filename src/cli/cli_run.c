@@ -260,12 +260,7 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
             struct cd_result_target c = cd_result_target_counts(&s->result, t);
             json_object *e = json_object_new_object();
             json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
-            json_object_object_add(e, "labels", json_object_new_uint64(c.labels));
-            json_object_object_add(e, "labels_finished", json_object_new_uint64(c.finished));
-            json_object_object_add(e, "seeds", json_object_new_uint64(c.seeds));
-            json_object_object_add(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
-            json_object_object_add(e, "reproducers", json_object_new_uint64(c.reproducers));
-            json_object_object_add(e, "bugs", json_object_new_uint64(c.bugs));
+            cd_report_put_target(e, &c);
             char view[4200];
             snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
             json_object_object_add(e, "view", s->views ? json_object_new_string(view) : NULL);

@@ -47,8 +47,7 @@ struct cd_manifest_target {
     uint64_t map_size;
     unsigned timeout_ms;
     char *view;                  /* the directory of its seeds (DIR.by-target/NAME), or NULL */
-    /* counted by the writer from the result, read back by the reader */
-    uint64_t labels, labels_finished, seeds, seed_bytes, reproducers, bugs;
+    struct cd_result_target counts; /* counted by the writer from the result, read back */
 };
 
 /* Everything about a run that is not in cd_result. The writer borrows it; the reader fills an

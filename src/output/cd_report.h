@@ -84,6 +84,11 @@ bool cd_report_put(struct json_object *root, enum cd_report_view view,
 /* The key of row f in view (the part after the section in the manifest), or NULL. */
 const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view);
 
+/* Puts one target's counts (labels, labels_finished, seeds, seed_bytes, reproducers, bugs) into
+ * e, as the manifest's "targets", --json-summary's and audit's give them. */
+struct cd_result_target;
+void cd_report_put_target(struct json_object *e, const struct cd_result_target *c);
+
 /* Copies s for JSON, writing each byte that is not valid UTF-8 as "\xNN": NULL when out of
  * memory. */
 char *cd_report_utf8_clean(const char *s);

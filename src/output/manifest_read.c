@@ -387,12 +387,13 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         json_object *v = NULL;
         if (json_object_object_get_ex(e, "view", &v) && json_object_is_type(v, json_type_string))
             mt->view = strdup(json_object_get_string(v));
-        mt->labels = get_u64(rd, e, "labels");
-        mt->labels_finished = get_u64(rd, e, "labels_finished");
-        mt->seeds = get_u64(rd, e, "seeds");
-        mt->seed_bytes = get_u64(rd, e, "seed_bytes");
-        mt->reproducers = get_u64(rd, e, "reproducers");
-        mt->bugs = get_u64(rd, e, "bugs");
+        struct cd_result_target *c = &mt->counts;
+        c->labels = get_u64(rd, e, "labels");
+        c->finished = get_u64(rd, e, "labels_finished");
+        c->seeds = get_u64(rd, e, "seeds");
+        c->seed_bytes = get_u64(rd, e, "seed_bytes");
+        c->reproducers = get_u64(rd, e, "reproducers");
+        c->bugs = get_u64(rd, e, "bugs");
         /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
         const char *nm = mt->name ? mt->name : "";
         bool ok = cd_labels_name_valid(nm);
@@ -447,18 +448,12 @@ static void read_fields(struct reader *rd, json_object *root, struct cd_manifest
             continue;
         char *at = (char *)dst[f->from] + f->offset;
         switch (f->kind) {
-        case CD_REPORT_U64: {
-            uint64_t v = get_u64(rd, o, key);
-            memcpy(at, &v, sizeof v);
-            break;
-        }
-        case CD_REPORT_COUNT: {
-            uint64_t v = get_measured(rd, o, key);
-            memcpy(at, &v, sizeof v);
-            break;
-        }
+        case CD_REPORT_U64:
+        case CD_REPORT_COUNT:
         case CD_REPORT_SECONDS: {
-            uint64_t v = get_seconds(rd, o, key);
+            uint64_t v = f->kind == CD_REPORT_U64     ? get_u64(rd, o, key)
+                         : f->kind == CD_REPORT_COUNT ? get_measured(rd, o, key)
+                                                      : get_seconds(rd, o, key);
             memcpy(at, &v, sizeof v);
             break;
         }

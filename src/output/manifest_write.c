@@ -156,12 +156,7 @@ static json_object *build_targets(const struct cd_manifest_info *info, const str
         put(e, "map_size", json_object_new_uint64(mt->map_size));
         put(e, "timeout_ms", json_object_new_uint64(mt->timeout_ms));
         put(e, "view", mt->view ? jstr(mt->view) : NULL);
-        put(e, "labels", json_object_new_uint64(c.labels));
-        put(e, "labels_finished", json_object_new_uint64(c.finished));
-        put(e, "seeds", json_object_new_uint64(c.seeds));
-        put(e, "seed_bytes", json_object_new_uint64(c.seed_bytes));
-        put(e, "reproducers", json_object_new_uint64(c.reproducers));
-        put(e, "bugs", json_object_new_uint64(c.bugs));
+        cd_report_put_target(e, &c);
         json_object_array_add(a, e);
     }
     return a;

@@ -235,6 +235,15 @@ char *cd_report_utf8_clean(const char *s)
     return out;
 }
 
+void cd_report_put_target(json_object *e, const struct cd_result_target *c)
+{
+    const char *keys[] = {"labels", "labels_finished", "seeds", "seed_bytes", "reproducers",
+                          "bugs"};
+    uint64_t v[] = {c->labels, c->finished, c->seeds, c->seed_bytes, c->reproducers, c->bugs};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        json_object_object_add(e, keys[i], json_object_new_uint64(v[i]));
+}
+
 /* Row f's value in src as JSON (NULL: null); *oom set when out of memory. */
 static json_object *scalar(const struct cd_report_field *f, const void *src, bool *oom)
 {
