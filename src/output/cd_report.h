@@ -65,6 +65,10 @@ struct cd_report_field {
     const char *absent;       /* TEXT: what a NULL value is written as (NULL: null) */
     const char *values;       /* the texts it may hold, "a|b|c"; NULL: any */
     const char *meaning;      /* one line */
+    /* How the text summary shows it, "%s" standing for the value in decimal; a leading '?':
+       only when it is not 0. NULL: not in the text summary (tests/e2e/test_summary.c checks
+       the text against --json-summary row by row). */
+    const char *text;
 };
 
 extern const struct cd_report_field cd_report_fields[];
