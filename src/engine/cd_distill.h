@@ -133,7 +133,8 @@ struct cd_distill_opts {
      * entries: a candidate met again after that runs again. */
     size_t seen_mem;
     volatile sig_atomic_t *stop; /* non-zero asks the run to stop early; NULL for none */
-    /* Called at most a few times a second, and once at each phase change; may be NULL. */
+    /* Called at most a few times a second, and once at each phase change, without the engine's
+     * lock and one call at a time, with a report taken under it; may be NULL. */
     void (*progress)(void *ctx, const struct cd_distill_progress *p);
     /* Called for each input skipped, by ingest or because the runner could not deliver it (the
      * message names it); may be NULL. With jobs > 1, called as progress is. */
@@ -153,9 +154,9 @@ struct cd_distill;
 
 /* Creates an engine; ops and runner_ctx are borrowed for its lifetime. Opens one runner per job,
  * in order, on the calling thread. On success *out is owned, free with cd_distill_free.
- * With jobs > 1 the runners run on worker threads (one thread per runner state), and progress is
- * called from them, never two calls at once, with an engine lock held: callbacks must not call
- * back into the engine. With one job everything runs on the calling thread, and a given seed and
+ * With jobs > 1 the runners run on worker threads (one thread per runner state), and the callbacks
+ * are called from them, never two calls of one at once: warning with an engine lock held,
+ * progress and checkpoint without it; none may call back into the engine. With one job everything runs on the calling thread, and a given seed and
  * input order give the same executions in the same order, so the same result. */
 enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_opts *opts,
                               const struct cd_runner_ops *ops, void *runner_ctx,

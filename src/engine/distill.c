@@ -65,7 +65,17 @@ void distill_unlock(struct cd_distill *d)
     struct cd_table_snapshot *snap = d->snapshot;
     uint64_t execs = d->snapshot_execs;
     d->snapshot = NULL;
+    struct cd_distill_progress p;
+    bool report = d->progress_due && !atomic_exchange(&d->reporting, true);
+    if (report) {
+        p = d->progress;
+        d->progress_due = false;
+    }
     pthread_mutex_unlock(&d->mu);
+    if (report) { /* a terminal that blocks our writes holds this worker alone */
+        d->opts.progress(d->opts.cb_ctx, &p);
+        atomic_store(&d->reporting, false);
+    }
     if (!snap)
         return;
     /* encoded and written with the lock released: the other workers carry on */

@@ -106,8 +106,8 @@ static void checkpoint(struct cd_distill *d, uint64_t now)
     d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
 }
 
-/* Calls the progress callback, at most every PROGRESS_NS unless forced, and the checkpoint
- * callback when due. Lock held, so calls never overlap. */
+/* Makes the progress report due, at most every PROGRESS_NS unless forced, and the checkpoint
+ * when due; distill_unlock hands them to their callbacks. Lock held. */
 void distill_progress(struct cd_distill *d, bool force)
 {
     if (d->stats.select_only_bytes)
@@ -134,7 +134,8 @@ void distill_progress(struct cd_distill *d, bool force)
         .cmin_bytes = d->stats.cmin_bytes,
         .execs_left = strcmp(d->phase, "reduce") == 0 ? cd_result_execs_left(d->series, d->n_series) : 0,
     };
-    d->opts.progress(d->opts.cb_ctx, &p);
+    d->progress = p; /* handed to the callback as the lock is released (distill_unlock) */
+    d->progress_due = true;
 }
 
 /* Ends a phase: stamps the end time, reports progress, unlocks, and returns the first failure

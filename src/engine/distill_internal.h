@@ -164,6 +164,12 @@ struct cd_distill {
     struct cd_table_snapshot *snapshot;
     uint64_t snapshot_execs;
     atomic_bool checkpointing;
+    /* The progress report due, taken under the lock and handed to opts.progress the same way,
+       one call at a time (reporting); a report due while another is being made waits for the
+       next release of the lock */
+    struct cd_distill_progress progress;
+    bool progress_due;
+    atomic_bool reporting;
     /* serials of examples reduced whole to a fixpoint, or left as they were by a whole attempt */
     struct cd_hashset whole_done;
 };
@@ -177,7 +183,8 @@ uint64_t distill_rng_below(uint64_t s[4], uint64_t n);
 /* Takes the run's mutex, which guards the table and every shared field of struct cd_distill. */
 void distill_lock(struct cd_distill *d);
 
-/* Releases it, then hands a checkpoint's snapshot taken meanwhile to opts.checkpoint. */
+/* Releases it, then hands the progress report and a checkpoint's snapshot taken meanwhile to
+ * opts.progress and opts.checkpoint. */
 void distill_unlock(struct cd_distill *d);
 
 /* Records the first failure; every worker then winds down. */
@@ -206,8 +213,8 @@ void distill_join_threads(struct cd_distill *d, unsigned n);
  * never grows (labels found during reduction are optional unless keep_found). */
 bool distill_table_cover(struct cd_distill *d);
 
-/* Calls the progress callback, at most every PROGRESS_NS unless forced, and the checkpoint
- * callback when due. */
+/* Makes the progress report due, at most every PROGRESS_NS unless forced, and the checkpoint
+ * when due; distill_unlock hands them to their callbacks. */
 void distill_progress(struct cd_distill *d, bool force);
 
 /* Ends a phase: stamps the end time, reports progress, unlocks, and returns the first failure into

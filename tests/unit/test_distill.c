@@ -487,7 +487,29 @@ struct checkpoints {
     struct runner_ctx *rc;
     atomic_int in_flight;
     int overlapped, calls, saved, progressed;
+    int report_waited, report_progressed; /* a report waited, and whether others ran then */
 };
+
+/* Waits (up to 10 s) for the other worker to run five more inputs; whether it did. */
+static bool others_run(struct runner_ctx *rc)
+{
+    unsigned long start = atomic_load(&rc->all_runs);
+    for (int i = 0; i < 10000 && atomic_load(&rc->all_runs) < start + 5; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return atomic_load(&rc->all_runs) >= start + 5;
+}
+
+/* A progress report of the first pass, with inputs left to run, waits for the other worker
+ * once, as on_checkpoint does. */
+static void on_progress(void *ctx, const struct cd_distill_progress *p)
+{
+    struct checkpoints *c = ctx;
+    if (!c->report_waited && strcmp(p->phase, "first pass") == 0 && p->inputs > 0 &&
+        p->inputs < 200) {
+        c->report_waited = 1;
+        c->report_progressed = others_run(c->rc);
+    }
+}
 
 /* A checkpoint that waits (up to 10 s) for the other worker to run five more inputs: it can
  * only when the checkpoint holds no lock. Each snapshot must save to a state that loads. */
@@ -496,12 +518,8 @@ static void on_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     struct checkpoints *c = ctx;
     (void)execs;
     c->overlapped += atomic_fetch_add(&c->in_flight, 1) != 0;
-    if (c->calls++ == 0) {
-        unsigned long start = atomic_load(&c->rc->all_runs);
-        for (int i = 0; i < 10000 && atomic_load(&c->rc->all_runs) < start + 5; i++)
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
-        c->progressed = atomic_load(&c->rc->all_runs) >= start + 5;
-    }
+    if (c->calls++ == 0)
+        c->progressed = others_run(c->rc);
     struct cd_table_meta meta = {"", "s", 1, 0, 0, false}, back;
     struct cd_error err;
     uint8_t *buf = NULL;
@@ -517,8 +535,9 @@ static void on_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     atomic_fetch_sub(&c->in_flight, 1);
 }
 
-/* Checkpoints run off the workers' path: with two workers, the other one carries on while a
- * checkpoint writes; calls never overlap, and every snapshot saves whole. */
+/* Checkpoints and progress reports run off the workers' path: with two workers, the other one
+ * carries on while a checkpoint writes or a report prints; checkpoints never overlap, and every
+ * snapshot saves whole. */
 static void test_distill_checkpoints_off_the_lock(void)
 {
     const char *many[300];
@@ -528,16 +547,20 @@ static void test_distill_checkpoints_off_the_lock(void)
         many[i] = text[i];
     }
     char *dir = write_files(many, 300);
-    struct runner_ctx rc = {.delay_us = 100};
+    /* a first pass of about half a second, so that a report (every 250 ms) comes within it */
+    struct runner_ctx rc = {.delay_us = 3000};
     struct checkpoints c = {.rc = &rc};
-    struct cd_distill_opts opts = {.seed = 3, .jobs = 2, .checkpoint = on_checkpoint,
-                                   .checkpoint_ms = 1, .checkpoint_ctx = &c};
+    struct cd_distill_opts opts = {.seed = 3, .jobs = 2, .no_reduce = true,
+                                   .checkpoint = on_checkpoint,
+                                   .checkpoint_ms = 1, .checkpoint_ctx = &c,
+                                   .progress = on_progress, .cb_ctx = &c};
     struct cd_result res;
     CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
     CU_ASSERT(c.calls >= 1);
     CU_ASSERT_EQUAL(c.saved, c.calls);
     CU_ASSERT_EQUAL(c.overlapped, 0);
     CU_ASSERT_TRUE(c.progressed);
+    CU_ASSERT_TRUE(c.report_progressed); /* so do progress reports */
     cd_result_release(&res);
     cd_test_rmdir(dir);
 }
