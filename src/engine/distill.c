@@ -62,26 +62,26 @@ void distill_lock(struct cd_distill *d)
 
 void distill_unlock(struct cd_distill *d)
 {
-    struct cd_table_snapshot *snap = d->snapshot;
-    uint64_t execs = d->snapshot_execs;
-    d->snapshot = NULL;
+    struct cd_table_snapshot *snap = d->course.snapshot;
+    uint64_t execs = d->course.snapshot_execs;
+    d->course.snapshot = NULL;
     struct cd_distill_progress p;
-    bool report = d->progress_due && !atomic_exchange(&d->reporting, true);
+    bool report = d->course.progress_due && !atomic_exchange(&d->course.reporting, true);
     if (report) {
-        p = d->progress;
-        d->progress_due = false;
+        p = d->course.progress;
+        d->course.progress_due = false;
     }
     pthread_mutex_unlock(&d->mu);
     if (report) { /* a terminal that blocks our writes holds this worker alone */
         d->opts.progress(d->opts.cb_ctx, &p);
-        atomic_store(&d->reporting, false);
+        atomic_store(&d->course.reporting, false);
     }
     if (!snap)
         return;
     /* encoded and written with the lock released: the other workers carry on */
     d->opts.checkpoint(d->opts.checkpoint_ctx, snap, execs);
     cd_table_snapshot_free(snap);
-    atomic_store(&d->checkpointing, false);
+    atomic_store(&d->course.checkpointing, false);
 }
 
 /* Records the first failure; every worker then winds down. Lock held. */
@@ -153,10 +153,10 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
         return free(d), cd_error_set(err, CD_FAILED, "at most %u targets run at once",
                                      CD_LABEL_TARGETS_MAX);
     d->all_targets = opts->targets > 1 ? (uint32_t)((1ull << opts->targets) - 1) : 1;
-    d->attempt_execs = opts->attempt_execs ? opts->attempt_execs : ATTEMPT_EXECS;
+    d->work.attempt_execs = opts->attempt_execs ? opts->attempt_execs : ATTEMPT_EXECS;
     d->phase = "first pass";
-    d->start_ns = d->last_progress_ns = cd_now_ns();
-    d->next_checkpoint_ns = d->start_ns + opts->checkpoint_ms * 1000000ull;
+    d->start_ns = d->course.last_progress_ns = cd_now_ns();
+    d->course.next_checkpoint_ns = d->start_ns + opts->checkpoint_ms * 1000000ull;
     uint64_t x = opts->seed;
     for (int i = 0; i < 4; i++)
         d->rng[i] = splitmix64(&x);
@@ -168,7 +168,7 @@ enum cd_status cd_distill_new(struct cd_distill **out, const struct cd_distill_o
     pthread_mutexattr_settype(&spin, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(&d->mu, &spin);
     pthread_cond_init(&d->cv, NULL);
-    pthread_mutex_init(&d->ing_mu, &spin);
+    pthread_mutex_init(&d->first.ing_mu, &spin);
     pthread_mutexattr_destroy(&spin);
     d->workers = calloc(d->jobs, sizeof *d->workers);
     if (!d->workers) {
@@ -212,14 +212,14 @@ void cd_distill_free(struct cd_distill *d)
             free(d->workers[i].hang.prov[k].data);
     }
     free(d->workers);
-    free(d->pending);
-    free(d->pending_origin);
-    free(d->series);
+    free(d->hang.pending);
+    free(d->hang.pending_origin);
+    free(d->course.series);
     cd_table_free(d->table);
-    cd_table_snapshot_free(d->snapshot);
-    cd_hashset_release(&d->whole_done);
+    cd_table_snapshot_free(d->course.snapshot);
+    cd_hashset_release(&d->work.whole_done);
     pthread_mutex_destroy(&d->mu);
-    pthread_mutex_destroy(&d->ing_mu);
+    pthread_mutex_destroy(&d->first.ing_mu);
     pthread_cond_destroy(&d->cv);
     free(d);
 }
@@ -278,13 +278,16 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
     stats.wall_ns = (d->end_ns ? d->end_ns : cd_now_ns()) - d->start_ns;
     stats.seen_forgotten = cd_table_seen_forgotten(d->table);
     stats.seen_bytes = cd_table_seen_bytes(d->table);
-    stats.complete = d->reduce_done && !d->failed && !d->stats.stopped_by && !d->opts.no_reduce &&
+    stats.complete = d->work.reduce_done && !d->failed && !d->stats.stopped_by &&
+                     !d->opts.no_reduce &&
                      cd_table_count_skippable(d->table) == cd_table_n_labels(d->table);
-    stats.execs_left = stats.complete || d->opts.no_reduce ? 0 : cd_result_execs_left(d->series, d->n_series);
+    stats.execs_left = stats.complete || d->opts.no_reduce
+                           ? 0
+                           : cd_result_execs_left(d->course.series, d->course.n_series);
     enum cd_status st = cd_result_build(out, d->table, &stats, err);
-    if (st == CD_OK && d->n_series) {
-        out->series = cd_memdup(d->series, d->n_series * sizeof *d->series);
-        out->n_series = out->series ? d->n_series : 0;
+    if (st == CD_OK && d->course.n_series) {
+        out->series = cd_memdup(d->course.series, d->course.n_series * sizeof *d->course.series);
+        out->n_series = out->series ? d->course.n_series : 0;
     }
     distill_unlock(d);
     return st;
@@ -322,10 +325,10 @@ char *cd_distill_pass_report(const struct cd_distill *d)
         for (unsigned p = 0; p < n; p++)
             execs += d->workers[i].work.donor_red.stats[p].execs;
     }
-    used += (size_t)snprintf(s + used, cap - used,
-                             "donors   %10llu candidates %8llu started %10llu improved their label\n",
-                             (unsigned long long)execs, (unsigned long long)tries,
-                             (unsigned long long)wins);
+    used += (size_t)snprintf(
+        s + used, cap - used,
+        "donors   %10llu candidates %8llu started %10llu improved their label\n",
+        (unsigned long long)execs, (unsigned long long)tries, (unsigned long long)wins);
     if (used >= cap)
         return s;
     uint64_t help[3] = {0, 0, 0};
@@ -350,6 +353,6 @@ char *cd_distill_pass_report(const struct cd_distill *d)
     if (used >= cap)
         return s;
     snprintf(s + used, cap - used, "labels left at the timeout cap (%d timed-out runs): %llu\n",
-             TIMEOUT_CAP, (unsigned long long)d->capped_labels);
+             TIMEOUT_CAP, (unsigned long long)d->work.capped_labels);
     return s;
 }

@@ -40,8 +40,8 @@ bool distill_table_cover(struct cd_distill *d)
     }
     if (cd_cover_solve(sets, n, nl, optional, NULL, chosen, &cs, &err) != CD_OK)
         goto out;
-    d->seed_bytes = cs.bytes;
-    d->seeds = cs.chosen;
+    d->course.seed_bytes = cs.bytes;
+    d->course.seeds = cs.chosen;
     /* The baseline becomes this cover: examples an earlier cover pinned that it leaves out are
        let go. */
     for (k = 0; k < n; k++) {
@@ -63,31 +63,31 @@ out:
 /* Appends a point to the run's course, thinning it to every other point when full. Lock held. */
 static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
 {
-    if (!d->series) {
-        d->series = calloc(CD_DISTILL_SERIES_MAX, sizeof *d->series);
-        if (!d->series)
+    if (!d->course.series) {
+        d->course.series = calloc(CD_DISTILL_SERIES_MAX, sizeof *d->course.series);
+        if (!d->course.series)
             return;
     }
-    if (d->n_series == CD_DISTILL_SERIES_MAX) {
+    if (d->course.n_series == CD_DISTILL_SERIES_MAX) {
         for (size_t i = 0; i < CD_DISTILL_SERIES_MAX / 2; i++)
-            d->series[i] = d->series[2 * i + 1];
-        d->n_series = CD_DISTILL_SERIES_MAX / 2;
+            d->course.series[i] = d->course.series[2 * i + 1];
+        d->course.n_series = CD_DISTILL_SERIES_MAX / 2;
     }
-    d->series[d->n_series++] = (struct cd_result_point){
+    d->course.series[d->course.n_series++] = (struct cd_result_point){
         .ms = (now - d->start_ns) / 1000000, .execs = d->stats.execs,
         .labels = cd_table_n_labels(d->table), .finished = finished,
-        .seed_bytes = d->seed_bytes};
+        .seed_bytes = d->course.seed_bytes};
 }
 
 /* Recomputes the seed cover when it is due (or forced) and records the run's course. Lock held. */
 static void update_cover(struct cd_distill *d, bool force)
 {
-    if (!force && d->stats.execs < d->next_cover_execs)
+    if (!force && d->stats.execs < d->course.next_cover_execs)
         return;
     if (!distill_table_cover(d))
         return; /* out of memory: the figures stay as they were */
     uint64_t gap = 2 * (uint64_t)cd_table_n_labels(d->table);
-    d->next_cover_execs = d->stats.execs + (gap > COVER_EXECS ? gap : COVER_EXECS);
+    d->course.next_cover_execs = d->stats.execs + (gap > COVER_EXECS ? gap : COVER_EXECS);
     record_point(d, cd_now_ns(), cd_table_count_skippable(d->table));
 }
 
@@ -96,14 +96,14 @@ static void update_cover(struct cd_distill *d, bool force)
  * callback runs as the lock is released (distill_unlock). Lock held. */
 static void checkpoint(struct cd_distill *d, uint64_t now)
 {
-    if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->next_checkpoint_ns ||
-        d->snapshot || atomic_load(&d->checkpointing))
+    if (!d->opts.checkpoint || !d->opts.checkpoint_ms || now < d->course.next_checkpoint_ns ||
+        d->course.snapshot || atomic_load(&d->course.checkpointing))
         return;
-    d->snapshot = cd_table_snapshot(d->table);
-    d->snapshot_execs = d->stats.execs;
-    if (d->snapshot) /* out of memory: the next one is tried as due */
-        atomic_store(&d->checkpointing, true);
-    d->next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
+    d->course.snapshot = cd_table_snapshot(d->table);
+    d->course.snapshot_execs = d->stats.execs;
+    if (d->course.snapshot) /* out of memory: the next one is tried as due */
+        atomic_store(&d->course.checkpointing, true);
+    d->course.next_checkpoint_ns = cd_now_ns() + d->opts.checkpoint_ms * 1000000ull;
 }
 
 /* Makes the progress report due, at most every PROGRESS_NS unless forced, and the checkpoint
@@ -116,9 +116,9 @@ void distill_progress(struct cd_distill *d, bool force)
     if (!d->opts.progress)
         return;
     uint64_t now = cd_now_ns();
-    if (!force && now - d->last_progress_ns < PROGRESS_NS)
+    if (!force && now - d->course.last_progress_ns < PROGRESS_NS)
         return;
-    d->last_progress_ns = now;
+    d->course.last_progress_ns = now;
     struct cd_distill_progress p = {
         .phase = d->phase,
         .inputs = d->stats.inputs,
@@ -128,14 +128,16 @@ void distill_progress(struct cd_distill *d, bool force)
         .best_examples = cd_table_n_examples(d->table),
         .best_bytes = cd_table_example_bytes(d->table),
         .elapsed_ns = now - d->start_ns,
-        .seed_bytes = d->seed_bytes,
-        .seeds = d->seeds,
+        .seed_bytes = d->course.seed_bytes,
+        .seeds = d->course.seeds,
         .select_only_bytes = d->stats.select_only_bytes,
         .cmin_bytes = d->stats.cmin_bytes,
-        .execs_left = strcmp(d->phase, "reduce") == 0 ? cd_result_execs_left(d->series, d->n_series) : 0,
+        .execs_left = strcmp(d->phase, "reduce") == 0
+                          ? cd_result_execs_left(d->course.series, d->course.n_series)
+                          : 0,
     };
-    d->progress = p; /* handed to the callback as the lock is released (distill_unlock) */
-    d->progress_due = true;
+    d->course.progress = p; /* handed to the callback as the lock is released (distill_unlock) */
+    d->course.progress_due = true;
 }
 
 /* Ends a phase: stamps the end time, reports progress, unlocks, and returns the first failure

@@ -98,18 +98,18 @@ static void first_pass(struct worker *w)
 {
     struct cd_distill *d = w->d;
     for (;;) {
-        pthread_mutex_lock(&d->ing_mu);
-        if (d->ing_done) {
-            pthread_mutex_unlock(&d->ing_mu);
+        pthread_mutex_lock(&d->first.ing_mu);
+        if (d->first.ing_done) {
+            pthread_mutex_unlock(&d->first.ing_mu);
             return;
         }
         struct cd_input in;
         struct cd_error ierr;
-        enum cd_status st = cd_ingest_next(d->ing, &in, &ierr);
+        enum cd_status st = cd_ingest_next(d->first.ing, &in, &ierr);
         if (st == CD_OK && d->jobs > 1 && !copy_input(w, &in))
             st = cd_error_oom(&ierr, CD_FAILED, "out of memory copying '%s'", in.name);
-        d->ing_done = st == CD_DONE || st >= CD_FAILED;
-        pthread_mutex_unlock(&d->ing_mu);
+        d->first.ing_done = st == CD_DONE || st >= CD_FAILED;
+        pthread_mutex_unlock(&d->first.ing_mu);
         if (st == CD_DONE)
             return;
         if (st != CD_OK) {
@@ -263,15 +263,15 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
 {
     unsigned started = 0;
     cd_table_count_shown(d->table, true);
-    d->ing = ing;
-    d->ing_done = false;
+    d->first.ing = ing;
+    d->first.ing_done = false;
     d->phase = "first pass";
     if (d->jobs > 1)
         started = distill_start_threads(d, first_pass_thread, err);
     else
         first_pass(&d->workers[0]);
     distill_join_threads(d, started);
-    d->ing = NULL;
+    d->first.ing = NULL;
     distill_lock(d);
     d->stats.labels_input = cd_table_n_labels(d->table);
     cd_table_count_shown(d->table, false);
@@ -281,7 +281,7 @@ enum cd_status cd_distill_ingest(struct cd_distill *d, struct cd_ingest *ing, st
         cd_error_oom(&e, CD_FAILED, "out of memory choosing the select-only seeds");
         distill_fail(d, &e);
     }
-    d->stats.select_only_bytes = d->seed_bytes;
+    d->stats.select_only_bytes = d->course.seed_bytes;
     d->stats.cmin_bytes = cmin_like(d);
     return distill_end_phase(d, err);
 }

@@ -40,7 +40,8 @@ static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
     const struct cd_table_label *l =
         cd_table_find(d->table, w->exec.labels.v[w->exec.labels.n - 1]);
     if (cd_table_shortlex(cand, len, l->best->data, l->best->len) >= 0 ||
-        (d->pending && cd_table_shortlex(cand, len, d->pending, d->pending_len) >= 0))
+        (d->hang.pending &&
+         cd_table_shortlex(cand, len, d->hang.pending, d->hang.pending_len) >= 0))
         return true;
     uint8_t *copy = cd_memdup(cand, len);
     char *origin = strdup(w->work.origin);
@@ -49,12 +50,12 @@ static bool keep_pending(struct worker *w, const uint8_t *cand, size_t len)
         free(origin);
         return false;
     }
-    free(d->pending);
-    free(d->pending_origin);
-    d->pending = copy;
-    d->pending_len = len;
-    d->pending_label = l->id;
-    d->pending_origin = origin;
+    free(d->hang.pending);
+    free(d->hang.pending_origin);
+    d->hang.pending = copy;
+    d->hang.pending_len = len;
+    d->hang.pending_label = l->id;
+    d->hang.pending_origin = origin;
     cd_table_unfinish(d->table, l->id);
     return true;
 }
@@ -114,16 +115,16 @@ void distill_take_pending(struct worker *w, uint32_t id)
 {
     struct cd_distill *d = w->d;
     distill_lock(d);
-    bool mine = d->pending && d->pending_label == id;
+    bool mine = d->hang.pending && d->hang.pending_label == id;
     if (mine) {
-        w->hang.prov[0].data = d->pending;
-        w->hang.prov[0].len = d->pending_len;
+        w->hang.prov[0].data = d->hang.pending;
+        w->hang.prov[0].len = d->hang.pending_len;
         w->hang.n_prov = 1;
         free(w->work.origin);
-        w->work.origin = d->pending_origin;
+        w->work.origin = d->hang.pending_origin;
         w->work.label = id;
-        d->pending = NULL;
-        d->pending_origin = NULL;
+        d->hang.pending = NULL;
+        d->hang.pending_origin = NULL;
     }
     distill_unlock(d);
     if (mine)

@@ -119,6 +119,7 @@ struct worker {
 };
 
 struct cd_distill {
+    /* the core (distill.c): settings, runners, the table and its lock, stop and failure */
     struct cd_distill_opts opts;
     const struct cd_runner_ops *ops;
     void *runner_ctx;
@@ -132,46 +133,63 @@ struct cd_distill {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t rng[4];
-    uint64_t start_ns, end_ns, last_progress_ns;
+    uint64_t start_ns, end_ns;
     const char *phase;
     struct cd_result_stats stats;
     bool failed;
     struct cd_error fail_err;
-    unsigned attempt_execs;
-    unsigned in_flight;          /* labels being reduced */
-    bool reduce_done;            /* every label skippable with nothing in flight */
-    uint64_t capped_labels;
-    /* The shortest unconfirmed hang met while another label was reduced that is shorter than the
-       timeout label's reproducer: that label's next reduction confirms it first. The seen-set
-       keeps its own reduction from ever running it again. */
-    uint8_t *pending;
-    size_t pending_len;
-    uint32_t pending_label;
-    char *pending_origin;
-    /* first pass: the input stream, read by every worker in turn under ing_mu */
-    pthread_mutex_t ing_mu;
-    struct cd_ingest *ing;
-    bool ing_done;               /* the stream ended (ing_mu held) */
-    /* the seed cover, as last computed, and the run's course */
-    uint64_t next_cover_execs;
-    uint64_t seed_bytes, seeds;
-    struct cd_result_point *series;
-    size_t n_series;
-    uint64_t next_checkpoint_ns;
-    /* A checkpoint's snapshot, taken under the lock and handed to opts.checkpoint by the thread
-       that took it as it releases the lock (distill_unlock); checkpointing stays set until that
-       call returns, so that calls never overlap */
-    struct cd_table_snapshot *snapshot;
-    uint64_t snapshot_execs;
-    atomic_bool checkpointing;
-    /* The progress report due, taken under the lock and handed to opts.progress the same way,
-       one call at a time (reporting); a report due while another is being made waits for the
-       next release of the lock */
-    struct cd_distill_progress progress;
-    bool progress_due;
-    atomic_bool reporting;
-    /* serials of examples reduced whole to a fixpoint, or left as they were by a whole attempt */
-    struct cd_hashset whole_done;
+    /* Each part below is written by the file its comment names (under mu unless it says
+       otherwise); distill.c sets it up and frees it. */
+    /* the first pass (distill_first.c): the input stream, read by every worker in turn under
+       ing_mu */
+    struct {
+        pthread_mutex_t ing_mu;
+        struct cd_ingest *ing;
+        bool ing_done;           /* the stream ended (ing_mu held) */
+    } first;
+    /* the reductions in flight (distill_schedule.c hands them out, distill_reduce.c counts and
+       marks) */
+    struct {
+        unsigned attempt_execs;
+        unsigned in_flight;      /* labels being reduced */
+        bool reduce_done;        /* every label skippable with nothing in flight */
+        uint64_t capped_labels;
+        /* serials of examples reduced whole to a fixpoint, or left as they were by a whole
+           attempt */
+        struct cd_hashset whole_done;
+    } work;
+    /* hangs (distill_hang.c; distill_reduce.c asks for the pending one): the shortest
+       unconfirmed hang met while another label was reduced that is shorter than the timeout
+       label's reproducer. That label's next reduction confirms it first. The seen-set keeps its
+       own reduction from ever running it again. */
+    struct {
+        uint8_t *pending;
+        size_t pending_len;
+        uint32_t pending_label;
+        char *pending_origin;
+    } hang;
+    /* the course and its reports (distill_course.c; distill_unlock hands the report and the
+       snapshot to their callbacks): the seed cover as last computed, the run's course */
+    struct {
+        uint64_t next_cover_execs;
+        uint64_t seed_bytes, seeds;
+        struct cd_result_point *series;
+        size_t n_series;
+        uint64_t last_progress_ns;
+        uint64_t next_checkpoint_ns;
+        /* A checkpoint's snapshot, taken under the lock and handed to opts.checkpoint by the
+           thread that took it as it releases the lock; checkpointing stays set until that call
+           returns, so that calls never overlap */
+        struct cd_table_snapshot *snapshot;
+        uint64_t snapshot_execs;
+        atomic_bool checkpointing;
+        /* The progress report due, handed to opts.progress the same way, one call at a time
+           (reporting); a report due while another is being made waits for the next release of
+           the lock */
+        struct cd_distill_progress progress;
+        bool progress_due;
+        atomic_bool reporting;
+    } course;
 };
 
 /* distill.c: the core (random numbers, the lock, failure and stop, the execution reservation) and

@@ -16,13 +16,13 @@ static struct cd_hash serial_key(const struct cd_table_example *e)
 
 bool distill_whole_done(const struct cd_distill *d, const struct cd_table_example *e)
 {
-    return cd_hashset_has(&d->whole_done, serial_key(e));
+    return cd_hashset_has(&d->work.whole_done, serial_key(e));
 }
 
 /* Out of memory, the mark is lost and the example may be tried whole again: no harm. */
 void distill_mark_whole_done(struct cd_distill *d, const struct cd_table_example *e)
 {
-    (void)cd_hashset_add(&d->whole_done, serial_key(e));
+    (void)cd_hashset_add(&d->work.whole_done, serial_key(e));
 }
 
 /* The reduction predicate: cand (strictly better than the label's best) is run unless already
@@ -214,7 +214,7 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
         /* A later attempt walks again, through the seen-set, every candidate this one tried:
            by default an attempt may spend two executions per byte, so that the walks over a
            large example stay few. */
-        w->work.attempt_cap = d->attempt_execs;
+        w->work.attempt_cap = d->work.attempt_execs;
         if (!d->opts.attempt_execs && 2 * (uint64_t)len > w->work.attempt_cap)
             w->work.attempt_cap = 2 * (uint64_t)len;
         w->work.stale = w->hang.capped = w->work.yielded = w->work.idle = false;
@@ -278,9 +278,9 @@ enum cd_status distill_reduce_label(struct worker *w, uint32_t id)
             cd_table_idle(d->table, id);
         }
         bool done = (st == CD_OK && !stopped) || (w->hang.capped && !distill_should_stop(d));
-        d->capped_labels += w->hang.capped;
+        d->work.capped_labels += w->hang.capped;
         if (done && !changed && l->best->serial == start_serial &&
-            !(d->pending && d->pending_label == id)) {
+            !(d->hang.pending && d->hang.pending_label == id)) {
             /* The example is finished when the candidates ran on every target it is best for. */
             cd_table_finish(d->table, id, w->exec.changes == changes && runs_all_of(w, l->best));
         }
@@ -323,10 +323,10 @@ void distill_reduce_whole(struct worker *w, const struct cd_table_example *e)
     w->work.serial = e->serial;
     /* Short attempts: the largest example is chosen afresh after each, so that examples that
        new labels found while it shrank (as large as it was then) come next once it is smaller. */
-    w->work.attempt_cap = d->opts.attempt_execs ? d->attempt_execs : WHOLE_EXECS;
+    w->work.attempt_cap = d->opts.attempt_execs ? d->work.attempt_execs : WHOLE_EXECS;
     w->work.stale = w->hang.capped = w->work.yielded = false;
     w->hang.timeouts = w->work.execs = 0;
-    d->in_flight++;
+    d->work.in_flight++;
     distill_unlock(d);
     uint8_t *out = NULL;
     size_t out_len;
@@ -348,7 +348,7 @@ void distill_reduce_whole(struct worker *w, const struct cd_table_example *e)
             }
         }
     w->work.whole = false;
-    d->in_flight--;
+    d->work.in_flight--;
     pthread_cond_broadcast(&d->cv);
     distill_progress(d, false);
 }

@@ -163,17 +163,17 @@ static void *reduce_worker(void *arg)
     struct worker *w = arg;
     struct cd_distill *d = w->d;
     distill_lock(d);
-    while (!distill_should_stop(d) && !d->reduce_done) {
+    while (!distill_should_stop(d) && !d->work.reduce_done) {
         const struct cd_table_example *e = choose_whole(d);
         if (e) {
             distill_reduce_whole(w, e);
             continue;
         }
         const struct cd_table_label *l = choose_label(d);
-        bool help = !l && d->in_flight > 0 && (l = choose_help(d, w)) != NULL;
+        bool help = !l && d->work.in_flight > 0 && (l = choose_help(d, w)) != NULL;
         if (!l) {
-            if (d->in_flight == 0) {
-                d->reduce_done = true;
+            if (d->work.in_flight == 0) {
+                d->work.reduce_done = true;
                 pthread_cond_broadcast(&d->cv);
             } else {
                 wait_a_while(d);
@@ -187,14 +187,14 @@ static void *reduce_worker(void *arg)
         w->work.active = true;
         w->help.helping = help;
         w->help.help_tries += help;
-        d->in_flight++;
+        d->work.in_flight++;
         distill_unlock(d);
         distill_reduce_label(w, id);
         distill_lock(d);
         if (!help)
             cd_table_release(d->table, id);
         w->work.active = w->help.helping = false;
-        d->in_flight--;
+        d->work.in_flight--;
         pthread_cond_broadcast(&d->cv);
         distill_progress(d, false);
     }
