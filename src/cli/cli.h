@@ -331,10 +331,6 @@ enum cd_status cli_state_encode(const struct cli_state *st, const struct cd_tabl
 enum cd_status cli_state_write(struct cli_state *st, const uint8_t *buf, size_t len,
                                struct cd_error *err);
 
-/* Both at once, the time this run took so far as its wall time: a checkpoint. */
-enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
-                              bool complete, struct cd_error *err);
-
 /* cd_distill_opts.checkpoint: ctx is a struct cli_state; warns once on stderr if a save fails. */
 void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t execs);
 

@@ -502,18 +502,6 @@ enum cd_status cli_state_write(struct cli_state *st, const uint8_t *buf, size_t 
     return s;
 }
 
-enum cd_status cli_state_save(struct cli_state *st, const struct cd_table *t, uint64_t execs,
-                              bool complete, struct cd_error *err)
-{
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    CD_FORWARD_IF_ERROR(cli_state_encode(st, t, execs, (cd_now_ns() - st->start_ns) / 1000000,
-                                         complete, &buf, &len, err));
-    enum cd_status s = cli_state_write(st, buf, len, err);
-    free(buf);
-    return s;
-}
-
 void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t execs)
 {
     struct cli_state *st = ctx;
