@@ -80,12 +80,13 @@ void *cd_memdup(const void *p, size_t len);
 /* strcmp of two char * elements, for qsort and bsearch over arrays of strings. */
 int cd_cmp_strp(const void *a, const void *b);
 
-/* The one binary search of sorted keys: the first index i below n whose key, the uint32_t at
- * base + i * stride + offset, is not below key; n when none. An array of uint32_t has stride
- * sizeof(uint32_t) and offset 0; an array of records, sizeof a record and offsetof its key.
- * Inline: set lookups run in the engine's innermost loops. */
-static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t stride, size_t offset,
-                                        uint32_t key)
+/* The one binary search of sorted keys: the first index i below n whose key, the unsigned integer
+ * of width bytes (4 or 8) at base + i * stride + offset, is not below key; n when none. An array
+ * of uint32_t has stride sizeof(uint32_t) and offset 0; an array of records, sizeof a record and
+ * offsetof its key. Inline: set lookups run in the engine's innermost loops, and a constant width
+ * folds away. */
+static inline size_t cd_lower_bound(const void *base, size_t n, size_t stride, size_t offset,
+                                    size_t width, uint64_t key)
 {
     if (!n)
         return 0; /* base may be NULL then */
@@ -93,8 +94,14 @@ static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t strid
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t v;
-        memcpy(&v, b + mid * stride, sizeof v);
+        uint32_t v32 = 0;
+        uint64_t v = 0;
+        if (width == sizeof v32) {
+            memcpy(&v32, b + mid * stride, sizeof v32);
+            v = v32;
+        } else {
+            memcpy(&v, b + mid * stride, sizeof v);
+        }
         if (v < key)
             lo = mid + 1;
         else
@@ -103,24 +110,18 @@ static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t strid
     return lo;
 }
 
-/* The same over uint64_t keys. */
+/* cd_lower_bound over uint32_t keys. */
+static inline size_t cd_lower_bound_u32(const void *base, size_t n, size_t stride, size_t offset,
+                                        uint32_t key)
+{
+    return cd_lower_bound(base, n, stride, offset, sizeof(uint32_t), key);
+}
+
+/* cd_lower_bound over uint64_t keys. */
 static inline size_t cd_lower_bound_u64(const void *base, size_t n, size_t stride, size_t offset,
                                         uint64_t key)
 {
-    if (!n)
-        return 0; /* base may be NULL then */
-    const unsigned char *b = (const unsigned char *)base + offset;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t v;
-        memcpy(&v, b + mid * stride, sizeof v);
-        if (v < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cd_lower_bound(base, n, stride, offset, sizeof(uint64_t), key);
 }
 
 /* The one rule for what reaches a terminal: how the character at s (not NUL) is shown. Writes
