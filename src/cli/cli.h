@@ -23,6 +23,8 @@ enum cli_exit {
     CLI_EXIT_INPUT = 4,      /* no usable input at all */
     CLI_EXIT_OUTPUT = 5,     /* cannot write, refused to overwrite */
     CLI_EXIT_NOMEM = 6,      /* out of memory */
+    CLI_EXIT_REFUSED = 7,    /* a collapse refused (cli_guard.c): the output kept, the run's
+                                written aside to DIR.rejected */
 };
 
 /* The shared vocabulary (cli_msgs.c), which every mode uses and which uses no other cli_*.c. */
@@ -76,6 +78,7 @@ enum cli_mode {
     CLI_MODE_AUDIT_HELP,
     CLI_MODE_CMIN_HELP,
     CLI_MODE_VERSION,
+    CLI_MODE_RESTORE,
 };
 
 /* Settings parsed from argv and the environment; run state lives elsewhere. */
@@ -132,6 +135,12 @@ struct cli_opts {
     char **target_lists[CD_LABEL_TARGETS_MAX + 2];
     char names_buf[CD_LABEL_TARGETS_MAX][80]; /* the names made from the programs' */
     bool allow_root;             /* --allow-root: run as root over another user's directory */
+    double collapse;             /* --collapse F: refuse seeds under F of the last edges; 0 off */
+    bool accept_collapse;        /* --accept-collapse: write a collapse all the same */
+    unsigned generations;        /* --generations N: replaced outputs kept */
+    const char **optional;       /* owned, NULL-ended: inputs marked '?' in --inputs-from */
+    const char *restore_gen;     /* restore DIR [GENERATION]: its name, NULL for the newest */
+    bool restore_list;           /* restore --list DIR */
     /* audit */
     const char *audit_manifest;
     const char *audit_seed;
@@ -247,6 +256,40 @@ void cli_print_completion(FILE *f);
 struct cd_emit_owned;
 bool cli_manifest_owned(const char *path, struct cd_emit_owned *out);
 
+/* The guard against a collapse (cli_guard.c): what the first pass showed against the last run's
+ * manifest. Zero-initialise. */
+struct cli_guard {
+    const char *cause;           /* NULL: none fired; "crashes", "same-traces", "edges" */
+    bool accepted;               /* one fired, and --accept-collapse took the run all the same */
+    char line[600];              /* what fired, with its figures */
+    bool before;                 /* a readable manifest of the last run is beside the output */
+    uint64_t before_seeds;       /* its seeds */
+    uint64_t edges[CD_LABEL_TARGETS_MAX];        /* edges the first pass's seeds show */
+    uint64_t edges_before[CD_LABEL_TARGETS_MAX]; /* edges the last manifest's seeds show */
+};
+
+/* Reads the last run's manifest at manifest_path (none, or unreadable: no figures) into g: its
+ * seeds, and the edges they show of each of o's targets (matched by name). */
+void cli_guard_before(struct cli_guard *g, const char *manifest_path, const struct cli_opts *o);
+
+/* Checks the first pass (rs->first, table's labels, each target's executor info) against the
+ * figures cli_guard_before read: a target on which no input ran normally, one on which every
+ * input showed one trace (with a word on a missing @@ when the target read no input at all), or
+ * one whose seeds would show under o->collapse of the last edges. warm: the run started from a
+ * state of the same targets (rerun: the targets it runs that state's examples on), when the
+ * first two checks need what is new to be evidence. Returns true when one fired and
+ * --accept-collapse was not given (cause, line); accepted is set when it was. */
+struct cd_table;
+struct cd_exec_info;
+bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
+                     const struct cd_result_stats *rs, const struct cd_table *table,
+                     const struct cd_exec_info *info, bool warm, uint32_t rerun);
+
+/* Checks that every input operand of o can be opened, but one marked optional ('?' in
+ * --inputs-from: a warning) and the output directory itself, not there on the first night of a
+ * nightly run that names it: CLI_EXIT_OK, or CLI_EXIT_INPUT with the one-line reason in why. */
+int cli_guard_operands(const struct cli_opts *o, char *why, size_t cap);
+
 /* The modes; each returns the process exit code. */
 int cli_run(const struct cli_opts *o);
 /* "cmin" (cli_cmin.c): afl-cmin's output and status around a select-only run. */
@@ -258,6 +301,9 @@ int cli_cmin(const struct cli_opts *o);
 int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t *inputs,
                    bool *stopped);
 int cli_audit(const struct cli_opts *o);
+/* "restore DIR [GENERATION]" (cli_restore.c): puts a kept generation of DIR's output back (the
+ * output it replaces kept as a generation in turn); with --list, lists them. */
+int cli_restore(const struct cli_opts *o);
 /* The source side of audit (cli_audit_source.c): measures the seeds and reproducers of m on the
  * coverage build --coverage names (those not yet measured on it), then answers --function,
  * --line or --uncovered from the record beside the manifest, or lists what each seed reaches. */
@@ -293,6 +339,8 @@ struct cli_state {
     uint64_t start_ns;
     unsigned saved;             /* saves that succeeded */
     bool warned;                /* a failed checkpoint was reported */
+    bool hold;                  /* no checkpoint replaces the last state yet: the guard against
+                                   a collapse has not passed (cli_run.c clears it) */
 };
 
 /* Refuses (FAILED, a message naming path) to let the run replace path with its state when a file

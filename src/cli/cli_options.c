@@ -15,7 +15,7 @@ enum opt_id {
     OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_COVER_TIME, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
     OPT_CRASH_FRAMES,
     OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
-    OPT_TAR, OPT_FORCE, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_TARGETS, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
+    OPT_TAR, OPT_FORCE, OPT_COLLAPSE, OPT_ACCEPT_COLLAPSE, OPT_GENERATIONS, OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_TARGETS, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE, OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
 };
 
 struct cli_option {
@@ -68,6 +68,11 @@ static const struct cli_option options[] = {
     {0, "tar", NULL, "--tar, --force",
      "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
     {0, "force", NULL, NULL, NULL, OPT_FORCE},
+    {0, "collapse", "F", "--collapse F, --accept-collapse",
+     "refuse seeds under F x last edges (0.5); or not", OPT_COLLAPSE},
+    {0, "accept-collapse", NULL, NULL, NULL, OPT_ACCEPT_COLLAPSE},
+    {0, "generations", "N", "--generations N",
+     "replaced outputs kept (1): restore DIR puts one back", OPT_GENERATIONS},
     {0, "keep-found", NULL, "--keep-found, -q, --quiet",
      "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
     {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
@@ -86,16 +91,14 @@ static const struct cli_option options[] = {
 
 void cli_print_help(FILE *f)
 {
-    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS...] [-- ...]\n"
-          "       corpus-distill merge [OPTIONS] STATE... -o DIR -- TARGET [ARGS...]\n"
-          "       corpus-distill audit MANIFEST [--coverage BIN] [QUESTION] [--json]\n"
-          "@@: the input file.  cmin: afl-cmin's options.  All the rest: corpus-distill(1)\n",
+    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS|@@] [-- ...]\n"
+          "@@: the input file.  Also merge, audit, restore DIR, cmin: corpus-distill(1)\n",
           f);
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
             fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
-    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
-          "      6 out of memory.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_DEBUG TMPDIR\n",
+    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output, 6 out of\n"
+          "      memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE TMPDIR\n",
           f);
 }
 
@@ -254,6 +257,21 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
         break;
     case OPT_TAR: o->tar = true; break;
     case OPT_FORCE: o->force = true; break;
+    case OPT_COLLAPSE: {
+        char *end;
+        errno = 0;
+        double f = strtod(val, &end);
+        if (errno || end == val || *end || !(f >= 0 && f <= 1))
+            goto bad;
+        o->collapse = f;
+        break;
+    }
+    case OPT_ACCEPT_COLLAPSE: o->accept_collapse = true; break;
+    case OPT_GENERATIONS:
+        if (!parse_num(val, false, 1000, &v))
+            goto bad;
+        o->generations = (unsigned)v;
+        break;
     case OPT_INPUTS_FROM: o->inputs_from = val; break;
     case OPT_TARGET_FROM:
         if (o->n_target_from == CD_LABEL_TARGETS_MAX)
@@ -417,6 +435,35 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
     return true;
 }
 
+/* Parses "restore [--list] [-q] DIR [GENERATION]". */
+static bool parse_restore(int argc, char **argv, struct cli_opts *o)
+{
+    o->mode = CLI_MODE_RESTORE;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--list") == 0)
+            o->restore_list = true;
+        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+            o->verbosity = -1;
+        else if (strcmp(a, "--allow-root") == 0)
+            o->allow_root = true;
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            o->mode = CLI_MODE_HELP;
+        else if (a[0] == '-' && a[1])
+            return cli_usage_error("unknown restore option '%s'", a), false;
+        else if (!o->out_dir)
+            o->out_dir = a;
+        else if (!o->restore_gen)
+            o->restore_gen = a;
+        else
+            return cli_usage_error("restore takes DIR and one generation, got '%s' too", a),
+                   false;
+    }
+    if (!o->out_dir && o->mode == CLI_MODE_RESTORE)
+        return cli_usage_error("restore needs the seed directory DIR"), false;
+    return true;
+}
+
 /* Parses one argument that starts with '-'; *i advances past a separate value. */
 static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
 {
@@ -470,6 +517,8 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
 void cli_opts_release(struct cli_opts *o)
 {
     free(o->inputs);
+    free(o->optional);
+    o->optional = NULL;
     for (size_t i = 0; i < sizeof o->lists / sizeof *o->lists; i++) {
         free(o->lists[i]);
         free(o->target_lists[i]);
@@ -662,6 +711,15 @@ static bool read_lists(struct cli_opts *o)
             return cli_usage_error("out of memory"), false;
         }
         o->inputs = all;
+        /* "?PATH": an input that may be missing (an unmounted share, a fuzzer not started) */
+        o->optional = calloc(n + 1, sizeof *o->optional);
+        if (!o->optional) {
+            free(items);
+            return cli_usage_error("out of memory"), false;
+        }
+        for (size_t k = 0, m = 0; k < n; k++)
+            if (items[k][0] == '?' && items[k][1])
+                o->optional[m++] = ++items[k];
         memcpy(all + o->n_inputs, items, n * sizeof *items);
         o->n_inputs += n;
         all[o->n_inputs] = NULL;
@@ -686,10 +744,14 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     o->cover_time_s = 30;
     o->checkpoint_s = 300;
     o->crash_frames = 3;
+    o->collapse = 0.5;
+    o->generations = 1;
     if (argc > 1 && strcmp(argv[1], "audit") == 0)
         return parse_audit(argc, argv, o);
     if (argc > 1 && strcmp(argv[1], "cmin") == 0)
         return cli_parse_cmin(argc, argv, o);
+    if (argc > 1 && strcmp(argv[1], "restore") == 0)
+        return parse_restore(argc, argv, o);
     o->merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     bool usage_json = false;
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)

@@ -134,7 +134,7 @@ struct run_state {
     struct cli_resolved res;     /* the settings as the run resolved them (cli_settings.c) */
     struct cd_manifest_skip skips[CD_SKIP_COUNT];
     size_t n_skips;
-    char error[1024];               /* the message of a failing exit, for --json-summary */
+    char error[2048];               /* the message of a failing exit, for --json-summary */
     int late_code;                  /* the reduction failed, the best so far is written, and
                                        this is the exit code; 0 when it did not fail */
     bool out_is_input;              /* the seed directory is also an input operand */
@@ -146,6 +146,9 @@ struct run_state {
     uint8_t *state_buf;             /* the final state, written once the output is */
     size_t state_len;
     uint64_t start_ns;              /* when the inputs began to be read (cd_now_ns) */
+    struct cli_guard guard;         /* the guard against a collapse (cli_guard.c) */
+    bool refused;                   /* it fired: the run's output goes to rejected */
+    char *rejected;                 /* DIR.rejected: where a refused run's output goes */
 };
 
 /* Whether directory dir is one of the operands (compared by device and inode). */
@@ -345,10 +348,12 @@ static void print_summary(struct run_state *s, int code)
                                sizeof left),
                 (unsigned long long)rs->execs, secs,
                 secs > 0 ? (double)rs->execs / secs : 0.0,
-                code != CLI_EXIT_OK ? "incomplete: stopped by "
+                s->refused          ? "refused by the guard against a collapse: "
+                : code != CLI_EXIT_OK ? "incomplete: stopped by "
                 : o->no_reduce      ? "selected, not reduced (--no-reduce)"
                                     : "complete",
-                code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
+                s->refused ? s->guard.cause
+                : code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
                                    : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
                                    : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
                                                                            : rs->stopped_by);
@@ -591,6 +596,7 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
                     s->state.path, (unsigned long long)s->state.runs,
                     s->state.runs == 1 ? "" : "s", n, finished, cd_table_n_examples(warm));
         cd_distill_adopt_table(s->d, warm);
+        s->state.hold = false; /* a checkpoint holds all the state held, and more */
         return s->state.rerun ? cd_distill_rerun_targets(s->d, s->state.rerun, err) : CD_OK;
     }
     if (!old)
@@ -632,6 +638,27 @@ static double cover_seconds(const struct run_state *s)
             secs = left > 2 ? left : 2;
     }
     return secs < (double)o->cover_time_s ? secs : (double)o->cover_time_s;
+}
+
+/* The guard against a collapse, once the first pass is over: s->refused when it refuses the run
+ * (the result is still built, to be written aside). Checkpoints may replace the last state once it
+ * has passed. cmin, as afl-cmin, only warns. */
+static void run_guard(struct run_state *s)
+{
+    const struct cli_opts *o = s->o;
+    const char *start = s->state.start ? s->state.start : "none";
+    bool warm = strcmp(start, "warm") == 0 || strcmp(start, "targets changed") == 0 ||
+                strcmp(start, "merged") == 0;
+    bool refuse = cli_guard_check(&s->guard, o, cd_distill_stats(s->d),
+                                  cd_distill_table(s->d), s->runner.info, warm, s->state.rerun);
+    if (o->cmin && s->guard.cause) {
+        cli_warn("%s", s->guard.line);
+        return;
+    }
+    if (s->guard.accepted)
+        cli_warn("%s; taken all the same (--accept-collapse)", s->guard.line);
+    s->refused = refuse;
+    s->state.hold = refuse;
 }
 
 /* Runs the engine from ingest to result; returns an exit code, CLI_EXIT_OK to go on to emit. */
@@ -703,6 +730,7 @@ static int distill(struct run_state *s)
                         o->n_inputs > 1 ? " and the other operands" : "", skip[0] ? ": " : "",
                         skip);
     }
+    run_guard(s); /* refused: nothing to reduce; its output goes aside as it is */
     /* Once every input has run, before the long part: the harness build decides the speed. */
     char slow[400] = "";
     for (unsigned t = 0, n = 0; t < o->n_targets && n < sizeof slow; t++)
@@ -713,7 +741,7 @@ static int distill(struct run_state *s)
         cli_msg("note: the target%s has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
                 "(corpus-distill(1), NOTES)", o->n_targets > 1 ? slow : "");
-    if (!o->no_reduce && !stop_flag) {
+    if (!o->no_reduce && !stop_flag && !s->refused) {
         st = cd_distill_reduce(s->d, &err);
         /* Every input has run: what the table holds covers them all, and may be hours of
            reduction. It is written as a valid, incomplete output rather than lost. */
@@ -733,6 +761,9 @@ static int distill(struct run_state *s)
                                &exact, &err) != CD_OK ||
         cd_result_views(&s->result, o->n_targets, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+    s->result.stats.guard = s->guard.cause;
+    s->result.stats.guard_accepted = s->guard.accepted;
+    s->result.stats.guard_reason = s->guard.cause ? s->guard.line : NULL;
     if (s->late_code) {
         s->result.stats.stopped_by = "error";
         s->result.stats.error = s->error;
@@ -830,17 +861,21 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     bool views = o->n_targets > 1 && !o->tar && stem;
     if (views)
         s->views = beside(stem, ".by-target");
+    s->rejected = stem ? beside(stem, ".rejected") : NULL;
     free(stem);
     if (!s->out || !s->crashes || !s->manifest || (!o->no_state && !s->state.path) ||
-        (views && !s->views))
+        (views && !s->views) || !s->rejected)
         return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
+    char why[4400];
+    int code = cli_guard_operands(o, why, sizeof why);
+    if (code != CLI_EXIT_OK)
+        return run_fail(s, code, "%s", why);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cli_resolve(o, o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1), &s->res);
     const char *forbidden = forbidden_output(o->out_dir);
     if (forbidden)
         return run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
                         "directory of their own with -o)", o->out_dir, forbidden);
-    char why[4400];
     if (foreign_output(s, why, sizeof why))
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
     s->out_is_input = is_operand(s->out, (const char *const *)o->inputs, o->n_inputs);
@@ -859,6 +894,7 @@ static void run_release(struct run_state *s)
     free(s->crashes);
     free(s->manifest);
     free(s->views);
+    free(s->rejected);
     free(s->replaced);
     free(s->state_buf);
     cli_state_release(&s->state);
@@ -887,6 +923,51 @@ int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t 
     return code;
 }
 
+/* Points a refused run's outputs into DIR.rejected (seeds or seeds.tar.zst, crashes,
+ * manifest.json, seeds.by-target) and drops its state: the last output, manifest, reproducers
+ * and state stay as they are. CLI_EXIT_OK, or an exit code after a message. */
+static int reject_paths(struct run_state *s)
+{
+    char *out = cd_file_join(s->rejected, s->o->tar ? "seeds.tar.zst" : "seeds");
+    char *crashes = cd_file_join(s->rejected, "crashes");
+    char *manifest = cd_file_join(s->rejected, "manifest.json");
+    char *views = s->views ? cd_file_join(s->rejected, "seeds.by-target") : NULL;
+    free(s->out);
+    free(s->crashes);
+    free(s->manifest);
+    free(s->views);
+    s->out = out;
+    s->crashes = crashes;
+    s->manifest = manifest;
+    s->views = views;
+    s->out_is_input = false;
+    free(s->state_buf);
+    s->state_buf = NULL;
+    if (!out || !crashes || !manifest || (s->o->n_targets > 1 && !s->o->tar && !views))
+        return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
+    char why[4400];
+    if (foreign_output(s, why, sizeof why))
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
+    return CLI_EXIT_OK;
+}
+
+/* The one line a refused run ends with, shown under -q too. */
+static void say_refused(struct run_state *s)
+{
+    const struct cli_guard *g = &s->guard;
+    char kept[300];
+    if (g->before)
+        snprintf(kept, sizeof kept, "the last %llu seed%s in '%.200s' kept",
+                 (unsigned long long)g->before_seeds, g->before_seeds == 1 ? "" : "s",
+                 s->o->out_dir);
+    else
+        snprintf(kept, sizeof kept, "nothing written to '%.200s'", s->o->out_dir);
+    cli_progress_clear(s->progress);
+    snprintf(s->error, sizeof s->error, "refused: %s; %s; this run's output is in '%.400s' "
+             "(--accept-collapse takes such a run)", g->line, kept, s->rejected);
+    cli_msg("%s", s->error);
+}
+
 int cli_run(const struct cli_opts *o)
 {
     struct run_state s;
@@ -910,6 +991,10 @@ int cli_run(const struct cli_opts *o)
         code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
         goto out;
     }
+    /* What the run would replace, for the guard; no checkpoint replaces it before that passed */
+    cli_guard_before(&s.guard, s.manifest, o);
+    struct stat sb;
+    s.state.hold = s.state.path && lstat(s.state.path, &sb) == 0;
     install_signals(o->verbosity < 0);
     s.progress = cli_progress_new(o->verbosity);
     fill_exec_opts(&s);
@@ -930,10 +1015,18 @@ int cli_run(const struct cli_opts *o)
     if (o->verbosity > 0)
         print_details(&s, report);
     cli_progress_clear(s.progress);
-    code = write_output(&s);
+    code = s.refused ? reject_paths(&s) : CLI_EXIT_OK;
+    if (code == CLI_EXIT_OK)
+        code = write_output(&s);
     if (code != CLI_EXIT_OK)
         goto out;
     write_state(&s);
+    if (s.refused) {
+        say_refused(&s);
+        print_summary(&s, CLI_EXIT_REFUSED);
+        code = CLI_EXIT_REFUSED;
+        goto out;
+    }
     if (s.replaced)
         cli_msg("'%s' was not written by corpus-distill; --force moved it "
                 "to '%s'", s.out, s.replaced);
@@ -942,7 +1035,7 @@ int cli_run(const struct cli_opts *o)
                                                      : CLI_EXIT_OK;
     print_summary(&s, code);
 out:
-    if (code >= CLI_EXIT_TARGET && o->json_summary && !s.late_code)
+    if (code >= CLI_EXIT_TARGET && code != CLI_EXIT_REFUSED && o->json_summary && !s.late_code)
         cli_failure_json(code, s.error);
     run_release(&s);
     return code;

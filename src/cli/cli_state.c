@@ -508,7 +508,7 @@ void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     struct cd_error err;
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (!st->path)
+    if (!st->path || st->hold)
         return;
     struct cd_table_meta meta = state_meta(st, execs, (cd_now_ns() - st->start_ns) / 1000000,
                                            false);

@@ -33,6 +33,9 @@ int main(int argc, char **argv)
     case CLI_MODE_AUDIT:
         code = cli_audit(&o);
         break;
+    case CLI_MODE_RESTORE:
+        code = cli_restore(&o);
+        break;
     case CLI_MODE_DISTILL:
     default:
         code = o.cmin ? cli_cmin(&o) : cli_run(&o);

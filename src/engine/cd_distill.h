@@ -186,6 +186,10 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
  * until cd_distill_free. */
 const struct cd_table *cd_distill_table(const struct cd_distill *d);
 
+/* The run's counters so far (the first pass's per target among them), for a look between two
+ * phases, when no worker runs: valid until the next call that runs anything. */
+const struct cd_result_stats *cd_distill_stats(const struct cd_distill *d);
+
 /* First pass: runs every input ing yields (seen contents once; duplicates counted), updating the
  * table. With jobs > 1 the workers take turns calling cd_ingest_next on ing (never two at once),
  * each copying its input before the next call. OK when the stream ended or a budget/stop cut it

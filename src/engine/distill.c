@@ -261,6 +261,11 @@ const struct cd_table *cd_distill_table(const struct cd_distill *d)
     return d->table;
 }
 
+const struct cd_result_stats *cd_distill_stats(const struct cd_distill *d)
+{
+    return &d->stats;
+}
+
 const char *cd_distill_order_name(enum cd_distill_order order)
 {
     return order == CD_ORDER_BYTES     ? "bytes"

@@ -7,6 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Counts a first-pass run of targets for the guard against a collapse: per target, whether it
+ * ended normally, and whether its coverage labels are the first normal run's. Lock held. */
+static void count_first(struct cd_distill *d, uint32_t targets, const struct cd_labelset *labels)
+{
+    for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++) {
+        if (!(targets >> t & 1))
+            continue;
+        struct cd_result_first *f = &d->stats.first[t];
+        uint64_t h = 0xcbf29ce484222325ull;
+        bool failed = false;
+        for (size_t i = 0; i < labels->n; i++) {
+            if (cd_labels_target(labels->v[i]) != t)
+                continue;
+            if (cd_labels_is_outcome(labels->v[i]))
+                failed = true;
+            else
+                h = (h ^ labels->v[i]) * 0x100000001b3ull;
+        }
+        f->runs++;
+        if (failed)
+            f->traces_differ = true; /* the target saw the input: its traces are not one */
+        else if (f->ok++ == 0)
+            f->trace = h;
+        else if (h != f->trace)
+            f->traces_differ = true;
+    }
+}
+
 /* First pass: counts the input, and runs and offers it on w when its content is new. Returns
  * false when the run is stopping (the input is then not counted). Lock not held. */
 static bool take_input(struct worker *w, const uint8_t *data, size_t len, const char *name)
@@ -55,10 +83,12 @@ static bool take_input(struct worker *w, const uint8_t *data, size_t len, const 
         }
     } else {
         d->stats.first_pass_execs += (uint64_t)__builtin_popcount(targets);
-        if (st >= CD_FAILED)
+        if (st >= CD_FAILED) {
             distill_fail(d, &w->err);
-        else
+        } else {
+            count_first(d, targets, &w->exec.labels);
             distill_offer(w, data, len, outcome, name, NULL);
+        }
     }
     distill_unlock(d);
     return true;
@@ -195,6 +225,8 @@ enum cd_status cd_distill_rerun_targets(struct cd_distill *d, uint32_t targets,
         enum cd_status st = distill_execute(w, e->data, e->len, false, &outcome);
         distill_lock(d);
         size_t improved;
+        if (st == CD_OK)
+            count_first(d, targets, &w->exec.labels);
         if (st >= CD_FAILED)
             distill_fail(d, &w->err);
         else if (st == CD_OK && outcome == CD_OUTCOME_OK)

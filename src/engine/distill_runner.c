@@ -150,6 +150,8 @@ static enum cd_status run_one(struct exec_runner *r, unsigned t, const uint8_t *
     if (r->n > 1 && run.map_size > CD_LABEL_TARGET_EDGES)
         run.map_size = CD_LABEL_TARGET_EDGES;
     *outcome = run.outcome;
+    if (r->worker == 0 && !r->ctx->info[t].stdin_read) /* read by the guard after the first pass */
+        r->ctx->info[t].stdin_read = cd_exec_info(r->ex[t])->stdin_read;
     if (run.crash_state && !r->crash_state)
         r->crash_state = run.crash_state;
     st = cd_labels_from_run(&run, r->ctx->edges_only, set, err);

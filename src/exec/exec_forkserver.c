@@ -497,6 +497,10 @@ static enum cd_status run_input(struct cd_exec *ex, const uint8_t *data, size_t 
             run->outcome = CD_OUTCOME_SLOW;
         }
     }
+    /* The target's stdin shares our file offset: a target that never moves it ignores its input
+       (a forgotten @@), one lseek a run until it does. */
+    if (!ex->info.file_input && !ex->info.shm_testcase && !ex->info.stdin_read && len > 0)
+        ex->info.stdin_read = lseek(ex->input_fd, 0, SEEK_CUR) > 0;
     run->map = ex->shm;
     run->map_size = ex->info.map_size;
     ex->info.execs++;

@@ -27,6 +27,7 @@
 #define LATER CD_READ_LATER
 #define READ_CODE CD_READ_CODE
 
+#define GUARDS "passed|crashes|same-traces|edges"
 #define STATE_STARTS \
     "none|cold|warm|target changed|targets changed|settings changed|unreadable|merged"
 
@@ -165,6 +166,13 @@ const struct cd_report_field cd_report_fields[] = {
      "signal|max-time|max-execs|error", "what ended the run early, or null", NULL},
     {"run.error", NULL, TEXT, STATS(error), NO, NULL, NULL,
      "the failure that ended the reduction, or null", NULL},
+    {"run.guard", "guard", TEXT, STATS(guard), NO, "passed", GUARDS,
+     "the guard against a collapse that fired (the run's output was written aside, or taken "
+     "with --accept-collapse), or \"passed\"", NULL},
+    {"run.guard_accepted", "guard_accepted", BOOL, STATS(guard_accepted), NO, NULL, NULL,
+     "the guard fired and --accept-collapse took the run all the same", NULL},
+    {"run.guard_reason", "guard_reason", TEXT, STATS(guard_reason), NO, NULL, NULL,
+     "what fired, with its figures, or null", NULL},
     {"run.course", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
      "[ms, executions, labels, labels_finished, seed_bytes] at each seed cover", NULL},
     {NULL, "seed_dir", BY_CODE, CODE, NO, NULL, NULL, "the seed directory", NULL},

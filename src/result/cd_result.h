@@ -35,6 +35,15 @@ struct cd_result_label {
     char *note;                  /* a bug label's crash state (cd_table_note), or NULL */
 };
 
+/* What the first pass saw of one target, for the guard against a collapse (cli_guard.c): the
+ * inputs run on it, those that ended normally (no crash, no hang), and whether those all showed
+ * one trace (the same coverage labels). */
+struct cd_result_first {
+    uint64_t runs, ok;
+    uint64_t trace;              /* a hash of the first normal run's coverage labels */
+    bool traces_differ;          /* a later normal run showed other labels, or a run failed */
+};
+
 /* Counters of the run. */
 struct cd_result_stats {
     uint64_t inputs;             /* inputs offered by ingest */
@@ -72,9 +81,14 @@ struct cd_result_stats {
     /* Executions left to the fixed point at the pace of the run's last quarter (as
        cd_distill_progress.execs_left): 0 unknown or none, UINT64_MAX not converging. */
     uint64_t execs_left;
+    struct cd_result_first first[CD_LABEL_TARGETS_MAX]; /* per target */
     bool complete;               /* every label finished, nothing stopped the run early */
     const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs", "error" */
     const char *error;           /* with "error": what failed (borrowed), else NULL */
+    const char *guard;           /* the guard against a collapse that fired ("crashes",
+                                    "same-traces", "edges"; borrowed), else NULL */
+    bool guard_accepted;         /* it fired and the run was taken all the same */
+    const char *guard_reason;    /* what fired, with its figures (borrowed), else NULL */
 };
 
 /* One point of the run's course: time, executions, labels, finished labels, seed bytes. */

@@ -7,6 +7,13 @@ cd_target(sample_http sample_http.c FLAGS -fsanitize=fuzzer)
 # several targets over one corpus.
 cd_target(sample_http_headers sample_http.c FLAGS -DCD_HEADERS_ONLY
           ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
+# The nightly guard's builds (tests/e2e/nightly_guard.sh): a good @@ build that reads only the
+# file its argument names, a rebuild that aborts on every input, one that stops after the first
+# byte.
+set(CD_HARNESS_MAIN ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
+cd_target(night_good sample_http.c FLAGS -DCD_FILE_ONLY ${CD_HARNESS_MAIN})
+cd_target(night_abort sample_http.c FLAGS -DCD_FILE_ONLY -DCD_BROKEN_ABORT ${CD_HARNESS_MAIN})
+cd_target(night_early sample_http.c FLAGS -DCD_FILE_ONLY -DCD_BROKEN_EARLY ${CD_HARNESS_MAIN})
 # Coverage builds for audit in source terms (clang's source-based coverage, as OSS-Fuzz builds its
 # coverage reports): plain clang, no AFL++ needed.
 find_program(CD_CLANG clang)
