@@ -3,6 +3,7 @@
  * exit code. SIGINT and SIGTERM only set the engine's stop flag: the run still writes a complete,
  * valid output of the best examples so far, marked incomplete. */
 #include "output/cd_emit.h"
+#include "output/cd_generations.h"
 #include "common/cd_file.h"
 #include "common/cd_hash.h"
 #include "output/cd_manifest.h"
@@ -149,6 +150,7 @@ struct run_state {
     struct cli_guard guard;         /* the guard against a collapse (cli_guard.c) */
     bool refused;                   /* it fired: the run's output goes to rejected */
     char *rejected;                 /* DIR.rejected: where a refused run's output goes */
+    char *generations;              /* DIR.generations: the outputs runs replaced */
 };
 
 /* Whether directory dir is one of the operands (compared by device and inode). */
@@ -525,7 +527,15 @@ static int write_output(struct run_state *s)
             info.names[t] = o->target_names[t];
         }
     }
-    enum cd_status st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
+    /* The output this replaces is kept first, whole: a failure here replaces nothing. */
+    struct cd_gen_output now = {s->out, o->tar, s->crashes, s->manifest, s->state.path};
+    char *kept = NULL;
+    enum cd_status st = s->refused || !o->generations
+                            ? CD_OK
+                            : cd_generations_keep(&now, s->generations, &kept, &err);
+    free(kept);
+    if (st == CD_OK)
+        st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
         st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
     if (st == CD_OK)
@@ -671,7 +681,8 @@ static int distill(struct run_state *s)
     s->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     /* A merge's operands are states, read by start_from_state: nothing to ingest. The run's own
        outputs are never its inputs, wherever -o sits. */
-    const char *own[] = {s->out, s->crashes, s->manifest, s->state.path, s->lock.path};
+    const char *own[] = {s->out,      s->crashes, s->manifest,   s->state.path,
+                         s->lock.path, s->views,  s->rejected, s->generations};
     char prefix[300];
     size_t end = strlen(s->out), b;
     while (end > 1 && s->out[end - 1] == '/')
@@ -862,9 +873,10 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     if (views)
         s->views = beside(stem, ".by-target");
     s->rejected = stem ? beside(stem, ".rejected") : NULL;
+    s->generations = stem ? beside(stem, ".generations") : NULL;
     free(stem);
     if (!s->out || !s->crashes || !s->manifest || (!o->no_state && !s->state.path) ||
-        (views && !s->views) || !s->rejected)
+        (views && !s->views) || !s->rejected || !s->generations)
         return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     char why[4400];
     int code = cli_guard_operands(o, why, sizeof why);
@@ -895,6 +907,7 @@ static void run_release(struct run_state *s)
     free(s->manifest);
     free(s->views);
     free(s->rejected);
+    free(s->generations);
     free(s->replaced);
     free(s->state_buf);
     cli_state_release(&s->state);
@@ -1021,6 +1034,8 @@ int cli_run(const struct cli_opts *o)
     if (code != CLI_EXIT_OK)
         goto out;
     write_state(&s);
+    if (!s.refused && cd_generations_prune(s.generations, o->generations, &err) != CD_OK)
+        cli_warn("%s", err.msg);
     if (s.refused) {
         say_refused(&s);
         print_summary(&s, CLI_EXIT_REFUSED);
