@@ -273,8 +273,8 @@ struct cli_guard {
 void cli_guard_before(struct cli_guard *g, const char *manifest_path, const struct cli_opts *o);
 
 /* Checks the first pass (rs->first, table's labels, each target's executor info) against the
- * figures cli_guard_before read: a target on which no input ran normally, one on which every
- * input showed one trace (with a word on a missing @@ when the target read no input at all), or
+ * figures cli_guard_before read: a target on which no input ran normally (when the last seeds
+ * showed edges of it, or every input crashed alike), one on which every input showed one trace (with a word on a missing @@ when the target read no input at all), or
  * one whose seeds would show under o->collapse of the last edges. warm: the run started from a
  * state of the same targets (rerun: the targets it runs that state's examples on), when the
  * first two checks need what is new to be evidence. Returns true when one fired and

@@ -113,14 +113,18 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
         /* A warm start ran only what is new on an unchanged target: its seeds are still there,
            and crashing new inputs (a fuzzer's crashes/) are no sign of a broken build. */
         bool fresh = !warm || (rerun >> t & 1);
-        if (fresh && f->runs > 0 && f->ok == 0) {
+        /* Every input crashing is a broken build when the last seeds would go with it, or when
+           they all crashed alike (input-independent: at start-up); crashes that differ are a
+           set of bugs to triage. */
+        if (fresh && f->runs > 0 && f->ok == 0 &&
+            (g->edges_before[t] || (f->runs >= 2 && !f->traces_differ))) {
             char kinds[200];
             outcomes_of(table, t, kinds, sizeof kinds);
             g->cause = "crashes";
             snprintf(g->line, sizeof g->line, "every one of %llu input%s crashed or hung on %s%s%s%s",
                      (unsigned long long)f->runs, f->runs == 1 ? "" : "s", who,
                      *kinds ? " (" : "", kinds, *kinds ? ")" : "");
-        } else if (fresh && f->ok >= 2 && !f->traces_differ) {
+        } else if (fresh && f->ok >= 2 && f->ok == f->runs && !f->traces_differ) {
             g->cause = "same-traces";
             bool no_input = !has_file_arg(o->targets[t]) && !info[t].shm_testcase &&
                             !info[t].stdin_read;

@@ -69,7 +69,7 @@ static const struct cli_option options[] = {
      "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
     {0, "force", NULL, NULL, NULL, OPT_FORCE},
     {0, "collapse", "F", "--collapse F, --accept-collapse",
-     "refuse seeds under F x last edges (0.5); or not", OPT_COLLAPSE},
+     "refuse seeds < F x last edges (0.5); or not", OPT_COLLAPSE},
     {0, "accept-collapse", NULL, NULL, NULL, OPT_ACCEPT_COLLAPSE},
     {0, "generations", "N", "--generations N",
      "replaced outputs kept (1): restore DIR puts one back", OPT_GENERATIONS},
@@ -97,8 +97,8 @@ void cli_print_help(FILE *f)
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
             fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
-    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output, 6 out of\n"
-          "      memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE TMPDIR\n",
+    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
+          "      6 out of memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE\n",
           f);
 }
 

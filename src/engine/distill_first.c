@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Counts a first-pass run of targets for the guard against a collapse: per target, whether it
- * ended normally, and whether its coverage labels are the first normal run's. Lock held. */
+ * ended normally, and whether it showed the labels the first run showed. Lock held. */
 static void count_first(struct cd_distill *d, uint32_t targets, const struct cd_labelset *labels)
 {
     for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++) {
@@ -20,15 +20,11 @@ static void count_first(struct cd_distill *d, uint32_t targets, const struct cd_
         for (size_t i = 0; i < labels->n; i++) {
             if (cd_labels_target(labels->v[i]) != t)
                 continue;
-            if (cd_labels_is_outcome(labels->v[i]))
-                failed = true;
-            else
-                h = (h ^ labels->v[i]) * 0x100000001b3ull;
+            failed |= cd_labels_is_outcome(labels->v[i]);
+            h = (h ^ labels->v[i]) * 0x100000001b3ull;
         }
-        f->runs++;
-        if (failed)
-            f->traces_differ = true; /* the target saw the input: its traces are not one */
-        else if (f->ok++ == 0)
+        f->ok += !failed;
+        if (f->runs++ == 0)
             f->trace = h;
         else if (h != f->trace)
             f->traces_differ = true;

@@ -35,10 +35,10 @@ enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_
 enum cd_status cd_generations_list(const char *store, char ***names, size_t *n,
                                    struct cd_error *err);
 
-/* Puts generation name of store back as o: the seeds swapped in whole, then the manifest and
- * the state renamed over theirs (a state the generation lacks is removed), and any reproducer of
- * it that is missing linked back (reproducers found since stay: they are bugs). The caller keeps
- * the output it replaces first (cd_generations_keep). FAILED with a one-line message; a failure
+/* Puts generation name of store back as o: the seeds swapped in whole, the reproducers made the
+ * generation's (its own linked back, later ones removed; files of other names stay), then the
+ * state and the manifest renamed over theirs (a state the generation lacks is removed). The
+ * caller keeps the output it replaces first (cd_generations_keep), later reproducers with it. FAILED with a one-line message; a failure
  * after the seeds were swapped leaves the generation whole, to be put back again. */
 enum cd_status cd_generations_restore(const struct cd_gen_output *o, const char *store,
                                       const char *name, struct cd_error *err);

@@ -389,34 +389,51 @@ static enum cd_status put_seeds(int gfd, const char *path, struct cd_error *err)
     return st;
 }
 
-/* Links back every reproducer of the generation's crashes/ (gfd) missing from dir. */
+/* Whether name is a reproducer's, as emit names them. */
+static bool reproducer_name(const char *name)
+{
+    return strncmp(name, "crash-", 6) == 0 || strncmp(name, "timeout-", 8) == 0;
+}
+
+/* Makes dir's reproducers the generation's (gfd's crashes/): each of its own linked back where
+ * missing, each later one removed (the caller kept the output first, they included). Files of
+ * other names stay. */
 static enum cd_status put_crashes(int gfd, const char *dir, struct cd_error *err)
 {
+    struct stat sb;
     int sfd = openat(gfd, "crashes", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sfd < 0)
-        return CD_OK; /* it had none */
+    if (sfd < 0 && lstat(dir, &sb) != 0)
+        return CD_OK; /* none then, none now */
     enum cd_status st = cd_file_mkdir_p(dir, err);
     int dfd = st == CD_OK ? cd_file_dir_at(AT_FDCWD, dir, dir, 0, err) : -1;
-    int dup_fd = dfd < 0 ? -1 : dup(sfd);
-    DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
-    if (dfd >= 0 && !d)
-        st = cd_error_sys(err, CD_FAILED, "cannot read the generation's reproducers: %s",
-                          strerror(errno));
-    for (struct dirent *e; d && st == CD_OK && (e = readdir(d));) {
-        struct stat sb;
-        if (e->d_name[0] == '.' || fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-            continue;
-        if (keep_at(sfd, e->d_name, dfd, e->d_name) < 0)
-            st = cd_error_sys(err, CD_FAILED, "cannot put back '%s/%s': %s", dir, e->d_name,
-                              strerror(errno));
+    for (int pass = 0; dfd >= 0 && st == CD_OK && pass < 2; pass++) {
+        /* pass 0: the generation's into dir; pass 1: dir's later ones out */
+        int from = pass ? dfd : sfd;
+        int dup_fd = from < 0 ? -1 : dup(from);
+        DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+        if (!d && dup_fd >= 0)
+            close(dup_fd);
+        if (!d && from >= 0)
+            st = cd_error_sys(err, CD_FAILED, "cannot read '%s': %s", dir, strerror(errno));
+        for (struct dirent *e; d && st == CD_OK && (e = readdir(d));) {
+            if (!reproducer_name(e->d_name))
+                continue;
+            if (pass == 0 && fstatat(dfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 &&
+                keep_at(sfd, e->d_name, dfd, e->d_name) < 0)
+                st = cd_error_sys(err, CD_FAILED, "cannot put back '%s/%s': %s", dir,
+                                  e->d_name, strerror(errno));
+            if (pass == 1 && (sfd < 0 || fstatat(sfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW)) &&
+                cd_file_is_own_at(dfd, e->d_name, NULL) && unlinkat(dfd, e->d_name, 0) != 0)
+                st = cd_error_sys(err, CD_FAILED, "cannot remove '%s/%s': %s", dir, e->d_name,
+                                  strerror(errno));
+        }
+        if (d)
+            closedir(d);
     }
-    if (d)
-        closedir(d);
-    else if (dup_fd >= 0)
-        close(dup_fd);
     if (dfd >= 0)
         close(dfd);
-    close(sfd);
+    if (sfd >= 0)
+        close(sfd);
     return dfd < 0 ? CD_FAILED : st;
 }
 

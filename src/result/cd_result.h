@@ -36,12 +36,12 @@ struct cd_result_label {
 };
 
 /* What the first pass saw of one target, for the guard against a collapse (cli_guard.c): the
- * inputs run on it, those that ended normally (no crash, no hang), and whether those all showed
- * one trace (the same coverage labels). */
+ * inputs run on it, those that ended normally (no crash, no hang), and whether they all showed
+ * one trace (the same labels, outcome labels included). */
 struct cd_result_first {
     uint64_t runs, ok;
-    uint64_t trace;              /* a hash of the first normal run's coverage labels */
-    bool traces_differ;          /* a later normal run showed other labels, or a run failed */
+    uint64_t trace;              /* a hash of the first run's labels */
+    bool traces_differ;          /* a later run showed other labels */
 };
 
 /* Counters of the run. */

@@ -87,5 +87,14 @@ EOP
     [ "${n:-0}" -ge 3 ] || err "$how: the run took ${n:-no} inputs, expected the seed, the queue entry and the new file"
     [ -n "$(ls "$camp/seeds")" ] || err "$how: no seeds after the nightly run"
 done
+# A broken rebuild (it aborts on every input): each way fails the job, and the seeds stay.
+grep -q '^SuccessExitStatus=.*\b7\b' "$unit" && err "the service takes a refused night (7) as success"
+cp "${CD_TARGETS:?}/night_abort" "$camp/the target"
+ls "$camp/seeds" >"$tmp/seeds.before"
+out=$(/bin/sh -c "$cron" 2>&1)
+rc=$?
+[ $rc = 7 ] || err "cron: a broken rebuild's night exited $rc, expected 7"
+grep -q "refused: every one of" <<<"$out" || err "cron: no refusal line for cron to mail: $out"
+[ "$(ls "$camp/seeds")" = "$(cat "$tmp/seeds.before")" ] || err "cron: a refused night changed the seeds"
 [ $fail = 0 ] && echo "ok: the units verify; the service's and the crontab's commands refresh the seeds"
 exit $fail

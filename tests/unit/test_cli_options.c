@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "harness.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,83 @@ static void test_cli_distill_options(void)
     CU_ASSERT_EQUAL(o.max_input_size, 1u << 20);
     CU_ASSERT_EQUAL(o.checkpoint_s, 300);
     CU_ASSERT_EQUAL(o.verbosity, 0);
+    CU_ASSERT(o.collapse == 0.5 && !o.accept_collapse && o.generations == 1);
     free(o.inputs);
+}
+
+/* The guard's options and restore's forms. */
+static void test_cli_guard_options(void)
+{
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "--collapse", "0.25", "--accept-collapse", "--generations", "7",
+                          "in", "-o", "out", "--", "./t", "@@"));
+    CU_ASSERT(o.collapse == 0.25 && o.accept_collapse && o.generations == 7);
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "--collapse", "0", "--generations", "0", "in", "-o", "out", "--",
+                          "./t"));
+    CU_ASSERT(o.collapse == 0 && o.generations == 0);
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "--collapse", "1.5", "in", "-o", "out", "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "--collapse", "nan", "in", "-o", "out", "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "--generations", "-1", "in", "-o", "out", "--", "./t"));
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "restore", "seeds/", "20261128T031500Z"));
+    CU_ASSERT(o.mode == CLI_MODE_RESTORE && !o.restore_list);
+    CU_ASSERT_STRING_EQUAL(o.out_dir, "seeds/");
+    CU_ASSERT_STRING_EQUAL(o.restore_gen, "20261128T031500Z");
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "restore", "--list", "-q", "seeds"));
+    CU_ASSERT(o.mode == CLI_MODE_RESTORE && o.restore_list && o.verbosity < 0 && !o.restore_gen);
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "restore")); /* no DIR */
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "restore", "a", "b", "c"));
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "restore", "--bogus", "a"));
+    cli_opts_release(&o);
+}
+
+/* An input that cannot be opened ends the run (exit 4), unless marked '?' in --inputs-from or it
+ * is the output directory itself (the first night). */
+static void test_cli_guard_operands(void)
+{
+    char *dir = cd_test_mkdtemp();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char list[4200], there[4200], gone[4200], out[4200], why[4400];
+    snprintf(list, sizeof list, "%s/list", dir);
+    snprintf(there, sizeof there, "%s/there", dir);
+    snprintf(gone, sizeof gone, "%s/gone", dir);
+    snprintf(out, sizeof out, "%s/seeds", dir);
+    cd_test_write_text(there, "x");
+    char text[9000];
+    snprintf(text, sizeof text, "%s\n?%s\n", there, gone);
+    cd_test_write_text(list, text);
+    struct cli_opts o;
+    CU_ASSERT_FATAL(PARSE(&o, "--inputs-from", list, "-q", "-o", out, "--", "./t"));
+    CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
+    CU_ASSERT_STRING_EQUAL(o.inputs[1], gone); /* the mark is not part of the name */
+    CU_ASSERT_PTR_EQUAL(o.optional[0], o.inputs[1]);
+    CU_ASSERT_PTR_NULL(o.optional[1]);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2); /* the optional one's warning */
+    CU_ASSERT_EQUAL(cli_guard_operands(&o, why, sizeof why), CLI_EXIT_OK);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    cli_opts_release(&o);
+    char out_slash[4300];
+    snprintf(out_slash, sizeof out_slash, "%s/", out);
+    CU_ASSERT_FATAL(PARSE(&o, out_slash, there, "-o", out, "--", "./t"));
+    CU_ASSERT_EQUAL(cli_guard_operands(&o, why, sizeof why), CLI_EXIT_OK);
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, there, gone, "-o", out, "--", "./t"));
+    CU_ASSERT_EQUAL(cli_guard_operands(&o, why, sizeof why), CLI_EXIT_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "No such file or directory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, gone));
+    cli_opts_release(&o);
+    cd_test_rmdir(dir);
 }
 
 /* --shard K/N, and merge: a distill run whose operands are states, without --shard. */
@@ -241,6 +318,7 @@ static void test_cli_help_fits(void)
     CU_ASSERT(lines <= 23);
     CU_ASSERT(width <= 80);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "6 out of memory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "7 collapse refused"));
     free(text);
 }
 
@@ -339,6 +417,8 @@ int main(void)
         {"test_cli_usage_errors", test_cli_usage_errors},
         {"test_cli_shards_and_merge", test_cli_shards_and_merge},
         {"test_cli_lists", test_cli_lists},
+        {"test_cli_guard_options", test_cli_guard_options},
+        {"test_cli_guard_operands", test_cli_guard_operands},
         {"test_cli_targets", test_cli_targets},
         {"test_cli_audit_forms", test_cli_audit_forms},
         {"test_cli_help_fits", test_cli_help_fits},
