@@ -97,7 +97,7 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
     uint32_t *ids = malloc((n_labels ? n_labels : 1) * sizeof *ids);
     for (size_t i = 0; ids && i < n_labels; i++) {
         const struct cd_table_label *l = cd_table_label_at(table, i);
-        if (!l->best->outcome && !l->found)
+        if (!l->best->outcome) /* as the seeds may show it: found labels too */
             ids[n++] = l->id;
     }
     if (!ids)

@@ -120,6 +120,17 @@ static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, 
     return buf;
 }
 
+/* Whether inputs were skipped that the run would have read: too large, unreadable, damaged (not
+ * empty files, which afl-fuzz skips too, nor links, devices and FIFOs inside a directory, never
+ * read by design). */
+static bool quiet_skips(const struct cd_ingest_stats *is)
+{
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        if (is->skipped[k] && k != CD_SKIP_EMPTY && k != CD_SKIP_NOT_REGULAR)
+            return true;
+    return false;
+}
+
 struct run_state {
     const struct cli_opts *o;
     char *out, *crashes, *manifest; /* the corpus (DIR or DIR.tar.zst), reproducers, manifest */
@@ -288,6 +299,9 @@ static void print_summary(struct run_state *s, int code)
     double secs = (double)rs->wall_ns / 1e9;
     char b1[32], b2[32], skip[256];
     skipped_text(is, o->max_input_size, skip, sizeof skip);
+    /* -q hides no warning that changes what is written */
+    if (o->verbosity < 0 && skip[0] && quiet_skips(is))
+        cli_warn("%s (manifest: input.skipped)", skip);
     if (o->verbosity >= 0) {
         bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
         if (o->merge)
@@ -506,7 +520,7 @@ static int write_output(struct run_state *s)
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
         .seed_dir = s->out, .crashes_dir = s->crashes};
     memcpy(info.target_sha1, s->state.target_sha1, sizeof info.target_sha1);
-    info.state_path = s->state.path;
+    info.state_path = s->refused ? NULL : s->state.path; /* a refused run writes no state */
     info.state_start = s->state.start;
     info.state_note = s->state.note[0] ? s->state.note : NULL;
     info.state_runs = s->state.runs + 1;
@@ -533,7 +547,6 @@ static int write_output(struct run_state *s)
     enum cd_status st = s->refused || !o->generations
                             ? CD_OK
                             : cd_generations_keep(&now, s->generations, &kept, &err);
-    free(kept);
     if (st == CD_OK)
         st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
     if (st == CD_OK && !o->tar)
@@ -549,9 +562,13 @@ static int write_output(struct run_state *s)
     if (st != CD_OK) {
         cd_emit_abort(stage);
         cd_file_abort(manifest);
+        if (kept) /* it holds what is still in place */
+            cd_generations_drop(s->generations, kept);
+        free(kept);
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT),
                         "%s; '%s' and '%s' are as they were", err.msg, s->out, s->manifest);
     }
+    free(kept);
     write_views(s, &eo);
     if (cd_file_commit(manifest, &err) != CD_OK)
         return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
@@ -1019,7 +1036,8 @@ int cli_run(const struct cli_opts *o)
         code = distill(&s);
     if (code != CLI_EXIT_OK)
         goto out;
-    encode_state(&s);
+    if (!s.refused)
+        encode_state(&s);
     /* Closing the engine's runners refreshes the executor info (the calibrated timeout) that the
      * manifest records. */
     char *report = o->verbosity > 0 ? cd_distill_pass_report(s.d) : NULL;

@@ -26,6 +26,10 @@ struct cd_gen_output {
 enum cd_status cd_generations_keep(const struct cd_gen_output *o, const char *store, char **name,
                                    struct cd_error *err);
 
+/* Removes generation name from store, and store itself when that left it empty: a generation
+ * kept for a replacement that then failed (the output it holds is still in place). */
+void cd_generations_drop(const char *store, const char *name);
+
 /* Removes all but the newest keep generations of store, and temporary directories killed runs
  * left there; a missing store is no error. */
 enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_error *err);

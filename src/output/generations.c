@@ -277,6 +277,17 @@ out:
     return st;
 }
 
+void cd_generations_drop(const char *store, const char *name)
+{
+    struct cd_error err;
+    int sfd = open_store(store, false, &err);
+    if (sfd < 0)
+        return;
+    (void)cd_file_rm_tree_at(sfd, name);
+    close(sfd);
+    (void)rmdir(store);
+}
+
 enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_error *err)
 {
     struct stat sb;

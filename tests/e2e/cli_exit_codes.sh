@@ -137,8 +137,14 @@ expect 2 in -o s --seen-mem 100 -- "$target" @@
 # A target that breaks for good after the first pass (a fake fork server allowed three runs in all,
 # across restarts): exit 3 with the error on stderr, yet the best examples so far are written as a
 # valid, incomplete output whose manifest names the error.
+# The stand-in shows every input one trace, which the guard against a collapse refuses (exit 7, as
+# the tests of tests/e2e/nightly_guard.sh): taken here all the same.
 mkdir late-in && printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' >late-in/a && printf 'bbbbbbbbbbbb' >late-in/b
-expect 3 -j 1 --json-summary late-in -o late -- "${CD_TARGETS:?}/exec_fake_fs" "budget:3:$tmp/runs"
+expect 7 -j 1 late-in -o late7 -- "${CD_TARGETS:?}/exec_fake_fs" "budget:99:$tmp/runs7"
+grep -q "refused: every one of 2 inputs showed the same labels" err.txt ||
+  err "a target blind to its input: no refusal line: $(cat err.txt)"
+[ -e late7 ] && err "a target blind to its input: '-o late7' was written"
+expect 3 -j 1 --accept-collapse --json-summary late-in -o late -- "${CD_TARGETS:?}/exec_fake_fs" "budget:3:$tmp/runs"
 grep -q "could not be restarted.*writing the best examples found so far" err.txt ||
   err "late failure: no error line: $(cat err.txt)"
 python3 - out.txt late.manifest.json late <<'PY' || err "late failure: bad output: $(cat out.txt)"
