@@ -134,7 +134,8 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      no_input ? "its arguments hold no @@ and it never read its standard input, "
                                 "so it never saw an input (is @@ missing where the input file "
                                 "goes?)"
-                              : "it does not seem to see its input (check its command line)");
+                              : "it does not see its input (a build that stops before reading it, or a "
+                                "command line that does not give it)");
         } else if (o->collapse > 0 && g->edges_before[t] &&
                    (double)edges[t] < o->collapse * (double)g->edges_before[t]) {
             g->cause = "edges";

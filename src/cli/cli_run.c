@@ -978,6 +978,9 @@ static int reject_paths(struct run_state *s)
     char why[4400];
     if (foreign_output(s, why, sizeof why))
         return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
+    struct cd_error err;
+    if (cd_file_mkdir_p(s->rejected, &err) != CD_OK) /* the manifest goes there before a tar */
+        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
     return CLI_EXIT_OK;
 }
 

@@ -7,7 +7,8 @@
 # seeds.rejected; a missing input ends the run before anything is written (exit 4) unless marked
 # optional; the next good night runs, keeps the night it replaced as a generation, and restore
 # puts that back whole; --accept-collapse takes a collapse; a cold run whose every input crashes
-# writes nothing where -o points; cmin warns of the same traces as afl-cmin does.
+# writes nothing where -o points; --tar keeps its archive; cmin warns of the same traces as
+# afl-cmin does.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -114,6 +115,17 @@ rc=$?
 [ $rc = 7 ] || err "cold crashing run: exit $rc"
 grep -q "nothing written to 'cold'" cold.err || err "cold crashing run: $(cat cold.err)"
 [ -e cold ] && err "cold crashing run: 'cold' was written"
+
+# --tar: the archive stays, the night's goes aside as seeds.rejected/seeds.tar.zst.
+cp "$good" target
+night --tar in -o t -- ./target @@ 2>/dev/null
+sum=$(sha1sum t.tar.zst t.manifest.json)
+cp "$early" target
+night --tar t.tar.zst findings -o t -- ./target @@ 2>tar.err
+rc=$?
+[ $rc = 7 ] || err "--tar: a night of the early build exited $rc: $(cat tar.err)"
+[ "$(sha1sum t.tar.zst t.manifest.json)" = "$sum" ] || err "--tar: the archive or manifest changed"
+[ -f t.rejected/seeds.tar.zst ] || err "--tar: no t.rejected/seeds.tar.zst"
 
 # cmin with a forgotten @@: afl-cmin's warning, with the reason.
 cp "$good" target
