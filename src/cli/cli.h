@@ -148,6 +148,9 @@ struct cli_opts {
     const char *audit_diff;
     bool audit_json;
     const char *audit_coverage;  /* --coverage BIN: measure source coverage on this build */
+    char **audit_cov_args;       /* after "--": BIN's arguments ("@@": the example's file);
+                                    NULL: "@@" alone. Never the manifest's: a manifest is a file
+                                    anyone may write, and what it says is never run */
     const char *audit_function;  /* --function NAME */
     const char *audit_line;      /* --line FILE:N */
     bool audit_uncovered;        /* --uncovered */

@@ -203,10 +203,11 @@ static char *locate_dir(const char *manifest, const char *dir)
 }
 
 /* Brings c up to date with the examples of m (the manifest at manifest) on the coverage build
- * bin, with up to n_workers at once, and with check_files (a report is asked for) checks c's
+ * bin with the arguments args (NULL-ended; NULL: "@@" alone: the example's file), never the
+ * manifest's (a manifest is anyone's file: what it says is not run), with up to n_workers at once, and with check_files (a report is asked for) checks c's
  * files against the build's (cd_srccov_check_files): returns an exit code. */
 static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *manifest,
-                   const char *bin, unsigned n_workers, bool check_files)
+                   const char *bin, char *const *args, unsigned n_workers, bool check_files)
 {
     char sha1[41];
     cli_target_sha1(bin, sha1);
@@ -218,8 +219,11 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         cd_srccov_release(c);
         memcpy(c->binary_sha1, sha1, sizeof sha1);
     }
+    static char *const file_only[] = {"@@", NULL};
+    if (!args)
+        args = file_only;
     size_t argc = 0;
-    while (m->info.target_argv && m->info.target_argv[argc])
+    while (args[argc])
         argc++;
     char **argv = calloc(argc + 2, sizeof *argv);
     struct job *jobs = calloc(m->n_seeds + m->n_reproducers + 1, sizeof *jobs);
@@ -245,10 +249,8 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
     }
     if (code == CLI_EXIT_OK) {
         argv[0] = (char *)bin;
-        for (size_t i = 1; i < argc; i++)
-            argv[i] = m->info.target_argv[i];
-        if (argc == 0)
-            argv[1] = "@@";
+        for (size_t i = 0; i < argc; i++)
+            argv[i + 1] = args[i];
         /* A coverage build runs unoptimised and counts every region: give it room. */
         unsigned timeout_ms = m->info.timeout_ms ? 10 * m->info.timeout_ms : 10000;
         if (timeout_ms < 1000)
@@ -518,7 +520,7 @@ int cli_audit_source(const struct cli_opts *o, const struct cd_manifest *m)
     }
     if (o->audit_coverage) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        code = measure(&c, m, o->audit_manifest, o->audit_coverage,
+        code = measure(&c, m, o->audit_manifest, o->audit_coverage, o->audit_cov_args,
                        o->jobs ? o->jobs : cpus > 0 ? (unsigned)cpus : 1, o->audit_html != NULL);
         if (cd_srccov_save(&c, path, &err) != CD_OK) { /* what was measured is kept */
             cli_msg("%s", err.msg);

@@ -337,7 +337,7 @@ static const struct {
 
 void cli_print_audit_help(FILE *f)
 {
-    fputs("Usage: corpus-distill audit MANIFEST [OPTIONS]\n"
+    fputs("Usage: corpus-distill audit MANIFEST [OPTIONS] [-- COVERAGE-BUILD ARGS (@@)]\n"
           "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
           f);
     for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
@@ -406,6 +406,13 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
     o->mode = CLI_MODE_AUDIT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--") == 0) { /* the coverage build's arguments, to the end */
+            if (i + 1 == argc)
+                return cli_usage_error("nothing after '--': the coverage build's arguments"),
+                       false;
+            o->audit_cov_args = argv + i + 1;
+            break;
+        }
         size_t k = 0;
         while (k < N_AUDIT_OPTS && strcmp(a, audit_opts[k].name) != 0)
             k++;
@@ -432,6 +439,8 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
         cli_usage_error("audit needs a MANIFEST");
         return false;
     }
+    if (o->audit_cov_args && !o->audit_coverage)
+        return cli_usage_error("arguments after '--' are --coverage's build's"), false;
     return true;
 }
 
