@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Returns an owned "stem + suffix". */
 static char *with(const char *stem, const char *suffix)
@@ -88,6 +89,15 @@ int cli_restore(const struct cli_opts *o)
         cli_msg(pick ? "no generation '%s' in '%s' (restore --list DIR lists them)"
                      : "no generation%s kept in '%s'", pick ? pick : "", store);
         code = CLI_EXIT_INPUT;
+        goto out;
+    }
+    char unsafe[4096];
+    if (geteuid() == 0 && !o->allow_root &&
+        (cd_file_unsafe_for_root(seeds, unsafe, sizeof unsafe) ||
+         cd_file_unsafe_for_root(store, unsafe, sizeof unsafe))) {
+        cli_msg("refusing to run as root in '%s': another user owns it or can write in it "
+                "(--allow-root runs anyway)", unsafe);
+        code = CLI_EXIT_OUTPUT;
         goto out;
     }
     /* Under the output's lock: never while a run of it writes. */

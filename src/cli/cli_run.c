@@ -831,18 +831,19 @@ static void write_state(struct run_state *s)
     s->state_buf = NULL;
 }
 
-/* Whether an output path of the run (seeds, reproducers, manifest, state) is one another user
- * chooses: a symbolic link of another user's among its components, or, run as root without
- * --allow-root, a directory the run writes in (or an output it replaces) that another user owns.
- * Root runs a target expected to have memory bugs on inputs others chose, and writes where that
- * user may plant links: a nightly job should run as the user who owns the campaign. The one-line
- * reason goes into why. */
+/* Whether an output path of the run (seeds, reproducers, manifest, state, views) is one another
+ * user chooses: a symbolic link of another user's among its components, or, run as root without
+ * --allow-root, any directory on its way from "/" that another user owns or can write in a way
+ * that decides what the path means (cd_file_unsafe_for_root), whether the output exists yet or
+ * not. Root runs a target expected to have memory bugs on inputs others chose, and writes where
+ * that user may plant links: a nightly job should run as the user who owns the campaign. The
+ * one-line reason goes into why. */
 static bool foreign_output(const struct run_state *s, char *why, size_t cap)
 {
     const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path, s->views};
     bool root = geteuid() == 0 && !s->o->allow_root;
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        char link[4096], *whole, *parent, *base;
+        char link[4096];
         if (!paths[i])
             continue;
         if (cd_file_foreign_link(paths[i], link, sizeof link)) {
@@ -850,21 +851,12 @@ static bool foreign_output(const struct run_state *s, char *why, size_t cap)
                      "who chooses where it leads", link);
             return true;
         }
-        if (!root || !cd_file_split(paths[i], &whole, &parent, &base))
-            continue;
-        struct stat sb;
-        const char *hit = lstat(whole, &sb) == 0 && sb.st_uid != 0   ? whole
-                          : stat(parent, &sb) == 0 && sb.st_uid != 0 ? parent
-                                                                     : NULL;
-        if (hit)
-            snprintf(why, cap, "refusing to run as root in '%s': it belongs to another user, who "
-                     "could plant links there and would own what the target does; run as that "
-                     "user (--allow-root runs anyway)", hit);
-        free(whole);
-        free(parent);
-        free(base);
-        if (hit)
+        if (root && cd_file_unsafe_for_root(paths[i], link, sizeof link)) {
+            snprintf(why, cap, "refusing to run as root in '%s': another user owns it or can "
+                     "write in it, could plant links there and would own what the target does; "
+                     "run as the campaign's user (--allow-root runs anyway)", link);
             return true;
+        }
     }
     return false;
 }

@@ -73,6 +73,13 @@ int cd_file_dir_at(int dirfd, const char *name, const char *shown, int flags,
  * rule the kernel's protected_symlinks applies in sticky directories), so it is refused. */
 const char *cd_file_foreign_link(const char *path, char *buf, size_t cap);
 
+/* For a process of root's: the first directory on the way to path (links resolved; from "/" down
+ * to what exists of it) that lets another user choose what path comes to mean: one of another
+ * user's; one others can write in, unless sticky with the next component root's own (there only
+ * an entry's owner renames or removes it); or one others can write in where the rest is still
+ * to be made (they can make it first). Copied into buf (cap bytes); NULL when there is none. */
+const char *cd_file_unsafe_for_root(const char *path, char *buf, size_t cap);
+
 /* Whether dirfd's entry name is a regular file of this user's, not a link; *sb (may be NULL)
  * gets its stat. For what the tool sweeps or takes back as its own. */
 bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,61 @@ const char *cd_file_foreign_link(const char *path, char *buf, size_t cap)
         buf[i] = c;
     }
     return NULL;
+}
+
+/* Whether users other than root can write in the directory sb: its other-write bit, or its
+ * group-write bit for a group other than root's. */
+static bool others_write(const struct stat *sb)
+{
+    return (sb->st_mode & S_IWOTH) || ((sb->st_mode & S_IWGRP) && sb->st_gid != 0);
+}
+
+const char *cd_file_unsafe_for_root(const char *path, char *buf, size_t cap)
+{
+    char abs[8192], have[PATH_MAX], dir[PATH_MAX];
+    if (path[0] == '/')
+        snprintf(abs, sizeof abs, "%s", path);
+    else if (getcwd(have, sizeof have))
+        snprintf(abs, sizeof abs, "%s/%s", have, path);
+    else
+        return snprintf(buf, cap, "%s", path), buf; /* no way to tell: as unsafe */
+    /* The deepest prefix that exists, links resolved; what follows it is still to be made. */
+    size_t n = strlen(abs);
+    while (!realpath(abs, have)) {
+        char *slash = strrchr(abs, '/');
+        if (!slash || slash == abs)
+            return snprintf(buf, cap, "%s", path), buf;
+        *slash = '\0';
+    }
+    bool missing = strlen(abs) < n;
+    /* Each directory from "/" down, and whether another user chooses what comes after it. */
+    size_t len = strlen(have), pos = 0;
+    strcpy(dir, "/");
+    for (;;) {
+        size_t p = pos + 1, q = p + strcspn(have + p, "/");
+        bool last = p >= len;
+        struct stat d, next;
+        bool unsafe = lstat(dir, &d) != 0 || d.st_uid != 0;
+        if (!unsafe && S_ISDIR(d.st_mode) && others_write(&d)) {
+            if (last) {
+                unsafe = missing; /* another user can make the missing name first */
+            } else {
+                /* in a sticky directory only an entry's owner renames or removes it */
+                memcpy(dir, have, q);
+                dir[q] = '\0';
+                unsafe = !(d.st_mode & S_ISVTX) || lstat(dir, &next) != 0 || next.st_uid != 0;
+                memcpy(dir, have, pos ? pos : 1);
+                dir[pos ? pos : 1] = '\0';
+            }
+        }
+        if (unsafe)
+            return snprintf(buf, cap, "%s", dir), buf;
+        if (last)
+            return NULL;
+        memcpy(dir, have, q);
+        dir[q] = '\0';
+        pos = q;
+    }
 }
 
 bool cd_file_is_own_at(int dirfd, const char *name, struct stat *sb)

@@ -7,7 +7,9 @@
 # is the regular file the manifest names (a link to a secret, a FIFO, a file of other bytes are
 # not shown, and the report still ends); --inputs-from and --target-from take paths with blanks
 # and glob characters whole; as root, a directory another user owns is refused unless
-# --allow-root; a symbolic link of another user's in an output's path is refused.
+# --allow-root, and so is one any directory on the way up to "/" lets another user decide (theirs,
+# writable by others, or sticky with the output still to be made); a symbolic link of another
+# user's in an output's path is refused.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -160,6 +162,21 @@ if [ "$(id -u)" = 0 ]; then
     refused "another user's link in the output's path" "symbolic link of another user's" \
         run --allow-root in -o shared/new/seeds -- "$target" @@
     [ -z "$(ls -A victim)" ] || err "files written through another user's link: $(ls -A victim)"
+    # Any directory on the way, up to "/", whether the output exists yet or not: another
+    # user's two levels up, one others can write in, a sticky one where the rest is still to be
+    # made (another user could make it first); a sticky one over a directory of root's is safe.
+    mkdir -p other/deep && chown root other/deep
+    refused "root under another user's directory, two levels up" "run as root in '$tmp/other'" \
+        run in -o other/deep/new/seeds -- "$target" @@
+    [ ! -e other/deep/new ] || err "a refused root run made directories"
+    mkdir -p ww/x && chmod 777 ww
+    refused "root under a directory others can write" "run as root in '$tmp/ww'" \
+        run in -o ww/x/seeds -- "$target" @@
+    refused "root where others can make the output's directory first" "run as root in '$tmp/shared'" \
+        run in -o shared/notyet/seeds -- "$target" @@
+    mkdir shared/roots
+    run in -o shared/roots/seeds -- "$target" @@
+    [ $? -le 1 ] || err "root under a sticky directory, in a directory of its own, was refused"
 else
     echo "not root: the root refusal not checked"
 fi
