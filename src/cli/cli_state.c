@@ -151,6 +151,15 @@ static unsigned split_settings(const char *settings, const char *sha1, struct ta
     return 1;
 }
 
+/* How many targets the identity of the state meta names (at least one). */
+static unsigned state_targets(const struct cd_table_meta *meta)
+{
+    struct target_id ids[CD_LABEL_TARGETS_MAX];
+    char common[2048];
+    unsigned n = split_settings(meta->settings, meta->target_sha1, ids, common, sizeof common);
+    return n ? n : 1;
+}
+
 /* The SHA-1, map size and arguments (*args, *len) of identity id of the settings whole; false
  * when it is malformed. */
 static bool target_fields(const struct target_id *id, const char *whole, char sha[41],
@@ -319,6 +328,12 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     else if (cd_table_load(&t, &st->prev, buf, len, seen_mem, &err) != CD_OK)
         snprintf(st->note, sizeof st->note, "'%.300s': %.600s; starting cold", st->path, err.msg);
     free(buf);
+    if (t && !cd_table_targets_within(t, state_targets(&st->prev))) {
+        snprintf(st->note, sizeof st->note, "'%.300s': labels of a target its identity does not "
+                 "name; starting cold", st->path);
+        cd_table_free(t);
+        t = NULL;
+    }
     if (!t) {
         st->start = "unreadable";
         return 0;
@@ -406,6 +421,13 @@ static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_ta
     free(buf);
     if (st != CD_OK)
         return cd_error_set(err, CD_FAILED, "'%.300s': %.600s", path, e.msg);
+    if (!cd_table_targets_within(*t, state_targets(meta))) {
+        cd_table_free(*t);
+        *t = NULL;
+        cd_table_meta_release(meta);
+        return cd_error_set(err, CD_FAILED, "'%.300s': labels of a target its identity does not "
+                            "name", path);
+    }
     return CD_OK;
 }
 

@@ -249,6 +249,11 @@ void cd_table_snapshot_free(struct cd_table_snapshot *s);
 /* Whether the len bytes at head (at least the first 8 of a file) start as a state file does. */
 bool cd_table_state_magic(const uint8_t *head, size_t len);
 
+/* Whether every label of t (its records and its examples') names one of the first n targets: what
+ * a state's identity says it was made by (a forged state or shard naming a ninth target in a run
+ * of one would become a manifest no reader takes). */
+bool cd_table_targets_within(const struct cd_table *t, unsigned n);
+
 /* Builds a table from len bytes of the state format, its seen-set bounded by seen_mem (as
  * cd_table_seen_limit); *meta gets the saved meta (settings owned: cd_table_meta_release). FAILED
  * with a one-line message for a file that is not a state, another format version, or damaged (the

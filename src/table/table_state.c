@@ -536,6 +536,18 @@ static bool get_header(struct in *r, struct cd_table_meta *meta, const char **wh
     return r->bad ? (*why = "header past the end", false) : true;
 }
 
+bool cd_table_targets_within(const struct cd_table *t, unsigned n)
+{
+    for (size_t i = 0; i < cd_table_n_labels(t); i++)
+        if (cd_labels_target(cd_table_label_at(t, i)->id) >= n)
+            return false;
+    for (const struct cd_table_example *e = cd_table_examples(t); e; e = e->next)
+        for (size_t k = 0; k < e->labels.n; k++)
+            if (cd_labels_target(e->labels.v[k]) >= n)
+                return false;
+    return true;
+}
+
 enum cd_status cd_table_load(struct cd_table **out, struct cd_table_meta *meta, const uint8_t *buf,
                              size_t len, size_t seen_mem, struct cd_error *err)
 {

@@ -19,7 +19,7 @@ fi
 tmp=$(mktemp -d) && trap 'umount "$tmp/fs" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 mkdir fs small big
-mount -t tmpfs -o size=1m tmpfs fs || cd_skip "cannot mount a tmpfs"
+mount -t tmpfs -o size=1m,mode=0755 tmpfs fs || cd_skip "cannot mount a tmpfs"
 
 printf '{"a": [1, 2]}' >small/a.json
 python3 - big <<'PY'

@@ -62,6 +62,71 @@ static void test_cli_state_encode_write_check(void)
     cd_test_rmdir(dir);
 }
 
+/* A state whose labels name a target its identity does not (a forged state or shard: a label of
+ * a second target in a state of one) is not taken: a warm start starts cold with a note, merge
+ * refuses it; the manifest would be one no reader takes. */
+static void test_cli_state_foreign_target(void)
+{
+    char *dir = cd_test_mkdtemp();
+    struct cli_state st;
+    memset(&st, 0, sizeof st);
+    st.path = cd_test_join(dir, "seeds.state");
+    st.settings = strdup("edges_only=0"); /* the identity of one target */
+    strcpy(st.target_sha1, "0123456789abcdef0123456789abcdef01234567");
+    struct cd_error err;
+    struct cd_table *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
+    struct cd_labelset set = {0};
+    CU_ASSERT_FATAL(cd_labelset_push(&set, cd_labels_in_target(cd_labels_edge(5, 1), 1)));
+    size_t improved;
+    CU_ASSERT_EQUAL_FATAL(cd_table_offer(t, (const uint8_t *)"ab", 2, &set, "x", &improved,
+                                         NULL, &err), CD_OK);
+    CU_ASSERT_FALSE(cd_table_targets_within(t, 1));
+    CU_ASSERT(cd_table_targets_within(t, 2));
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(cli_state_encode(&st, t, 1, 1, false, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cli_state_write(&st, buf, len, &err), CD_OK);
+    free(buf);
+    cd_table_free(t);
+    cd_labelset_release(&set);
+    /* a warm start of one target from it */
+    char *argv[] = {"./t", "@@", NULL};
+    struct cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_targets = 1;
+    o.targets[0] = o.target_argv = argv;
+    o.target_names[0] = "t";
+    o.n_inputs = 1;
+    const char *inputs[] = {st.path, NULL};
+    o.inputs = inputs;
+    struct cli_resolved res;
+    memset(&res, 0, sizeof res);
+    struct cd_exec_info info[CD_LABEL_TARGETS_MAX];
+    memset(info, 0, sizeof info);
+    struct cli_state run;
+    memset(&run, 0, sizeof run);
+    run.path = strdup(st.path);
+    strcpy(run.target_sha1, st.target_sha1);
+    struct cd_table *warm = NULL, *old = NULL;
+    CU_ASSERT_EQUAL(cli_state_start(&run, &o, &res, info, 1 << 20, &warm, &old), 0);
+    CU_ASSERT_PTR_NULL(warm);
+    CU_ASSERT_PTR_NULL(old);
+    CU_ASSERT_STRING_EQUAL(run.start, "unreadable");
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.note, "a target its identity does not name"));
+    cli_state_release(&run);
+    /* merge refuses it */
+    memset(&run, 0, sizeof run);
+    strcpy(run.target_sha1, st.target_sha1);
+    o.merge = true;
+    CU_ASSERT_NOT_EQUAL(cli_state_merge(&run, &o, &res, info, 1 << 20, &warm, &old, &err), CD_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a target its identity does not name"));
+    CU_ASSERT_PTR_NULL(warm);
+    cli_state_release(&run);
+    cli_state_release(&st);
+    cd_test_rmdir(dir);
+}
+
 static void test_cli_msgs_vocabulary(void)
 {
     char *dir = cd_test_mkdtemp();
@@ -98,6 +163,7 @@ int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_cli_state_encode_write_check", test_cli_state_encode_write_check},
+        {"test_cli_state_foreign_target", test_cli_state_foreign_target},
         {"test_cli_msgs_vocabulary", test_cli_msgs_vocabulary},
         CU_TEST_INFO_NULL,
     };
