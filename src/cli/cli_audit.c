@@ -507,10 +507,15 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
                    (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3]);
         }
         json_object_put(per);
+        /* a label names its target, a manifest's text: shown escaped */
+        char q[512];
         for (size_t x = 0; x < ng; x++)
-            printf("+ %s\n", json_object_get_string(json_object_array_get_idx(gained, x)));
+            printf("+ %s\n", cd_shown(json_object_get_string(json_object_array_get_idx(gained,
+                                                                                     x)),
+                                       q, sizeof q));
         for (size_t x = 0; x < nl; x++)
-            printf("- %s\n", json_object_get_string(json_object_array_get_idx(lost, x)));
+            printf("- %s\n", cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)),
+                                       q, sizeof q));
         json_object_put(gained);
         json_object_put(lost);
         if (now->n_bugs || old.n_bugs)

@@ -83,7 +83,9 @@ int cli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "corpus-distill: %s\ntry 'corpus-distill --help'\n", msg);
+    fputs("corpus-distill: ", stderr); /* msg may quote argv: through the escaper */
+    cli_put_safe(stderr, msg);
+    fputs("\ntry 'corpus-distill --help'\n", stderr);
     if (usage_json)
         cli_failure_json(CLI_EXIT_USAGE, msg);
     return CLI_EXIT_USAGE;

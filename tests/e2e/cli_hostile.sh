@@ -6,7 +6,8 @@
 # is no state is read no further than its first bytes; merge refuses one state named twice; a manifest whose seed
 # directory is /etc and whose seeds are named passwd is refused, and audit reads seeds only beside
 # the manifest; a report directory with a planted link is rewritten without writing through it;
-# -o inside an input operand never makes the run's own files its inputs.
+# -o inside an input operand never makes the run's own files its inputs; escapes in a usage error
+# or a program name never reach the terminal raw.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?CD_BIN not set}
@@ -174,6 +175,24 @@ bad = [s["origin"] for s in m["seeds"] + m["reproducers"]
 sys.exit(1 if bad or m["input"]["inputs"] != 2 else 0)
 PY
   err "-o inside an input: the run read its own outputs ($(python3 -c 'import json; m=json.load(open("d/seeds.manifest.json")); print(m["input"]["inputs"], [s["origin"] for s in m["seeds"]][:5])'))"
+
+# Escapes never reach the terminal raw: a --targets name and an option carrying one in a usage
+# error, and audit --diff's label lines naming a single target's program whose name holds one.
+esc=$(printf '\033')
+printf 'bad%s[2J: %s @@\n' "$esc" "$target" >targets.txt
+"$bin" in-e -o e1 --targets targets.txt 2>err.txt
+[ $? = 2 ] || err "a --targets name with an escape is not a usage error"
+grep -q "$esc" err.txt && err "a usage error echoed a raw escape: $(cat -v err.txt)"
+"$bin" "--x${esc}[2J" in -o e1 -- "$target" @@ 2>err.txt
+grep -q "$esc" err.txt && err "an unknown option echoed a raw escape: $(cat -v err.txt)"
+mkdir -p in-e && printf '{"a": [1]}' >in-e/a.json
+cp "$target" "t${esc}[31m" && printf '\0' >>"t${esc}[31m" # another SHA-1: named by its program
+"$bin" -q -j 1 --no-reduce in-e -o one -- "./t${esc}[31m" @@ &&
+  "$bin" -q -j 1 --no-reduce in-e -o two -- "$target" @@ -- "$target" @@ ||
+  err "the runs for --diff failed (premise)"
+"$bin" audit two.manifest.json --diff one.manifest.json >out.txt 2>err.txt
+grep -q '^[+-] ' out.txt || err "audit --diff listed no label (premise): $(cat -v out.txt | head -3)"
+grep -q "$esc" out.txt err.txt && err "audit --diff printed a raw escape: $(grep "$esc" out.txt | cat -v | head -2)"
 
 [ $fail = 0 ] && echo "ok: hostile records, states and manifests refused; nothing of the user's replaced"
 exit $fail
