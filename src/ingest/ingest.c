@@ -67,15 +67,15 @@ enum cd_status cd_ingest_new(struct cd_ingest **out, const struct cd_ingest_opts
     return CD_OK;
 }
 
-bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, const char *path)
+bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, int dirfd)
 {
     const char *pre = ing->opts.own_prefix;
     if (pre && *pre && strncmp(name, pre, strlen(pre)) == 0)
         return true;
     for (size_t i = 0; i < ing->n_own; i++) {
         struct stat sb;
-        if (ing->own[i].ino == ino && lstat(path, &sb) == 0 && sb.st_dev == ing->own[i].dev &&
-            sb.st_ino == ino)
+        if (ing->own[i].ino == ino && fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+            sb.st_dev == ing->own[i].dev && sb.st_ino == ino)
             return true;
     }
     return false;

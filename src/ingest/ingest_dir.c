@@ -1,8 +1,13 @@
 /* Directory operands: a depth-first walk that yields every regular file below the operand, with
  * entry names sorted bytewise at each level so the order is the same on every file system. Only
- * one level's names are held per depth and no directory stays open, so neither deep nor wide
- * trees exhaust descriptors. Symbolic links are never followed (O_NOFOLLOW on every open below
- * the operand). Knows nothing of archives: files found here are inputs as they are.
+ * one level's names are held per depth. The walk goes through descriptors: each level is opened
+ * relative to its parent's open directory (the operand's own is the one the walk was given), and
+ * every entry is opened and looked at relative to its directory's, never by path, so that no
+ * component is resolved twice: a directory swapped for a link mid-walk leads nowhere. A level
+ * holds one descriptor while it is walked, so depth is bounded by the descriptors the process
+ * may open (a level past that is skipped with a warning). Symbolic links are never followed
+ * (O_NOFOLLOW on every open below the operand). Knows nothing of archives: files found here are
+ * inputs as they are.
  * An afl-fuzz output directory is read as afl-fuzz lays it out: a directory holding a "queue"
  * directory and one of afl-fuzz's own files (fuzzer_stats, fuzzer_setup, cmdline) is an instance,
  * of which only queue/, crashes/ and hangs/ are walked, and in those only the test cases
@@ -30,6 +35,7 @@ struct dir_ent {
 enum afl_kind { AFL_NONE, AFL_INSTANCE, AFL_PART };
 
 struct dir_level {
+    int fd; /* the open directory: every entry is reached through it */
     char *pool;
     struct dir_ent *ents;
     size_t n, i;
@@ -109,28 +115,33 @@ static void afl_filter(struct dir_level *lv, enum afl_kind parent)
 
 static void level_release(struct dir_level *lv)
 {
+    if (lv->fd >= 0)
+        close(lv->fd);
+    lv->fd = -1;
     free(lv->pool);
     free(lv->ents);
 }
 
-/* Reads the directory at d->path into a new level, below a directory of kind parent. Returns 0,
- * or an errno value (ENOMEM too). */
-static int level_push(struct ing_dir *d, bool follow, enum afl_kind parent)
+/* Reads the open directory fd (taken over, closed on failure) into a new level, below a directory
+ * of kind parent. Returns 0, or an errno value (ENOMEM too). */
+static int level_push(struct ing_dir *d, int fd, enum afl_kind parent)
 {
-    struct dir_level lv = {.plen = d->path_len};
+    struct dir_level lv = {.fd = fd, .plen = d->path_len};
     size_t pool_len = 0, pool_cap = 0, ents_cap = 0;
     size_t *offs = NULL;
     DIR *dir = NULL;
     int e = 0;
-    int fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-    if (fd < 0) {
+    int rfd = dup(fd); /* the stream's own: fd stays the level's */
+    if (rfd < 0 || fcntl(rfd, F_SETFD, FD_CLOEXEC) != 0) {
         e = errno;
+        if (rfd >= 0)
+            close(rfd);
         goto out;
     }
-    dir = fdopendir(fd);
+    dir = fdopendir(rfd);
     if (!dir) {
         e = errno;
-        close(fd);
+        close(rfd);
         goto out;
     }
     for (;;) {
@@ -196,6 +207,7 @@ static int level_push(struct ing_dir *d, bool follow, enum afl_kind parent)
         d->cap = ncap;
     }
     d->lv[d->depth++] = lv;
+    lv.fd = -1;
     lv.pool = NULL;
     lv.ents = NULL;
 out:
@@ -218,7 +230,9 @@ static enum cd_status dir_open(struct cd_ingest *ing, struct ing_operand *op, vo
         free(d);
         return cd_error_oom(err, CD_FAILED, "out of memory");
     }
-    int e = level_push(d, true, AFL_NONE);
+    /* The operand as the walk opened it: never looked up by its name again */
+    int fd = fcntl(op->fd, F_DUPFD_CLOEXEC, 0);
+    int e = fd < 0 ? errno : level_push(d, fd, AFL_NONE);
     if (e == ENOMEM) {
         free(d->path);
         free(d);
@@ -234,13 +248,13 @@ static enum cd_status dir_open(struct cd_ingest *ing, struct ing_operand *op, vo
     return CD_OK;
 }
 
-/* Reads the regular file at d->path (named in ing->name) as one input: OK, WARN, FAILED, or DONE
- * when it yields nothing (empty and skipped, or no longer a regular file). */
-static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct cd_input *in,
-                                struct cd_error *err)
+/* Reads the regular file name of the open directory dfd (named in ing->name) as one input: OK,
+ * WARN, FAILED, or DONE when it yields nothing (empty and skipped, or no longer a regular file). */
+static enum cd_status read_file(struct cd_ingest *ing, int dfd, const char *name,
+                                struct cd_input *in, struct cd_error *err)
 {
     /* O_NONBLOCK: should the entry have become a fifo since readdir, open must not wait. */
-    int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ELOOP) { /* replaced by a symlink since readdir */
             ing_skip(ing, CD_SKIP_NOT_REGULAR);
@@ -264,13 +278,14 @@ static enum cd_status read_file(struct cd_ingest *ing, struct ing_dir *d, struct
     return st;
 }
 
-/* Returns the DT_* type of the entry at d->path, asking the file system when readdir did not. */
-static int entry_type(const struct ing_dir *d, unsigned char type, int *e)
+/* Returns the DT_* type of the entry name of the open directory dfd, asking the file system when
+ * readdir did not. */
+static int entry_type(int dfd, const char *name, unsigned char type, int *e)
 {
     if (type != DT_UNKNOWN)
         return type;
     struct stat sb;
-    if (lstat(d->path, &sb) != 0) {
+    if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
         *e = errno;
         return DT_UNKNOWN;
     }
@@ -294,13 +309,14 @@ static enum cd_status dir_next(struct cd_ingest *ing, void *state, struct cd_inp
         }
         const struct dir_ent *ent = &top->ents[top->i++];
         enum afl_kind kind = top->afl;
+        int dfd = top->fd;
         if (path_set(d, top->plen, ent->name) != 0)
             return cd_error_oom(err, CD_FAILED, "out of memory");
         CD_FORWARD_IF_ERROR(ing_name_set(ing, d->path, NULL, NULL, err));
-        if (ing_is_own(ing, ent->name, ent->ino, d->path))
+        if (ing_is_own(ing, ent->name, ent->ino, dfd))
             continue; /* the run's own output, under an input */
         int e = 0;
-        int type = entry_type(d, ent->type, &e);
+        int type = entry_type(dfd, ent->name, ent->type, &e);
         if (e) {
             ing_skip(ing, CD_SKIP_UNREADABLE);
             return cd_error_set(err, CD_WARN, "cannot read '%s': %s", ing->name, strerror(e));
@@ -309,7 +325,8 @@ static enum cd_status dir_next(struct cd_ingest *ing, void *state, struct cd_inp
             /* Below a part of an instance (queue/.state/, ...) nothing is a test case. */
             if (kind == AFL_PART)
                 continue;
-            e = level_push(d, false, kind); /* top may move: it is not used again in this round */
+            int sub = openat(dfd, ent->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+            e = sub < 0 ? errno : level_push(d, sub, kind); /* top may move: not used again */
             if (e == ENOMEM)
                 return cd_error_oom(err, CD_FAILED, "out of memory");
             if (e == ELOOP) { /* replaced by a symlink since readdir */
@@ -326,7 +343,7 @@ static enum cd_status dir_next(struct cd_ingest *ing, void *state, struct cd_inp
             ing_skip(ing, CD_SKIP_NOT_REGULAR);
             continue;
         }
-        enum cd_status st = read_file(ing, d, in, err);
+        enum cd_status st = read_file(ing, dfd, ent->name, in, err);
         if (st != CD_DONE)
             return st;
     }

@@ -35,9 +35,9 @@ struct cd_ingest {
     size_t n_own;
 };
 
-/* Whether the entry name (inode ino, at path) of a directory operand is one of the run's own
- * outputs (cd_ingest_opts.own, own_prefix). */
-bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, const char *path);
+/* Whether the entry name (inode ino) of the open directory dirfd, below an operand, is one of the
+ * run's own outputs (cd_ingest_opts.own, own_prefix). */
+bool ing_is_own(const struct cd_ingest *ing, const char *name, ino_t ino, int dirfd);
 
 /* An operand as the walk found it, offered to each source in turn. */
 struct ing_operand {
