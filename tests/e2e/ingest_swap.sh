@@ -37,7 +37,7 @@ for r in 1 2 3 4 5 6; do
 done
 touch stop
 wait $swapper
-leaked=$( (grep -rl 'SECRET-' out? out?.crashes; ls -d out?.crashes/* 2>/dev/null) | head -n 3)
+leaked=$( (grep -rl 'SECRET-' out? out?.crashes; ls -d out?.crashes/*) 2>/dev/null | head -n 3)
 [ -z "$leaked" ] || err "bytes from behind a swapped-in link became inputs: $leaked"
 ran=$(ls -d out?.manifest.json 2>/dev/null | wc -l)
 [ "$ran" -ge 1 ] || err "no run wrote a manifest (premise)"
