@@ -267,7 +267,6 @@ struct cli_guard {
     char line[600];              /* what fired, with its figures */
     bool before;                 /* a readable manifest of the last run is beside the output */
     uint64_t before_seeds;       /* its seeds */
-    uint64_t edges[CD_LABEL_TARGETS_MAX];        /* edges the first pass's seeds show */
     uint64_t edges_before[CD_LABEL_TARGETS_MAX]; /* edges the last manifest's seeds show */
 };
 
@@ -277,11 +276,12 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
 
 /* Checks the first pass (rs->first, table's labels, each target's executor info) against the
  * figures cli_guard_before read: a target on which no input ran normally (when the last seeds
- * showed edges of it, or every input crashed alike), one on which every input showed one trace (with a word on a missing @@ when the target read no input at all), or
- * one whose seeds would show under o->collapse of the last edges. warm: the run started from a
- * state of the same targets (rerun: the targets it runs that state's examples on), when the
- * first two checks need what is new to be evidence. Returns true when one fired and
- * --accept-collapse was not given (cause, line); accepted is set when it was. */
+ * showed edges of it, or every input crashed alike), one on which every input showed one trace
+ * (with a word on a missing @@ when the target read no input at all), or one whose seeds would
+ * show under o->collapse of the last edges. warm: the run started from a state of the same
+ * targets (rerun: the targets it runs that state's examples on), when the first two checks need
+ * what is new to be evidence. Returns true when one fired and --accept-collapse was not given
+ * (cause, line); accepted is set when it was. */
 struct cd_table;
 struct cd_exec_info;
 bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,

@@ -203,9 +203,10 @@ static char *locate_dir(const char *manifest, const char *dir)
 }
 
 /* Brings c up to date with the examples of m (the manifest at manifest) on the coverage build
- * bin with the arguments args (NULL-ended; NULL: "@@" alone: the example's file), never the
- * manifest's (a manifest is anyone's file: what it says is not run), with up to n_workers at once, and with check_files (a report is asked for) checks c's
- * files against the build's (cd_srccov_check_files): returns an exit code. */
+ * bin with the arguments args (NULL-ended; NULL: "@@" alone, the example's file), never the
+ * manifest's (a manifest is anyone's file: what it says is not run), with up to n_workers at
+ * once, and with check_files (a report is asked for) checks c's files against the build's
+ * (cd_srccov_check_files): returns an exit code. */
 static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char *manifest,
                    const char *bin, char *const *args, unsigned n_workers, bool check_files)
 {

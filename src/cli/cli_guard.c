@@ -104,7 +104,6 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
         return false; /* out of memory: no figures, no refusal */
     count_edges(ids, n, edges);
     free(ids);
-    memcpy(g->edges, edges, sizeof g->edges);
     for (unsigned t = 0; t < o->n_targets && !g->cause; t++) {
         const struct cd_result_first *f = &rs->first[t];
         char who[300];
@@ -121,7 +120,8 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
             char kinds[200];
             outcomes_of(table, t, kinds, sizeof kinds);
             g->cause = "crashes";
-            snprintf(g->line, sizeof g->line, "every one of %llu input%s crashed or hung on %s%s%s%s",
+            snprintf(g->line, sizeof g->line,
+                     "every one of %llu input%s crashed or hung on %s%s%s%s",
                      (unsigned long long)f->runs, f->runs == 1 ? "" : "s", who,
                      *kinds ? " (" : "", kinds, *kinds ? ")" : "");
         } else if (fresh && f->ok >= 2 && f->ok == f->runs && !f->traces_differ) {
@@ -134,8 +134,8 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      no_input ? "its arguments hold no @@ and it never read its standard input, "
                                 "so it never saw an input (is @@ missing where the input file "
                                 "goes?)"
-                              : "it does not see its input (a build that stops before reading it, or a "
-                                "command line that does not give it)");
+                              : "it does not see its input (a build that stops before reading "
+                                "it, or a command line that does not give it)");
         } else if (o->collapse > 0 && g->edges_before[t] &&
                    (double)edges[t] < o->collapse * (double)g->edges_before[t]) {
             g->cause = "edges";

@@ -42,8 +42,9 @@ enum cd_status cd_generations_list(const char *store, char ***names, size_t *n,
 /* Puts generation name of store back as o: the seeds swapped in whole, the reproducers made the
  * generation's (its own linked back, later ones removed; files of other names stay), then the
  * state and the manifest renamed over theirs (a state the generation lacks is removed). The
- * caller keeps the output it replaces first (cd_generations_keep), later reproducers with it. FAILED with a one-line message; a failure
- * after the seeds were swapped leaves the generation whole, to be put back again. */
+ * caller keeps the output it replaces first (cd_generations_keep), later reproducers with it.
+ * FAILED with a one-line message; a failure after the seeds were swapped leaves the generation
+ * whole, to be put back again. */
 enum cd_status cd_generations_restore(const struct cd_gen_output *o, const char *store,
                                       const char *name, struct cd_error *err);
 
