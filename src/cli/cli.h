@@ -41,6 +41,16 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * kept): what every line on the terminal goes through. */
 void cli_put_safe(FILE *f, const char *s);
 
+/* Anchors: a run reaches its outputs through their directories opened once, as
+ * "/proc/self/fd/N/NAME" (cli_run.c); shown, such a path reads as given. cli_anchor_shown_add
+ * registers directory fd and the text it stands for ("camp/", "" for a bare name);
+ * cli_shown_path copies text into buf with each registered "/proc/self/fd/N/" replaced by its
+ * text (every line cli_msg and cli_warn print goes through it); cli_anchors_release forgets
+ * them. */
+void cli_anchor_shown_add(int fd, const char *prefix);
+const char *cli_shown_path(const char *text, char *buf, size_t cap);
+void cli_anchors_release(void);
+
 /* Prints "corpus-distill: warning: MESSAGE" as one line on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

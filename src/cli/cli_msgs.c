@@ -37,12 +37,56 @@ void cli_put_safe(FILE *f, const char *s)
     }
 }
 
+/* The run's anchors (cli_anchor_shown_add): "/proc/self/fd/N/" and the text it stands for. */
+#define ANCHORS_MAX 8
+static struct {
+    char proc[40];
+    char *shown;
+} anchors[ANCHORS_MAX];
+static size_t n_anchors;
+
+void cli_anchor_shown_add(int fd, const char *prefix)
+{
+    if (n_anchors == ANCHORS_MAX || !(anchors[n_anchors].shown = strdup(prefix)))
+        return;
+    snprintf(anchors[n_anchors++].proc, sizeof anchors[0].proc, "/proc/self/fd/%d/", fd);
+}
+
+void cli_anchors_release(void)
+{
+    for (size_t i = 0; i < n_anchors; i++)
+        free(anchors[i].shown);
+    n_anchors = 0;
+}
+
+const char *cli_shown_path(const char *text, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    while (*text && n + 1 < cap) {
+        size_t k = 0;
+        while (k < n_anchors && strncmp(text, anchors[k].proc, strlen(anchors[k].proc)) != 0)
+            k++;
+        if (k < n_anchors) {
+            n += (size_t)snprintf(buf + n, cap - n, "%s", anchors[k].shown);
+            text += strlen(anchors[k].proc);
+        } else {
+            buf[n++] = *text++;
+            buf[n] = '\0';
+        }
+    }
+    if (n >= cap)
+        buf[cap - 1] = '\0';
+    return buf;
+}
+
 /* One line on stderr: "corpus-distill: ", kind, the message; under stderr's lock, so that the
  * lines of threads never interleave. */
 static void vsay(const char *kind, const char *fmt, va_list ap)
 {
-    char line[8192];
-    vsnprintf(line, sizeof line, fmt, ap);
+    char raw[8192], line[8192];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    cli_shown_path(raw, line, sizeof line);
     flockfile(stderr);
     fputs("corpus-distill: ", stderr);
     fputs(kind, stderr);

@@ -2,16 +2,10 @@
  * reduction, and emit (seeds swapped in whole, reproducers, manifest), then the summary and the
  * exit code. SIGINT and SIGTERM only set the engine's stop flag: the run still writes a complete,
  * valid output of the best examples so far, marked incomplete. */
-#include "output/cd_emit.h"
-#include "output/cd_generations.h"
 #include "common/cd_file.h"
 #include "common/cd_hash.h"
-#include "output/cd_manifest.h"
-#include "cli.h"
+#include "cli_run_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <json-c/json.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -61,109 +55,6 @@ static char *beside(const char *dir, const char *suffix)
     return s;
 }
 
-bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
-{
-    struct cd_manifest m;
-    memset(out, 0, sizeof *out);
-    if (cd_manifest_read(path, &m, NULL) != CD_OK)
-        return false;
-    char *whole = NULL, *parent = NULL;
-    bool ok = m.info.seed_dir && cd_file_split(m.info.seed_dir, &whole, &parent,
-                                               &out->seed_dir_base);
-    free(whole);
-    free(parent);
-    out->seeds = calloc(m.n_seeds ? m.n_seeds : 1, sizeof *out->seeds);
-    ok = ok && out->seeds;
-    for (size_t i = 0; ok && i < m.n_seeds; i++)
-        if (m.seeds[i].file && !(out->seeds[out->n_seeds++] = strdup(m.seeds[i].file)))
-            ok = false;
-    /* A run of several targets' views: DIR.by-target/NAME, their files seeds of the manifest */
-    out->views = calloc(m.info.n_targets + 1, sizeof *out->views);
-    ok = ok && out->views;
-    for (unsigned t = 0; ok && t < m.info.n_targets; t++)
-        if (m.info.targets[t].view && !(out->views[out->n_views++] =
-                                            strdup(m.info.targets[t].name)))
-            ok = false;
-    cd_manifest_release(&m);
-    if (!ok)
-        cd_emit_owned_release(out);
-    return ok;
-}
-
-/* Writes "3 inputs skipped: 2 too large (limit 1 MiB), 1 unreadable" into buf; "" when none. */
-static const char *skipped_text(const struct cd_ingest_stats *is, size_t limit, char *buf,
-                                size_t cap)
-{
-    uint64_t total = 0;
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < CD_SKIP_COUNT; k++)
-        total += is->skipped[k];
-    if (!total)
-        return buf;
-    n += (size_t)snprintf(buf, cap, "%llu input%s skipped:", (unsigned long long)total,
-                          total == 1 ? "" : "s");
-    const char *sep = " ";
-    for (int k = 0; k < CD_SKIP_COUNT && n < cap; k++) {
-        if (!is->skipped[k])
-            continue;
-        char lim[48] = "";
-        if (k == CD_SKIP_TOO_LARGE) {
-            char b[32];
-            snprintf(lim, sizeof lim, " (limit %s)", cli_bytes(limit, b, sizeof b));
-        }
-        n += (size_t)snprintf(buf + n, cap - n, "%s%llu %s%s", sep,
-                              (unsigned long long)is->skipped[k],
-                              cd_ingest_skip_name((enum cd_skip)k), lim);
-        sep = ", ";
-    }
-    return buf;
-}
-
-/* Whether inputs were skipped that the run would have read: too large, unreadable, damaged (not
- * empty files, which afl-fuzz skips too, nor links, devices and FIFOs inside a directory, never
- * read by design). */
-static bool quiet_skips(const struct cd_ingest_stats *is)
-{
-    for (int k = 0; k < CD_SKIP_COUNT; k++)
-        if (is->skipped[k] && k != CD_SKIP_EMPTY && k != CD_SKIP_NOT_REGULAR)
-            return true;
-    return false;
-}
-
-struct run_state {
-    const struct cli_opts *o;
-    char *out, *crashes, *manifest; /* the corpus (DIR or DIR.tar.zst), reproducers, manifest */
-    struct cd_exec_opts exec_opts[CD_LABEL_TARGETS_MAX]; /* one per target */
-    struct cd_exec_runner_ctx runner;
-    char *views;                    /* DIR.by-target: each target's seeds, with several */
-    struct cd_ingest *ing;
-    struct cd_distill *d;
-    struct cli_progress *progress;
-    struct cd_result result;
-    bool have_result;
-    struct cd_emit_stats emitted;
-    struct cli_resolved res;     /* the settings as the run resolved them (cli_settings.c) */
-    struct cd_manifest_skip skips[CD_SKIP_COUNT];
-    size_t n_skips;
-    char error[2048];               /* the message of a failing exit, for --json-summary */
-    int late_code;                  /* the reduction failed, the best so far is written, and
-                                       this is the exit code; 0 when it did not fail */
-    bool out_is_input;              /* the seed directory is also an input operand */
-    size_t unlisted;                /* files in it its manifest does not list: inputs of the run */
-    char *replaced;                 /* where a directory --force replaced was moved, or NULL */
-    struct cd_emit_lock lock;       /* held from the first check of the output to the end */
-    struct cli_state state;         /* the state file: how the run started, where it is saved */
-    struct cd_edge_ids *edge_ids;   /* --ids or AFL_LLVM_DOCUMENT_IDS: labels name functions */
-    uint8_t *state_buf;             /* the final state, written once the output is */
-    size_t state_len;
-    uint64_t start_ns;              /* when the inputs began to be read (cd_now_ns) */
-    struct cli_guard guard;         /* the guard against a collapse (cli_guard.c) */
-    bool refused;                   /* it fired: the run's output goes to rejected */
-    char *rejected;                 /* DIR.rejected: where a refused run's output goes */
-    char *generations;              /* DIR.generations: the outputs runs replaced */
-};
-
 /* Whether directory dir is one of the operands (compared by device and inode). */
 static bool is_operand(const char *dir, const char *const *operands, size_t n)
 {
@@ -192,387 +83,17 @@ static const char *forbidden_output(const char *dir)
 }
 
 /* Reports a failure on one line of stderr, keeps it for --json-summary, and returns code. */
-static int run_fail(struct run_state *s, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int run_fail(struct run_state *s, int code, const char *fmt, ...)
+int cli_run_fail(struct run_state *s, int code, const char *fmt, ...)
 {
     va_list ap;
+    char raw[sizeof s->error];
     va_start(ap, fmt);
-    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    cli_shown_path(raw, s->error, sizeof s->error); /* paths as given, for --json-summary too */
     cli_progress_clear(s->progress);
     cli_msg("%s", s->error);
     return code;
-}
-
-/* How far the seed cover can be from the best over the same examples, for the summary: "optimal
- * (proven in 0.4 s)", "within 0.4% of optimal (no cover under 2.9 MB; 30 s cap)". */
-static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_t cap)
-{
-    char b[32];
-    double gap = cd_result_cover_gap(rs);
-    if (rs->cover_solver == CD_COVER_OPTIMAL || (rs->cover_bound && gap == 0))
-        snprintf(buf, cap, "optimal (proven in %.1f s)", (double)rs->cover_solve_ms / 1000);
-    else if (!rs->cover_bound)
-        snprintf(buf, cap, "of unknown distance from optimal");
-    else
-        snprintf(buf, cap, "within %.1f%% of optimal (no cover under %s%s)", 100 * gap,
-                 cli_bytes(rs->cover_bound, b, sizeof b),
-                 rs->cover_solver == CD_COVER_CAPPED   ? "; the solver's time ran out"
-                 : rs->cover_solver == CD_COVER_FAILED ? "; the exact solve gave nothing back"
-                                                       : "; --cover-time 0: greedy only");
-    return buf;
-}
-
-/* What --json-summary's code gives for a row of the report table not taken from a struct. */
-struct summary {
-    struct run_state *s;
-    int code;
-};
-
-static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool *omit)
-{
-    const struct summary *sum = ctx;
-    struct run_state *s = sum->s;
-    const struct cli_opts *o = s->o;
-    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
-    const char *k = f->summary;
-    if (strcmp(k, "exit_code") == 0)
-        return json_object_new_int(sum->code);
-    if (strcmp(k, "inputs") == 0)
-        return json_object_new_uint64(is->inputs);
-    if (strcmp(k, "input_bytes") == 0)
-        return json_object_new_uint64(is->bytes);
-    if (strcmp(k, "skipped") == 0) {
-        json_object *sk = json_object_new_object();
-        for (size_t i = 0; i < s->n_skips; i++)
-            json_object_object_add(sk, s->skips[i].reason,
-                                   json_object_new_uint64(s->skips[i].count));
-        return sk;
-    }
-    if (strcmp(k, "unlisted_inputs") == 0)
-        return json_object_new_uint64(s->unlisted);
-    if (strcmp(k, "replaced_moved_to") == 0)
-        return s->replaced ? json_object_new_string(s->replaced) : NULL;
-    if (strcmp(k, "cover_gap") == 0)
-        return json_object_new_double(cd_result_cover_gap(&s->result.stats));
-    if (strcmp(k, "unstable_edges") == 0)
-        return json_object_new_uint64(s->result.n_unstable);
-    if (strcmp(k, "seed_dir") == 0)
-        return json_object_new_string(s->out);
-    if (strcmp(k, "crashes_dir") == 0)
-        return json_object_new_string(s->crashes);
-    if (strcmp(k, "manifest") == 0)
-        return json_object_new_string(s->manifest);
-    if (strcmp(k, "state") == 0)
-        return s->state.path ? json_object_new_string(s->state.path) : NULL;
-    if (strcmp(k, "state_start") == 0)
-        return json_object_new_string(s->state.start ? s->state.start : "none");
-    if (strcmp(k, "state_saved") == 0)
-        return json_object_new_boolean(s->state.saved > 0);
-    if (strcmp(k, "targets") == 0 && o->n_targets > 1) {
-        json_object *ta = json_object_new_array();
-        for (unsigned t = 0; t < o->n_targets; t++) {
-            struct cd_result_target c = cd_result_target_counts(&s->result, t);
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
-            cd_report_put_target(e, &c);
-            char view[4200];
-            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
-            json_object_object_add(e, "view", s->views ? json_object_new_string(view) : NULL);
-            json_object_array_add(ta, e);
-        }
-        return ta;
-    }
-    *omit = true; /* "targets" of a single target */
-    return NULL;
-}
-
-static void print_summary(struct run_state *s, int code)
-{
-    const struct cli_opts *o = s->o;
-    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
-    const struct cd_result_stats *rs = &s->result.stats;
-    uint64_t finished = 0;
-    for (size_t i = 0; i < s->result.n_labels; i++)
-        finished += s->result.labels[i].finished;
-    double secs = (double)rs->wall_ns / 1e9;
-    char b1[32], b2[32], skip[256];
-    skipped_text(is, o->max_input_size, skip, sizeof skip);
-    /* -q hides no warning that changes what is written */
-    if (o->verbosity < 0 && skip[0] && quiet_skips(is))
-        cli_warn("%s (manifest: input.skipped)", skip);
-    if (o->verbosity >= 0) {
-        bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
-        if (o->merge)
-            cli_msg("in: %s", s->state.note);
-        else
-            cli_msg("in: %llu inputs, %s (%llu %s)%s%s",
-                    (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
-                    (unsigned long long)rs->duplicates,
-                    warm ? "duplicates or run before, not run again" : "duplicates",
-                    skip[0] ? "; " : "", skip);
-        if (o->shards > 1 && o->merge)
-            cli_msg("label shard %u of %u: only its labels were "
-                    "reduced", o->shard, o->shards);
-        else if (o->shards > 1)
-            cli_msg("shard %u of %u: %llu inputs left to the other "
-                    "shards", o->shard, o->shards,
-                    (unsigned long long)rs->other_shards);
-        if (s->unlisted)
-            cli_msg("%zu file%s in '%s' that its manifest did not list "
-                    "%s taken as input%s",
-                    s->unlisted, s->unlisted == 1 ? "" : "s", s->out,
-                    s->unlisted == 1 ? "was" : "were", s->unlisted == 1 ? "" : "s");
-        fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
-                (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
-                s->out);
-        if (s->emitted.reproducers)
-            fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
-                    (unsigned long long)s->emitted.reproducers, s->crashes);
-        size_t bugs = cd_result_count_bugs(&s->result);
-        if (bugs)
-            fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
-                    bugs == 1 ? "" : "s");
-        for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
-            struct cd_result_target c = cd_result_target_counts(&s->result, t);
-            fprintf(stderr, "\ncorpus-distill: target %s: %llu labels, %llu finished; %llu "
-                            "seeds, %s", o->target_names[t], (unsigned long long)c.labels,
-                    (unsigned long long)c.finished, (unsigned long long)c.seeds,
-                    cli_bytes(c.seed_bytes, b1, sizeof b1));
-            if (s->views)
-                fprintf(stderr, " in '%s/%s'", s->views, o->target_names[t]);
-            if (c.reproducers)
-                fprintf(stderr, "; %llu reproducers", (unsigned long long)c.reproducers);
-        }
-        if (rs->select_only_bytes) {
-            char b3[32], b4[32], cover[160];
-            fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
-                            "afl-cmin's rule (%s); cover %s",
-                    (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
-                    cli_bytes(rs->select_only_bytes, b3, sizeof b3),
-                    rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
-                    cli_bytes(rs->cmin_bytes, b4, sizeof b4),
-                    cover_text(rs, cover, sizeof cover));
-        }
-        char left[64];
-        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu "
-                        "finished%s; %llu execs in %.1f s (%.0f/s); %s%s\n",
-                s->result.n_labels, (unsigned long long)rs->labels_input,
-                (unsigned long long)finished,
-                cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,
-                               sizeof left),
-                (unsigned long long)rs->execs, secs,
-                secs > 0 ? (double)rs->execs / secs : 0.0,
-                s->refused          ? "refused by the guard against a collapse: "
-                : code != CLI_EXIT_OK ? "incomplete: stopped by "
-                : o->no_reduce      ? "selected, not reduced (--no-reduce)"
-                                    : "complete",
-                s->refused ? s->guard.cause
-                : code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
-                                   : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
-                                   : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
-                                                                           : rs->stopped_by);
-        if (rs->size_bound_bytes)
-            cli_msg("size-bound: %s of seeds kept only for %llu label%s of more hits "
-                    "than shorter seeds show (a cover by edges alone drops them)",
-                    cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
-                    (unsigned long long)rs->size_bound_labels,
-                    rs->size_bound_labels == 1 ? "" : "s");
-        if (rs->labels_left_out)
-            cli_msg("found: %llu label%s found in reduction left out of "
-                    "the seeds, not worth their bytes (%s, kept in the state; "
-                    "--keep-found seeds them)",
-                    (unsigned long long)rs->labels_left_out, rs->labels_left_out == 1 ? "" : "s",
-                    cli_bytes(rs->left_out_bytes, b1, sizeof b1));
-        if (rs->crash_only_labels)
-            cli_msg("crash-only: %llu label%s only crashing inputs show, held by no "
-                    "reproducer of a bug, hang or signal: their %s of inputs are kept in the "
-                    "state", (unsigned long long)rs->crash_only_labels,
-                    rs->crash_only_labels == 1 ? "" : "s",
-                    cli_bytes(rs->crash_only_bytes, b1, sizeof b1));
-        if (s->result.n_unstable)
-            cli_msg("unstable: %zu edge%s showed other hit counts when an "
-                    "input ran again; their labels are left out (manifest: "
-                    "run.unstable_edges)",
-                    s->result.n_unstable, s->result.n_unstable == 1 ? "" : "s");
-        if (s->state.saved)
-            cli_msg("state: %s start, saved to '%s' (%llu run%s)",
-                    s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
-                    s->state.runs ? "s" : "");
-        if (rs->seen_forgotten)
-            cli_msg("seen-set: %s; %llu candidates forgotten (this run "
-                    "and the state's) within --seen-mem, run again when met again",
-                    cli_bytes(rs->seen_bytes, b1, sizeof b1),
-                    (unsigned long long)rs->seen_forgotten);
-    }
-    if (!o->json_summary)
-        return;
-    struct cd_report_counts counts = {s->emitted.seeds, s->emitted.seed_bytes,
-                                      s->emitted.reproducers, cd_result_count_bugs(&s->result),
-                                      s->result.n_labels, finished};
-    const void *src[CD_FROM_N] = {NULL, NULL, rs, &counts};
-    struct summary sum = {s, code};
-    json_object *j = json_object_new_object();
-    if (j && cd_report_put(j, CD_VIEW_SUMMARY, src, summary_row, &sum))
-        cli_put_json(j);
-    else
-        json_object_put(j);
-}
-
-static void print_details(struct run_state *s, char *report)
-{
-    cli_progress_clear(s->progress);
-    for (unsigned t = 0; t < s->o->n_targets; t++) {
-        const struct cd_exec_info *in = &s->runner.info[t];
-        char name[96] = "";
-        if (s->o->n_targets > 1)
-            snprintf(name, sizeof name, " %s", s->o->target_names[t]);
-        fprintf(stderr,
-                "corpus-distill: target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, "
-                "%u worker%s%s\n",
-                name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
-                in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
-                in->shm_testcase ? ", shared-memory input" : "",
-                in->file_input ? ", @@ file input" : ", stdin input", s->res.jobs,
-                s->res.jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
-    }
-    if (report && *report)
-        fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
-                report[strlen(report) - 1] == '\n' ? "" : "\n");
-    free(report);
-}
-
-/* The seeds of one target's view (cd_emit_opts.keep): its bit in the result's views. */
-struct view_pick {
-    const struct cd_result *r;
-    unsigned target;
-};
-
-static bool in_view(const struct cd_result_example *ex, void *ctx)
-{
-    const struct view_pick *v = ctx;
-    return cd_result_is_seed(ex) && v->r->views[ex - v->r->examples] >> v->target & 1;
-}
-
-static const char *view_name(const struct cd_result_example *ex, unsigned k, char *buf,
-                             size_t cap, void *ctx)
-{
-    (void)ctx;
-    if (k)
-        return NULL;
-    snprintf(buf, cap, "%s", ex->sha1);
-    return buf;
-}
-
-/* Each target's view, DIR.by-target/NAME: staged in full, then swapped in one by one once the
- * seeds are (a failure is a warning: the seeds and the manifest are whole without them). */
-static void write_views(struct run_state *s, const struct cd_emit_opts *base)
-{
-    const struct cli_opts *o = s->o;
-    struct stat sb;
-    if (s->views && lstat(s->views, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        /* a link planted there would lead the views anywhere */
-        cli_warn("the targets' seeds not written to '%s': %s", s->views,
-                 S_ISLNK(sb.st_mode) ? "it is a symbolic link" : "not a directory");
-        return;
-    }
-    for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
-        struct cd_error err;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", s->views, o->target_names[t]);
-        struct view_pick pick = {&s->result, t};
-        struct cd_emit_opts eo = *base;
-        eo.seed_dir = path;
-        eo.keep = in_view;
-        eo.name = view_name;
-        eo.pick_ctx = &pick;
-        eo.seed_dir_is_input = false;
-        struct cd_emit_stage *stage = NULL;
-        enum cd_status st = cd_emit_stage_seeds(&stage, &eo, &s->result, NULL, &err);
-        if (st == CD_OK)
-            st = cd_emit_commit(stage, NULL, &err);
-        if (st != CD_OK)
-            cli_warn("the seeds of target '%s' not written to '%s': %s", o->target_names[t],
-                     path, err.msg);
-    }
-}
-
-/* Writes reproducers, seeds and manifest. Everything is written in full before anything is
- * replaced: the seeds (a staged directory, or the archive's temp file) and the manifest's temp
- * file; then the seeds are swapped in and the manifest renamed over the old one, so that a full
- * disk or any other failure while writing leaves the previous seeds and manifest as they were. */
-static int write_output(struct run_state *s)
-{
-    const struct cli_opts *o = s->o;
-    struct cd_error err;
-    struct cd_emit_opts eo = {s->out, s->crashes, s->manifest, o->force, o->tar,
-                              s->out_is_input, s->state.path, cli_manifest_owned, NULL, NULL, NULL};
-    struct cd_emit_stage *stage = NULL;
-    struct cd_file *manifest = NULL;
-    struct cd_manifest_setting settings[CLI_SETTINGS_MAX];
-    char shard[32];
-    struct cd_manifest_info info = {
-        .tool_version = CD_VERSION, .target_argv = o->target_argv,
-        .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
-        .mem_limit_mb = o->mem_limit_mb, .settings = settings,
-        .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
-        .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips,
-        .seed_dir = s->out, .crashes_dir = s->crashes};
-    memcpy(info.target_sha1, s->state.target_sha1, sizeof info.target_sha1);
-    info.state_path = s->refused ? NULL : s->state.path; /* a refused run writes no state */
-    info.state_start = s->state.start;
-    info.state_note = s->state.note[0] ? s->state.note : NULL;
-    info.state_runs = s->state.runs + 1;
-    info.edge_ids = s->edge_ids;
-    struct cd_manifest_target targets[CD_LABEL_TARGETS_MAX];
-    char views[CD_LABEL_TARGETS_MAX][4096];
-    if (o->n_targets > 1) {
-        info.targets = targets;
-        info.n_targets = o->n_targets;
-        for (unsigned t = 0; t < o->n_targets; t++) {
-            snprintf(views[t], sizeof views[t], "%s/%s", s->views ? s->views : "",
-                     o->target_names[t]);
-            targets[t] = (struct cd_manifest_target){
-                .name = (char *)o->target_names[t], .argv = o->targets[t],
-                .map_size = s->runner.info[t].map_size,
-                .timeout_ms = s->runner.info[t].timeout_ms, .view = s->views ? views[t] : NULL};
-            memcpy(targets[t].sha1, s->state.target_sha1s[t], sizeof targets[t].sha1);
-            info.names[t] = o->target_names[t];
-        }
-    }
-    /* The output this replaces is kept first, whole: a failure here replaces nothing. */
-    struct cd_gen_output now = {s->out, o->tar, s->crashes, s->manifest, s->state.path};
-    char *kept = NULL;
-    enum cd_status st = s->refused || !o->generations
-                            ? CD_OK
-                            : cd_generations_keep(&now, s->generations, &kept, &err);
-    if (st == CD_OK)
-        st = cd_emit_reproducers(&eo, &s->result, &s->emitted, &err);
-    if (st == CD_OK && !o->tar)
-        st = cd_emit_stage_seeds(&stage, &eo, &s->result, &s->emitted, &err);
-    if (st == CD_OK)
-        st = cd_manifest_stage(&manifest, s->manifest, &info, &s->result, &err);
-    if (st == CD_OK) {
-        /* cd_emit_commit frees the stage, whatever it returns. */
-        st = o->tar ? cd_emit_tar(&eo, &s->result, &s->emitted, &err)
-                    : cd_emit_commit(stage, &s->replaced, &err);
-        stage = NULL;
-    }
-    if (st != CD_OK) {
-        cd_emit_abort(stage);
-        cd_file_abort(manifest);
-        if (kept) /* it holds what is still in place */
-            cd_generations_drop(s->generations, kept);
-        free(kept);
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT),
-                        "%s; '%s' and '%s' are as they were", err.msg, s->out, s->manifest);
-    }
-    free(kept);
-    write_views(s, &eo);
-    if (cd_file_commit(manifest, &err) != CD_OK)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
-    return CLI_EXIT_OK;
 }
 
 static void fill_exec_opts(struct run_state *s)
@@ -644,7 +165,7 @@ static int load_edge_ids(struct run_state *s)
     if (!path || cd_edge_ids_load(path, &s->edge_ids, &err) == CD_OK)
         return CLI_EXIT_OK;
     if (s->o->ids)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     if (s->o->verbosity >= 0)
         cli_warn("AFL_LLVM_DOCUMENT_IDS: %s; labels will not "
                  "name functions", err.msg);
@@ -716,7 +237,7 @@ static int distill(struct run_state *s)
                                            (uint64_t)now.tv_nsec
                                      : 0};
     if (cd_ingest_new(&s->ing, &io, &err) != CD_OK)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     struct cd_distill_opts dopts = {
         .targets = o->n_targets,
         .shard = o->merge ? 0 : o->shard, .shards = o->merge ? 0 : o->shards,
@@ -735,26 +256,26 @@ static int distill(struct run_state *s)
         dopts.target_ids[t] = h.lo;
     }
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     enum cd_status st = start_from_state(s, &err);
     if (st >= CD_FAILED && o->merge)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     if (st == CD_OK)
         st = cd_distill_ingest(s->d, s->ing, &err);
     if (st >= CD_FAILED && !stop_flag)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
     for (int k = 0; k < CD_SKIP_COUNT; k++)
         if (is->skipped[k])
             s->skips[s->n_skips++] = (struct cd_manifest_skip){
                 (char *)cd_ingest_skip_name((enum cd_skip)k), is->skipped[k]};
     if (o->merge && cd_table_n_labels(cd_distill_table(s->d)) == 0)
-        return run_fail(s, CLI_EXIT_INPUT, "the states '%s'%s hold no label", o->inputs[0],
+        return cli_run_fail(s, CLI_EXIT_INPUT, "the states '%s'%s hold no label", o->inputs[0],
                         o->n_inputs > 1 ? " and the others" : "");
     if (is->inputs == 0 && !o->merge) {
         char skip[256];
-        skipped_text(is, o->max_input_size, skip, sizeof skip);
-        return run_fail(s, CLI_EXIT_INPUT, "no inputs in '%s'%s%s%s", o->inputs[0],
+        cli_run_skipped_text(is, o->max_input_size, skip, sizeof skip);
+        return cli_run_fail(s, CLI_EXIT_INPUT, "no inputs in '%s'%s%s%s", o->inputs[0],
                         o->n_inputs > 1 ? " and the other operands" : "", skip[0] ? ": " : "",
                         skip);
     }
@@ -774,13 +295,13 @@ static int distill(struct run_state *s)
         /* Every input has run: what the table holds covers them all, and may be hours of
            reduction. It is written as a valid, incomplete output rather than lost. */
         if (st >= CD_FAILED && !stop_flag) {
-            s->late_code = run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET),
+            s->late_code = cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET),
                                     "%s; writing the best examples found so far", err.msg);
             snprintf(s->error, sizeof s->error, "%s", err.msg);
         }
     }
     if (cd_distill_result(s->d, &s->result, &err) != CD_OK)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->have_result = true;
     /* afl-cmin -C keeps a crashing input for every tuple crashing inputs show; so does
        --all-best: every best example */
@@ -788,7 +309,7 @@ static int distill(struct run_state *s)
     if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, !o->cmin && !o->all_best,
                                &exact, &err) != CD_OK ||
         cd_result_views(&s->result, o->n_targets, &err) != CD_OK)
-        return run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+        return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->result.stats.guard = s->guard.cause;
     s->result.stats.guard_accepted = s->guard.accepted;
     s->result.stats.guard_reason = s->guard.cause ? s->guard.line : NULL;
@@ -801,64 +322,6 @@ static int distill(struct run_state *s)
         s->result.stats.complete = false;
     }
     return CLI_EXIT_OK;
-}
-
-/* Serialises the final state while the engine's table is alive; it is written once the output
- * is (write_state). */
-static void encode_state(struct run_state *s)
-{
-    const struct cd_result_stats *rs = &s->result.stats;
-    struct cd_error err;
-    if (!s->state.path)
-        return;
-    if (cli_state_encode(&s->state, cd_distill_table(s->d), rs->execs, rs->wall_ns / 1000000,
-                         rs->complete, &s->state_buf, &s->state_len, &err) != CD_OK) {
-        cli_progress_clear(s->progress);
-        cli_warn("state not saved: %s", err.msg);
-    }
-}
-
-/* Writes the state atomically after the output it goes with. A failure is a warning: the output
- * is whole, and the next run starts from the older state (or cold). */
-static void write_state(struct run_state *s)
-{
-    struct cd_error err;
-    if (!s->state_buf)
-        return;
-    if (cli_state_write(&s->state, s->state_buf, s->state_len, &err) != CD_OK)
-        cli_warn("state not saved: %s", err.msg);
-    free(s->state_buf);
-    s->state_buf = NULL;
-}
-
-/* Whether an output path of the run (seeds, reproducers, manifest, state, views) is one another
- * user chooses: a symbolic link of another user's among its components, or, run as root without
- * --allow-root, any directory on its way from "/" that another user owns or can write in a way
- * that decides what the path means (cd_file_unsafe_for_root), whether the output exists yet or
- * not. Root runs a target expected to have memory bugs on inputs others chose, and writes where
- * that user may plant links: a nightly job should run as the user who owns the campaign. The
- * one-line reason goes into why. */
-static bool foreign_output(const struct run_state *s, char *why, size_t cap)
-{
-    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path, s->views};
-    bool root = geteuid() == 0 && !s->o->allow_root;
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        char link[4096];
-        if (!paths[i])
-            continue;
-        if (cd_file_foreign_link(paths[i], link, sizeof link)) {
-            snprintf(why, cap, "refusing to write under '%s': a symbolic link of another user's, "
-                     "who chooses where it leads", link);
-            return true;
-        }
-        if (root && cd_file_unsafe_for_root(paths[i], link, sizeof link)) {
-            snprintf(why, cap, "refusing to run as root in '%s': another user owns it or can "
-                     "write in it, could plant links there and would own what the target does; "
-                     "run as the campaign's user (--allow-root runs anyway)", link);
-            return true;
-        }
-    }
-    return false;
 }
 
 /* The run's paths and workers from o, and the refusals that come before any time is spent:
@@ -886,19 +349,19 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     free(stem);
     if (!s->out || !s->crashes || !s->manifest || (!o->no_state && !s->state.path) ||
         (views && !s->views) || !s->rejected || !s->generations)
-        return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
+        return cli_run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     char why[4400];
     int code = cli_guard_operands(o, why, sizeof why);
     if (code != CLI_EXIT_OK)
-        return run_fail(s, code, "%s", why);
+        return cli_run_fail(s, code, "%s", why);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cli_resolve(o, o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1), &s->res);
     const char *forbidden = forbidden_output(o->out_dir);
     if (forbidden)
-        return run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
+        return cli_run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "
                         "directory of their own with -o)", o->out_dir, forbidden);
-    if (foreign_output(s, why, sizeof why))
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
+    if (cli_run_foreign_output(s, why, sizeof why))
+        return cli_run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
     s->out_is_input = is_operand(s->out, (const char *const *)o->inputs, o->n_inputs);
     return CLI_EXIT_OK;
 }
@@ -922,6 +385,11 @@ static void run_release(struct run_state *s)
     cli_state_release(&s->state);
     cd_edge_ids_free(s->edge_ids);
     cd_emit_unlock(&s->lock);
+    for (size_t i = 0; i < s->n_anchors; i++) {
+        close(s->anchor_fd[i]);
+        free(s->anchor_dir[i]);
+    }
+    cli_anchors_release();
 }
 
 int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t *inputs,
@@ -945,54 +413,6 @@ int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t 
     return code;
 }
 
-/* Points a refused run's outputs into DIR.rejected (seeds or seeds.tar.zst, crashes,
- * manifest.json, seeds.by-target) and drops its state: the last output, manifest, reproducers
- * and state stay as they are. CLI_EXIT_OK, or an exit code after a message. */
-static int reject_paths(struct run_state *s)
-{
-    char *out = cd_file_join(s->rejected, s->o->tar ? "seeds.tar.zst" : "seeds");
-    char *crashes = cd_file_join(s->rejected, "crashes");
-    char *manifest = cd_file_join(s->rejected, "manifest.json");
-    char *views = s->views ? cd_file_join(s->rejected, "seeds.by-target") : NULL;
-    free(s->out);
-    free(s->crashes);
-    free(s->manifest);
-    free(s->views);
-    s->out = out;
-    s->crashes = crashes;
-    s->manifest = manifest;
-    s->views = views;
-    s->out_is_input = false;
-    free(s->state_buf);
-    s->state_buf = NULL;
-    if (!out || !crashes || !manifest || (s->o->n_targets > 1 && !s->o->tar && !views))
-        return run_fail(s, CLI_EXIT_NOMEM, "out of memory");
-    char why[4400];
-    if (foreign_output(s, why, sizeof why))
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", why);
-    struct cd_error err;
-    if (cd_file_mkdir_p(s->rejected, &err) != CD_OK) /* the manifest goes there before a tar */
-        return run_fail(s, CLI_EXIT_OUTPUT, "%s", err.msg);
-    return CLI_EXIT_OK;
-}
-
-/* The one line a refused run ends with, shown under -q too. */
-static void say_refused(struct run_state *s)
-{
-    const struct cli_guard *g = &s->guard;
-    char kept[300];
-    if (g->before)
-        snprintf(kept, sizeof kept, "the last %llu seed%s in '%.200s' kept",
-                 (unsigned long long)g->before_seeds, g->before_seeds == 1 ? "" : "s",
-                 s->o->out_dir);
-    else
-        snprintf(kept, sizeof kept, "nothing written to '%.200s'", s->o->out_dir);
-    cli_progress_clear(s->progress);
-    snprintf(s->error, sizeof s->error, "refused: %s; %s; this run's output is in '%.400s' "
-             "(--accept-collapse takes such a run)", g->line, kept, s->rejected);
-    cli_msg("%s", s->error);
-}
-
 int cli_run(const struct cli_opts *o)
 {
     struct run_state s;
@@ -1000,20 +420,28 @@ int cli_run(const struct cli_opts *o)
     int code = run_prepare(&s, o);
     if (code != CLI_EXIT_OK)
         goto out;
+    /* From here on the outputs are reached through their directories' handles. */
+    char **outputs[] = {&s.out,     &s.crashes,  &s.manifest,   &s.state.path,
+                        &s.views,   &s.rejected, &s.generations};
+    for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
+        if (cli_run_anchor(&s, outputs[i], &err) != CD_OK) {
+            code = cli_run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+            goto out;
+        }
     /* Refuse a foreign output directory before spending any time on the run. */
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
                               s.state.path, cli_manifest_owned, NULL, NULL, NULL};
     if (cd_emit_lock(&eo, &s.lock, &err) != CD_OK) {
-        code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+        code = cli_run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
         goto out;
     }
     if (cd_emit_check(&eo, &s.unlisted, &err) != CD_OK) {
-        code = run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s%s", err.msg,
+        code = cli_run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s%s", err.msg,
                         err.kind == CD_ERR_FOREIGN ? " (--force moves it aside)" : "");
         goto out;
     }
     if (cli_state_check(s.state.path, o->force, &err) != CD_OK) {
-        code = run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
+        code = cli_run_fail(&s, CLI_EXIT_OUTPUT, "%s", err.msg);
         goto out;
     }
     /* What the run would replace, for the guard; no checkpoint replaces it before that passed */
@@ -1032,26 +460,24 @@ int cli_run(const struct cli_opts *o)
     if (code != CLI_EXIT_OK)
         goto out;
     if (!s.refused)
-        encode_state(&s);
+        cli_run_encode_state(&s);
     /* Closing the engine's runners refreshes the executor info (the calibrated timeout) that the
      * manifest records. */
     char *report = o->verbosity > 0 ? cd_distill_pass_report(s.d) : NULL;
     cd_distill_free(s.d);
     s.d = NULL;
     if (o->verbosity > 0)
-        print_details(&s, report);
+        cli_run_print_details(&s, report);
     cli_progress_clear(s.progress);
-    code = s.refused ? reject_paths(&s) : CLI_EXIT_OK;
+    code = s.refused ? cli_run_reject_paths(&s) : CLI_EXIT_OK;
     if (code == CLI_EXIT_OK)
-        code = write_output(&s);
+        code = cli_run_write_output(&s);
     if (code != CLI_EXIT_OK)
         goto out;
-    write_state(&s);
-    if (!s.refused && cd_generations_prune(s.generations, o->generations, &err) != CD_OK)
-        cli_warn("%s", err.msg);
+    cli_run_write_state(&s);
     if (s.refused) {
-        say_refused(&s);
-        print_summary(&s, CLI_EXIT_REFUSED);
+        cli_run_say_refused(&s);
+        cli_run_print_summary(&s, CLI_EXIT_REFUSED);
         code = CLI_EXIT_REFUSED;
         goto out;
     }
@@ -1061,7 +487,7 @@ int cli_run(const struct cli_opts *o)
     code = s.late_code                             ? s.late_code
            : s.result.stats.stopped_by || stop_flag ? CLI_EXIT_INCOMPLETE
                                                      : CLI_EXIT_OK;
-    print_summary(&s, code);
+    cli_run_print_summary(&s, code);
 out:
     if (code >= CLI_EXIT_TARGET && code != CLI_EXIT_REFUSED && o->json_summary && !s.late_code)
         cli_failure_json(code, s.error);

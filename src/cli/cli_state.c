@@ -541,7 +541,9 @@ void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     if (s == CD_OK || st->warned)
         return;
     st->warned = true;
-    fprintf(stderr, "\ncorpus-distill: warning: checkpoint not saved: %s\n", err.msg);
+    char shown[sizeof err.msg + 256];
+    fprintf(stderr, "\ncorpus-distill: warning: checkpoint not saved: %s\n",
+            cli_shown_path(err.msg, shown, sizeof shown));
 }
 
 void cli_state_release(struct cli_state *st)

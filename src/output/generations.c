@@ -288,18 +288,25 @@ void cd_generations_drop(const char *store, const char *name)
     (void)rmdir(store);
 }
 
-enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_error *err)
+/* Opens store when it is there: the descriptor, -2 when it is not (no error), or -1 with err
+ * set. */
+static int open_existing_store(const char *store, struct cd_error *err)
 {
     struct stat sb;
     if (lstat(store, &sb) != 0 && errno == ENOENT)
-        return CD_OK;
-    int sfd = open_store(store, false, err);
+        return -2;
+    return open_store(store, false, err);
+}
+
+enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_error *err)
+{
+    int sfd = open_existing_store(store, err);
     if (sfd < 0)
-        return CD_FAILED;
+        return sfd == -2 ? CD_OK : CD_FAILED;
     char **names;
     size_t n;
     enum cd_status st = list_at(sfd, store, true, &names, &n, err);
-    /* Temporary ones sort after every name (by '.'), newest first: all of them go */
+    /* Newest first, the temporary ones last ('.' sorts before digits): those all go */
     for (size_t i = 0, kept = 0; st == CD_OK && i < n; i++) {
         if (names[i][0] != '.' && kept++ < keep)
             continue;
@@ -307,8 +314,7 @@ enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_
             st = cd_error_sys(err, CD_FAILED, "cannot remove generation '%s/%s': %s", store,
                               names[i], strerror(errno));
     }
-    if (st == CD_OK)
-        free_names(names, n);
+    free_names(names, n);
     close(sfd);
     return st;
 }
@@ -316,14 +322,11 @@ enum cd_status cd_generations_prune(const char *store, unsigned keep, struct cd_
 enum cd_status cd_generations_list(const char *store, char ***names, size_t *n,
                                    struct cd_error *err)
 {
-    struct stat sb;
     *names = NULL;
     *n = 0;
-    if (lstat(store, &sb) != 0 && errno == ENOENT)
-        return CD_OK;
-    int sfd = open_store(store, false, err);
+    int sfd = open_existing_store(store, err);
     if (sfd < 0)
-        return CD_FAILED;
+        return sfd == -2 ? CD_OK : CD_FAILED;
     enum cd_status st = list_at(sfd, store, false, names, n, err);
     close(sfd);
     return st;

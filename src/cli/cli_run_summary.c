@@ -1,0 +1,298 @@
+/* What a run tells at its end: the text summary on stderr (unless -q), the --json-summary line
+ * drawn from the report table, and -v's details. Paths are shown as given (cli_shown_path). */
+#include "output/cd_report.h"
+#include "cli_run_internal.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Writes "3 inputs skipped: 2 too large (limit 1 MiB), 1 unreadable" into buf; "" when none. */
+const char *cli_run_skipped_text(const struct cd_ingest_stats *is, size_t limit, char *buf,
+                                size_t cap)
+{
+    uint64_t total = 0;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        total += is->skipped[k];
+    if (!total)
+        return buf;
+    n += (size_t)snprintf(buf, cap, "%llu input%s skipped:", (unsigned long long)total,
+                          total == 1 ? "" : "s");
+    const char *sep = " ";
+    for (int k = 0; k < CD_SKIP_COUNT && n < cap; k++) {
+        if (!is->skipped[k])
+            continue;
+        char lim[48] = "";
+        if (k == CD_SKIP_TOO_LARGE) {
+            char b[32];
+            snprintf(lim, sizeof lim, " (limit %s)", cli_bytes(limit, b, sizeof b));
+        }
+        n += (size_t)snprintf(buf + n, cap - n, "%s%llu %s%s", sep,
+                              (unsigned long long)is->skipped[k],
+                              cd_ingest_skip_name((enum cd_skip)k), lim);
+        sep = ", ";
+    }
+    return buf;
+}
+
+/* Whether inputs were skipped that the run would have read: too large, unreadable, damaged (not
+ * empty files, which afl-fuzz skips too, nor links, devices and FIFOs inside a directory, never
+ * read by design). */
+static bool quiet_skips(const struct cd_ingest_stats *is)
+{
+    for (int k = 0; k < CD_SKIP_COUNT; k++)
+        if (is->skipped[k] && k != CD_SKIP_EMPTY && k != CD_SKIP_NOT_REGULAR)
+            return true;
+    return false;
+}
+
+/* How far the seed cover can be from the best over the same examples, for the summary: "optimal
+ * (proven in 0.4 s)", "within 0.4% of optimal (no cover under 2.9 MB; 30 s cap)". */
+static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_t cap)
+{
+    char b[32];
+    double gap = cd_result_cover_gap(rs);
+    if (rs->cover_solver == CD_COVER_OPTIMAL || (rs->cover_bound && gap == 0))
+        snprintf(buf, cap, "optimal (proven in %.1f s)", (double)rs->cover_solve_ms / 1000);
+    else if (!rs->cover_bound)
+        snprintf(buf, cap, "of unknown distance from optimal");
+    else
+        snprintf(buf, cap, "within %.1f%% of optimal (no cover under %s%s)", 100 * gap,
+                 cli_bytes(rs->cover_bound, b, sizeof b),
+                 rs->cover_solver == CD_COVER_CAPPED   ? "; the solver's time ran out"
+                 : rs->cover_solver == CD_COVER_FAILED ? "; the exact solve gave nothing back"
+                                                       : "; --cover-time 0: greedy only");
+    return buf;
+}
+
+/* A JSON string of path as the user gave it (cli_shown_path). */
+static json_object *shown_string(const char *path)
+{
+    char buf[8192];
+    return json_object_new_string(cli_shown_path(path, buf, sizeof buf));
+}
+
+/* What --json-summary's code gives for a row of the report table not taken from a struct. */
+struct summary {
+    struct run_state *s;
+    int code;
+};
+
+static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct summary *sum = ctx;
+    struct run_state *s = sum->s;
+    const struct cli_opts *o = s->o;
+    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
+    const char *k = f->summary;
+    if (strcmp(k, "exit_code") == 0)
+        return json_object_new_int(sum->code);
+    if (strcmp(k, "inputs") == 0)
+        return json_object_new_uint64(is->inputs);
+    if (strcmp(k, "input_bytes") == 0)
+        return json_object_new_uint64(is->bytes);
+    if (strcmp(k, "skipped") == 0) {
+        json_object *sk = json_object_new_object();
+        for (size_t i = 0; i < s->n_skips; i++)
+            json_object_object_add(sk, s->skips[i].reason,
+                                   json_object_new_uint64(s->skips[i].count));
+        return sk;
+    }
+    if (strcmp(k, "unlisted_inputs") == 0)
+        return json_object_new_uint64(s->unlisted);
+    if (strcmp(k, "replaced_moved_to") == 0)
+        return s->replaced ? shown_string(s->replaced) : NULL;
+    if (strcmp(k, "cover_gap") == 0)
+        return json_object_new_double(cd_result_cover_gap(&s->result.stats));
+    if (strcmp(k, "unstable_edges") == 0)
+        return json_object_new_uint64(s->result.n_unstable);
+    if (strcmp(k, "seed_dir") == 0)
+        return shown_string(s->out);
+    if (strcmp(k, "crashes_dir") == 0)
+        return shown_string(s->crashes);
+    if (strcmp(k, "manifest") == 0)
+        return shown_string(s->manifest);
+    if (strcmp(k, "state") == 0)
+        return s->state.path ? shown_string(s->state.path) : NULL;
+    if (strcmp(k, "state_start") == 0)
+        return json_object_new_string(s->state.start ? s->state.start : "none");
+    if (strcmp(k, "state_saved") == 0)
+        return json_object_new_boolean(s->state.saved > 0);
+    if (strcmp(k, "targets") == 0 && o->n_targets > 1) {
+        json_object *ta = json_object_new_array();
+        for (unsigned t = 0; t < o->n_targets; t++) {
+            struct cd_result_target c = cd_result_target_counts(&s->result, t);
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
+            cd_report_put_target(e, &c);
+            char view[4200];
+            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
+            json_object_object_add(e, "view", s->views ? shown_string(view) : NULL);
+            json_object_array_add(ta, e);
+        }
+        return ta;
+    }
+    *omit = true; /* "targets" of a single target */
+    return NULL;
+}
+
+void cli_run_print_summary(struct run_state *s, int code)
+{
+    const struct cli_opts *o = s->o;
+    const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
+    const struct cd_result_stats *rs = &s->result.stats;
+    uint64_t finished = 0;
+    for (size_t i = 0; i < s->result.n_labels; i++)
+        finished += s->result.labels[i].finished;
+    double secs = (double)rs->wall_ns / 1e9;
+    char b1[32], b2[32], skip[256];
+    cli_run_skipped_text(is, o->max_input_size, skip, sizeof skip);
+    /* -q hides no warning that changes what is written */
+    if (o->verbosity < 0 && skip[0] && quiet_skips(is))
+        cli_warn("%s (manifest: input.skipped)", skip);
+    if (o->verbosity >= 0) {
+        bool warm = s->state.start && strcmp(s->state.start, "warm") == 0;
+        if (o->merge)
+            cli_msg("in: %s", s->state.note);
+        else
+            cli_msg("in: %llu inputs, %s (%llu %s)%s%s",
+                    (unsigned long long)is->inputs, cli_bytes(is->bytes, b1, sizeof b1),
+                    (unsigned long long)rs->duplicates,
+                    warm ? "duplicates or run before, not run again" : "duplicates",
+                    skip[0] ? "; " : "", skip);
+        if (o->shards > 1 && o->merge)
+            cli_msg("label shard %u of %u: only its labels were "
+                    "reduced", o->shard, o->shards);
+        else if (o->shards > 1)
+            cli_msg("shard %u of %u: %llu inputs left to the other "
+                    "shards", o->shard, o->shards,
+                    (unsigned long long)rs->other_shards);
+        if (s->unlisted)
+            cli_msg("%zu file%s in '%s' that its manifest did not list "
+                    "%s taken as input%s",
+                    s->unlisted, s->unlisted == 1 ? "" : "s", s->out,
+                    s->unlisted == 1 ? "was" : "were", s->unlisted == 1 ? "" : "s");
+        char p1[4400], p2[4400];
+        fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
+                (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
+                cli_shown_path(s->out, p1, sizeof p1));
+        if (s->emitted.reproducers)
+            fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
+                    (unsigned long long)s->emitted.reproducers,
+                    cli_shown_path(s->crashes, p2, sizeof p2));
+        size_t bugs = cd_result_count_bugs(&s->result);
+        if (bugs)
+            fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
+                    bugs == 1 ? "" : "s");
+        for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
+            struct cd_result_target c = cd_result_target_counts(&s->result, t);
+            fprintf(stderr, "\ncorpus-distill: target %s: %llu labels, %llu finished; %llu "
+                            "seeds, %s", o->target_names[t], (unsigned long long)c.labels,
+                    (unsigned long long)c.finished, (unsigned long long)c.seeds,
+                    cli_bytes(c.seed_bytes, b1, sizeof b1));
+            if (s->views)
+                fprintf(stderr, " in '%s/%s'", cli_shown_path(s->views, p1, sizeof p1),
+                        o->target_names[t]);
+            if (c.reproducers)
+                fprintf(stderr, "; %llu reproducers", (unsigned long long)c.reproducers);
+        }
+        if (rs->select_only_bytes) {
+            char b3[32], b4[32], cover[160];
+            fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
+                            "afl-cmin's rule (%s); cover %s",
+                    (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
+                    cli_bytes(rs->select_only_bytes, b3, sizeof b3),
+                    rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
+                    cli_bytes(rs->cmin_bytes, b4, sizeof b4),
+                    cover_text(rs, cover, sizeof cover));
+        }
+        char left[64];
+        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu "
+                        "finished%s; %llu execs in %.1f s (%.0f/s); %s%s\n",
+                s->result.n_labels, (unsigned long long)rs->labels_input,
+                (unsigned long long)finished,
+                cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,
+                               sizeof left),
+                (unsigned long long)rs->execs, secs,
+                secs > 0 ? (double)rs->execs / secs : 0.0,
+                s->refused          ? "refused by the guard against a collapse: "
+                : code != CLI_EXIT_OK ? "incomplete: stopped by "
+                : o->no_reduce      ? "selected, not reduced (--no-reduce)"
+                                    : "complete",
+                s->refused ? s->guard.cause
+                : code == CLI_EXIT_OK ? "" : !rs->stopped_by ? "a signal"
+                                   : strcmp(rs->stopped_by, "signal") == 0 ? "a signal"
+                                   : strcmp(rs->stopped_by, "error") == 0  ? "the error above"
+                                                                           : rs->stopped_by);
+        if (rs->size_bound_bytes)
+            cli_msg("size-bound: %s of seeds kept only for %llu label%s of more hits "
+                    "than shorter seeds show (a cover by edges alone drops them)",
+                    cli_bytes(rs->size_bound_bytes, b1, sizeof b1),
+                    (unsigned long long)rs->size_bound_labels,
+                    rs->size_bound_labels == 1 ? "" : "s");
+        if (rs->labels_left_out)
+            cli_msg("found: %llu label%s found in reduction left out of "
+                    "the seeds, not worth their bytes (%s, kept in the state; "
+                    "--keep-found seeds them)",
+                    (unsigned long long)rs->labels_left_out, rs->labels_left_out == 1 ? "" : "s",
+                    cli_bytes(rs->left_out_bytes, b1, sizeof b1));
+        if (rs->crash_only_labels)
+            cli_msg("crash-only: %llu label%s only crashing inputs show, held by no "
+                    "reproducer of a bug, hang or signal: their %s of inputs are kept in the "
+                    "state", (unsigned long long)rs->crash_only_labels,
+                    rs->crash_only_labels == 1 ? "" : "s",
+                    cli_bytes(rs->crash_only_bytes, b1, sizeof b1));
+        if (s->result.n_unstable)
+            cli_msg("unstable: %zu edge%s showed other hit counts when an "
+                    "input ran again; their labels are left out (manifest: "
+                    "run.unstable_edges)",
+                    s->result.n_unstable, s->result.n_unstable == 1 ? "" : "s");
+        if (s->state.saved)
+            cli_msg("state: %s start, saved to '%s' (%llu run%s)",
+                    s->state.start, s->state.path, (unsigned long long)s->state.runs + 1,
+                    s->state.runs ? "s" : "");
+        if (rs->seen_forgotten)
+            cli_msg("seen-set: %s; %llu candidates forgotten (this run "
+                    "and the state's) within --seen-mem, run again when met again",
+                    cli_bytes(rs->seen_bytes, b1, sizeof b1),
+                    (unsigned long long)rs->seen_forgotten);
+    }
+    if (!o->json_summary)
+        return;
+    struct cd_report_counts counts = {s->emitted.seeds, s->emitted.seed_bytes,
+                                      s->emitted.reproducers, cd_result_count_bugs(&s->result),
+                                      s->result.n_labels, finished};
+    const void *src[CD_FROM_N] = {NULL, NULL, rs, &counts};
+    struct summary sum = {s, code};
+    json_object *j = json_object_new_object();
+    if (j && cd_report_put(j, CD_VIEW_SUMMARY, src, summary_row, &sum))
+        cli_put_json(j);
+    else
+        json_object_put(j);
+}
+
+void cli_run_print_details(struct run_state *s, char *report)
+{
+    cli_progress_clear(s->progress);
+    for (unsigned t = 0; t < s->o->n_targets; t++) {
+        const struct cd_exec_info *in = &s->runner.info[t];
+        char name[96] = "";
+        if (s->o->n_targets > 1)
+            snprintf(name, sizeof name, " %s", s->o->target_names[t]);
+        fprintf(stderr,
+                "corpus-distill: target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, "
+                "%u worker%s%s\n",
+                name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
+                in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
+                in->shm_testcase ? ", shared-memory input" : "",
+                in->file_input ? ", @@ file input" : ", stdin input", s->res.jobs,
+                s->res.jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+    }
+    if (report && *report)
+        fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
+                report[strlen(report) - 1] == '\n' ? "" : "\n");
+    free(report);
+}
