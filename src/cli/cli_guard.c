@@ -79,6 +79,8 @@ static void outcomes_of(const struct cd_table *table, unsigned t, char *buf, siz
     }
 }
 
+static bool names_output(const char *operand, const char *out);
+
 /* Whether the target's arguments give it its input: "@@" in one of them. */
 static bool has_file_arg(char *const *argv)
 {
@@ -139,10 +141,14 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
         } else if (o->collapse > 0 && g->edges_before[t] &&
                    (double)edges[t] < o->collapse * (double)g->edges_before[t]) {
             g->cause = "edges";
+            bool own_input = false;
+            for (size_t i = 0; !own_input && i < o->n_inputs; i++)
+                own_input = names_output(o->inputs[i], o->out_dir);
             snprintf(g->line, sizeof g->line, "the new seeds show %llu edge%s on %s against "
-                     "%llu the last seeds showed (under --collapse %g)",
+                     "%llu the last seeds showed (under --collapse %g)%s",
                      (unsigned long long)edges[t], edges[t] == 1 ? "" : "s", who,
-                     (unsigned long long)g->edges_before[t], o->collapse);
+                     (unsigned long long)g->edges_before[t], o->collapse,
+                     own_input ? "" : "; the seed directory is not among the inputs");
         }
     }
     if (g->cause && o->accept_collapse) {
