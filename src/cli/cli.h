@@ -51,6 +51,24 @@ void cli_anchor_shown_add(int fd, const char *prefix);
 const char *cli_shown_path(const char *text, char *buf, size_t cap);
 void cli_anchors_release(void);
 
+/* The printer: what reaches the terminal goes through cli_msg, cli_warn, cli_line, cli_status
+ * and the JSON printers (tests/docs/printer.sh fails on a direct stdio call elsewhere). */
+
+/* Prints one line on f: the formatted text, paths as given (cli_shown_path), every character
+ * cd_shown_char hides escaped (a value read from a file or a target can never move the cursor,
+ * recolour, reorder or start a line of its own), then a newline. */
+void cli_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print our own text as it is (cli_puts: as fputs does), for help pages and the completion
+ * script, made of the option tables and constants alone: never a value read from anywhere. */
+void cli_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_puts(const char *text, FILE *f);
+
+/* The status line on stderr: back to the line's start and cleared, then line escaped, at most
+ * width columns of it; cli_status_clear clears it. */
+void cli_status(const char *line, int width);
+void cli_status_clear(void);
+
 /* Prints "corpus-distill: warning: MESSAGE" as one line on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -60,9 +78,11 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* With on, cli_usage_error also writes its message as the --json-summary failure line. */
 void cli_usage_json(bool on);
 
-/* Prints j as one line on stdout (flushed), then frees it. */
+/* Prints j as one line on stdout (flushed), then frees it; cli_put_json_as with json-c's
+ * JSON_C_TO_STRING_* flags. */
 struct json_object;
 void cli_put_json(struct json_object *j);
+void cli_put_json_as(struct json_object *j, int flags);
 
 /* --json-summary for an exit that wrote nothing (2 to 5): {exit_code, complete: false, error} as
  * one line on stdout. */

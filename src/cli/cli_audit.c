@@ -77,9 +77,8 @@ static json_object *json_labels(const struct cd_manifest *m, const struct cd_lab
 
 static void print_json(json_object *j)
 {
-    puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                               JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(j);
+    cli_put_json_as(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                           JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 /* A manifest of several targets' "targets" for audit --json: each one's name and counts. */
@@ -132,33 +131,35 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         print_json(j);
     } else {
         char b[32], why[256];
-        printf("%zu seeds, %s; %zu labels (%llu finished); %zu reproducers; %s\n", m->n_seeds,
+        cli_line(stdout, "%zu seeds, %s; %zu labels (%llu finished); %zu reproducers; %s",
+                 m->n_seeds,
                cli_bytes(bytes, b, sizeof b), m->n_labels,
                (unsigned long long)m->counts.labels_finished, m->n_reproducers,
                m->stats.complete     ? "complete"
                : m->stats.stopped_by ? cd_shown(m->stats.stopped_by, why, sizeof why)
                                      : "incomplete");
         if (m->n_unstable)
-            printf("%zu unstable edge%s (hit counts differ from run to run), their labels left "
-                   "out\n", m->n_unstable, m->n_unstable == 1 ? "" : "s");
+            cli_line(stdout, "%zu unstable edge%s (hit counts differ from run to run), their "
+                     "labels left out", m->n_unstable, m->n_unstable == 1 ? "" : "s");
         for (unsigned t = 0; m->info.n_targets > 1 && t < m->info.n_targets; t++) {
             const struct cd_manifest_target *x = &m->info.targets[t];
             const struct cd_result_target *c = &x->counts;
             char q[256], v[1024];
-            printf("target %s: %llu labels (%llu finished), %llu seeds, %s in %s; %llu "
-                   "reproducers, %llu bugs\n", cd_shown(x->name, q, sizeof q),
-                   (unsigned long long)c->labels, (unsigned long long)c->finished,
-                   (unsigned long long)c->seeds, cli_bytes(c->seed_bytes, b, sizeof b),
-                   x->view ? cd_shown(x->view, v, sizeof v) : "(no view)",
-                   (unsigned long long)c->reproducers, (unsigned long long)c->bugs);
+            cli_line(stdout, "target %s: %llu labels (%llu finished), %llu seeds, %s in %s; %llu "
+                     "reproducers, %llu bugs", cd_shown(x->name, q, sizeof q),
+                     (unsigned long long)c->labels, (unsigned long long)c->finished,
+                     (unsigned long long)c->seeds, cli_bytes(c->seed_bytes, b, sizeof b),
+                     x->view ? cd_shown(x->view, v, sizeof v) : "(no view)",
+                     (unsigned long long)c->reproducers, (unsigned long long)c->bugs);
         }
-        printf("%-12s %8s %7s %5s %5s  %s\n", "SEED", "SIZE", "LABELS", "BEST", "ONLY", "ORIGIN");
+        cli_line(stdout, "%-12s %8s %7s %5s %5s  %s", "SEED", "SIZE", "LABELS", "BEST", "ONLY",
+                 "ORIGIN");
         char o[1024];
         for (size_t k = 0; k < m->n_seeds; k++)
-            printf("%.12s %8llu %7zu %5zu %5llu  %s\n", m->seeds[k].sha1,
-                   (unsigned long long)m->seeds[k].size, m->seeds[k].labels.n,
-                   m->seeds[k].best.n, (unsigned long long)(only ? only[k] : 0),
-                   cd_shown(m->seeds[k].origin, o, sizeof o));
+            cli_line(stdout, "%.12s %8llu %7zu %5zu %5llu  %s", m->seeds[k].sha1,
+                     (unsigned long long)m->seeds[k].size, m->seeds[k].labels.n,
+                     m->seeds[k].best.n, (unsigned long long)(only ? only[k] : 0),
+                     cd_shown(m->seeds[k].origin, o, sizeof o));
     }
     free(only);
     return CLI_EXIT_OK;
@@ -197,16 +198,16 @@ static int audit_seed(const struct cd_manifest *m, const char *sha1, const struc
         return CLI_EXIT_OK;
     }
     char o[1024];
-    printf("seed %s: %llu bytes, from %s\n", s->sha1, (unsigned long long)s->size,
-           cd_shown(s->origin, o, sizeof o));
-    printf("covers %zu labels, best example for %zu (marked *):\n", s->labels.n, s->best.n);
+    cli_line(stdout, "seed %s: %llu bytes, from %s", s->sha1, (unsigned long long)s->size,
+             cd_shown(s->origin, o, sizeof o));
+    cli_line(stdout, "covers %zu labels, best example for %zu (marked *):", s->labels.n, s->best.n);
     char t[160];
     char q[1024]; /* a function name read from a file, shown as text */
     for (size_t i = 0; i < s->labels.n; i++) {
         const char *fn = label_function(m, ids, s->labels.v[i]);
-        printf("  %s%s%s%s\n", label_text(m, s->labels.v[i], t, sizeof t),
-               cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "", fn ? " in " : "",
-               fn ? cd_shown(fn, q, sizeof q) : "");
+        cli_line(stdout, "  %s%s%s%s", label_text(m, s->labels.v[i], t, sizeof t),
+                 cd_labelset_has(&s->best, s->labels.v[i]) ? " *" : "", fn ? " in " : "",
+                 fn ? cd_shown(fn, q, sizeof q) : "");
     }
     return CLI_EXIT_OK;
 }
@@ -247,14 +248,14 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
                                    json_object_new_string(label_function(m, ids, id)));
     } else {
         char q[1024];
-        printf("label %s: best example %s (%s, %s)\n", t, l->best,
-               l->reproducer ? "a reproducer"
-               : l->left_out ? "found in reduction, kept in the state only: not worth its bytes"
-                             : "a seed",
-               l->finished ? "finished" : "not finished");
+        cli_line(stdout, "label %s: best example %s (%s, %s)", t, l->best,
+                 l->reproducer ? "a reproducer"
+                 : l->left_out ? "found in reduction, kept in the state only: not worth its bytes"
+                               : "a seed",
+                 l->finished ? "finished" : "not finished");
         if (label_function(m, ids, id))
-            printf("in function %s\n", cd_shown(label_function(m, ids, id), q, sizeof q));
-        printf("covered by:\n");
+            cli_line(stdout, "in function %s", cd_shown(label_function(m, ids, id), q, sizeof q));
+        cli_line(stdout, "covered by:");
     }
     const struct cd_manifest_example *lists[2] = {m->seeds, m->reproducers};
     size_t counts[2] = {m->n_seeds, m->n_reproducers};
@@ -267,8 +268,8 @@ static int audit_label(const struct cd_manifest *m, const char *text, const stru
             if (a)
                 json_object_array_add(a, json_object_new_string(s->sha1));
             else
-                printf("  %s %s %8llu  %s\n", s->sha1, w ? "reproducer" : "seed      ",
-                       (unsigned long long)s->size, cd_shown(s->origin, o, sizeof o));
+                cli_line(stdout, "  %s %s %8llu  %s", s->sha1, w ? "reproducer" : "seed      ",
+                         (unsigned long long)s->size, cd_shown(s->origin, o, sizeof o));
         }
     if (j) {
         json_object_object_add(j, "covered_by", a);
@@ -313,9 +314,9 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
         json_object_object_add(j, "bugs", b);
         return;
     }
-    printf("bugs: %zu -> %zu; new %zu, gone %zu, changed %zu\n", old->n_bugs, now->n_bugs,
-           json_object_array_length(d[0]), json_object_array_length(d[1]),
-           json_object_array_length(d[2]));
+    cli_line(stdout, "bugs: %zu -> %zu; new %zu, gone %zu, changed %zu", old->n_bugs, now->n_bugs,
+             json_object_array_length(d[0]), json_object_array_length(d[1]),
+             json_object_array_length(d[2]));
     for (int k = 0; k < 3; k++) {
         for (size_t i = 0; i < json_object_array_length(d[k]); i++) {
             json_object *e = json_object_array_get_idx(d[k], i), *v;
@@ -325,8 +326,8 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
             json_object_object_get_ex(e, "frame", &v);
             cd_shown(json_object_get_string(v), f, sizeof f);
             json_object_object_get_ex(e, "label", &v);
-            printf("%c %s  %s  in %s%s\n", marks[k], json_object_get_string(v), q, f,
-                   k == 2 ? "  (another reproducer)" : "");
+            cli_line(stdout, "%c %s  %s  in %s%s", marks[k], json_object_get_string(v), q, f,
+                     k == 2 ? "  (another reproducer)" : "");
         }
         json_object_put(d[k]);
     }
@@ -491,7 +492,8 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
         cli_audit_source_diff(now_path, old_path, j);
         print_json(j);
     } else {
-        printf("labels: %zu -> %zu; gained %zu, lost %zu\n", old.n_labels, now->n_labels, ng, nl);
+        cli_line(stdout, "labels: %zu -> %zu; gained %zu, lost %zu", old.n_labels, now->n_labels,
+                 ng, nl);
         for (size_t x = 0; per && x < json_object_array_length(per); x++) {
             json_object *e = json_object_array_get_idx(per, x), *v;
             uint64_t f[4];
@@ -502,20 +504,21 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
             }
             json_object_object_get_ex(e, "name", &v);
             char q[256];
-            printf("target %s: %llu -> %llu; gained %llu, lost %llu\n",
-                   cd_shown(json_object_get_string(v), q, sizeof q), (unsigned long long)f[0],
-                   (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3]);
+            cli_line(stdout, "target %s: %llu -> %llu; gained %llu, lost %llu",
+                     cd_shown(json_object_get_string(v), q, sizeof q), (unsigned long long)f[0],
+                     (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3]);
         }
         json_object_put(per);
         /* a label names its target, a manifest's text: shown escaped */
         char q[512];
         for (size_t x = 0; x < ng; x++)
-            printf("+ %s\n", cd_shown(json_object_get_string(json_object_array_get_idx(gained,
-                                                                                     x)),
-                                       q, sizeof q));
+            cli_line(stdout, "+ %s",
+                     cd_shown(json_object_get_string(json_object_array_get_idx(gained, x)), q,
+                              sizeof q));
         for (size_t x = 0; x < nl; x++)
-            printf("- %s\n", cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)),
-                                       q, sizeof q));
+            cli_line(stdout, "- %s",
+                     cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)), q,
+                              sizeof q));
         json_object_put(gained);
         json_object_put(lost);
         if (now->n_bugs || old.n_bugs)
@@ -537,7 +540,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
     for (size_t i = 0; i < m->n_bugs; i++)
         distinct += cd_manifest_bug_first(m, i) == i;
     if (!as_json)
-        printf("%zu distinct bug%s\n", distinct, distinct == 1 ? "" : "s");
+        cli_line(stdout, "%zu distinct bug%s", distinct, distinct == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
@@ -547,10 +550,10 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
         if (!as_json && first != i) {
             char first_label[160];
             label_text(m, m->bugs[first].id, first_label, sizeof first_label);
-            printf("%s  the same bug as %s, reached from another target  %llu input%s  "
-                   "%llu B  %s\n", label, first_label, (unsigned long long)b->inputs,
-                   b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
-                   x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
+            cli_line(stdout, "%s  the same bug as %s, reached from another target  %llu input%s  "
+                     "%llu B  %s", label, first_label, (unsigned long long)b->inputs,
+                     b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
+                     x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
             continue;
         }
         if (as_json) {
@@ -577,15 +580,16 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
             continue;
         }
         char acc[256];
-        printf("%s  %s%s%s  %llu input%s  %llu B  %s\n", label, cd_shown(b->kind, q, sizeof q),
-               b->access ? " " : "", b->access ? cd_shown(b->access, acc, sizeof acc) : "",
-               (unsigned long long)b->inputs,
-               b->inputs == 1 ? "" : "s", (unsigned long long)(x ? x->size : 0),
-               x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
+        cli_line(stdout, "%s  %s%s%s  %llu input%s  %llu B  %s", label,
+                 cd_shown(b->kind, q, sizeof q), b->access ? " " : "",
+                 b->access ? cd_shown(b->access, acc, sizeof acc) : "",
+                 (unsigned long long)b->inputs, b->inputs == 1 ? "" : "s",
+                 (unsigned long long)(x ? x->size : 0),
+                 x ? cd_shown(x->file, f, sizeof f) : b->reproducer);
         for (char **p = b->frames; *p; p++)
-            printf("    in %s\n", cd_shown(*p, q, sizeof q));
+            cli_line(stdout, "    in %s", cd_shown(*p, q, sizeof q));
         if (x)
-            printf("    from %s\n", cd_shown(x->origin, o, sizeof o));
+            cli_line(stdout, "    from %s", cd_shown(x->origin, o, sizeof o));
     }
     if (as_json)
         print_json(j);

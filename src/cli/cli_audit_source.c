@@ -329,20 +329,19 @@ static int list_reaching(const struct cd_srccov *c, const struct cd_manifest *m,
             json_object_object_add(o, "reproducer", json_object_new_boolean(repro));
             json_object_array_add(a, o);
         } else {
-            printf("%s %8llu B%s\n", hits[i]->sha1, (unsigned long long)hits[i]->size,
-                   repro ? " (reproducer)" : "");
+            cli_line(stdout, "%s %8llu B%s", hits[i]->sha1, (unsigned long long)hits[i]->size,
+                     repro ? " (reproducer)" : "");
         }
     }
     if (as_json) {
         json_object *j = json_object_new_object();
         json_object_object_add(j, "place", json_object_new_string(what));
         json_object_object_add(j, "reached_by", a);
-        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
-        json_object_put(j);
+        cli_put_json_as(j, JSON_C_TO_STRING_SPACED);
     } else {
         json_object_put(a);
         if (n == 0)
-            printf("no seed reaches %s\n", what);
+            cli_line(stdout, "no seed reaches %s", what);
     }
     free(hits);
     return n ? CLI_EXIT_OK : CLI_EXIT_INCOMPLETE;
@@ -389,15 +388,15 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         branches_left += bl;
         if (!as_json) { /* names from the record, shown as text whatever bytes they hold */
             char q[4200];
-            printf("%s: %zu function%s, %zu of %zu lines and %zu of %zu branch directions reached "
-                   "by no seed\n", cd_shown(c->files[f], q, sizeof q), nf, nf == 1 ? "" : "s", nl,
-                   c->n_lines[f], bl, ba);
+            cli_line(stdout, "%s: %zu function%s, %zu of %zu lines and %zu of %zu branch "
+                     "directions reached by no seed", cd_shown(c->files[f], q, sizeof q), nf,
+                     nf == 1 ? "" : "s", nl, c->n_lines[f], bl, ba);
             for (size_t i = 0; i < nf; i++) {
                 json_object *o = json_object_array_get_idx(fa, i), *x, *y;
                 json_object_object_get_ex(o, "name", &x);
                 json_object_object_get_ex(o, "line", &y);
-                printf("  %s (line %d)\n", cd_shown(json_object_get_string(x), q, sizeof q),
-                       json_object_get_int(y));
+                cli_line(stdout, "  %s (line %d)", cd_shown(json_object_get_string(x), q, sizeof q),
+                         json_object_get_int(y));
             }
         }
         json_object *o = json_object_new_object();
@@ -416,12 +415,11 @@ static int uncovered(const struct cd_srccov *c, bool as_json)
         json_object_object_add(j, "branches", json_object_new_uint64(c->n_branches));
         json_object_object_add(j, "branches_uncovered", json_object_new_uint64(branches_left));
         json_object_object_add(j, "files", files);
-        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
-        json_object_put(j);
+        cli_put_json_as(j, JSON_C_TO_STRING_SPACED);
     } else {
-        printf("in all: %zu of %zu functions, %zu of %zu lines and %zu of %zu branch directions "
-               "reached by no seed\n", fns_left, c->n_fns, lines_left, lines_all, branches_left,
-               c->n_branches);
+        cli_line(stdout, "in all: %zu of %zu functions, %zu of %zu lines and %zu of %zu branch "
+                 "directions reached by no seed", fns_left, c->n_fns, lines_left, lines_all,
+                 branches_left, c->n_branches);
         json_object_put(files);
     }
     free(fn_hit);
@@ -450,19 +448,18 @@ static int summary(const struct cd_srccov *c, bool as_json)
             json_object_object_add(o, "branches", json_object_new_uint64(s->n_brs));
             json_object_array_add(a, o);
         } else if (s->measured) {
-            printf("%s %8llu B %5zu functions %6zu lines %6zu branch directions\n", s->sha1,
-                   (unsigned long long)s->size, s->n_fns, lines, s->n_brs);
+            cli_line(stdout, "%s %8llu B %5zu functions %6zu lines %6zu branch directions", s->sha1,
+                     (unsigned long long)s->size, s->n_fns, lines, s->n_brs);
         } else {
-            printf("%s %8llu B no profile (it crashed or hung on the coverage build)\n", s->sha1,
-                   (unsigned long long)s->size);
+            cli_line(stdout, "%s %8llu B no profile (it crashed or hung on the coverage build)",
+                     s->sha1, (unsigned long long)s->size);
         }
     }
     if (as_json) {
         json_object *j = json_object_new_object();
         json_object_object_add(j, "functions", json_object_new_uint64(c->n_fns));
         json_object_object_add(j, "seeds", a);
-        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_SPACED));
-        json_object_put(j);
+        cli_put_json_as(j, JSON_C_TO_STRING_SPACED);
     } else {
         json_object_put(a);
     }
@@ -670,17 +667,17 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest, j
             json_object_object_add(src, key, lost);
             if (!j) {
                 size_t ng = json_object_array_length(gained), nl = json_object_array_length(lost);
-                printf("%s reached: %zu -> %zu; gained %zu, lost %zu\n", what[kind], n_old, n_now,
-                       ng, nl);
+                cli_line(stdout, "%s reached: %zu -> %zu; gained %zu, lost %zu", what[kind], n_old,
+                         n_now, ng, nl);
                 char q[4200];
                 for (size_t x = 0; x < ng; x++)
-                    printf("+ %s %s\n", one[kind],
-                           cd_shown(json_object_get_string(json_object_array_get_idx(gained, x)),
-                                    q, sizeof q));
+                    cli_line(stdout, "+ %s %s", one[kind],
+                             cd_shown(json_object_get_string(json_object_array_get_idx(gained, x)),
+                                      q, sizeof q));
                 for (size_t x = 0; x < nl; x++)
-                    printf("- %s %s\n", one[kind],
-                           cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)), q,
-                                    sizeof q));
+                    cli_line(stdout, "- %s %s", one[kind],
+                             cd_shown(json_object_get_string(json_object_array_get_idx(lost, x)), q,
+                                      sizeof q));
             }
             free(old);
             free(now);

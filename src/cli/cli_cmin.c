@@ -19,14 +19,14 @@
 static bool cmin_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool cmin_usage(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fputs("[-] Error: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs("\n    (corpus-distill cmin takes afl-cmin's options: -i DIR -o DIR [-T N|all] [-e] [-C] "
-          "[-A] [-t MS] [-m MB] -- TARGET [ARGS])\n",
-          stderr);
+    cli_line(stderr, "[-] Error: %s", msg);
+    cli_line(stderr, "    (corpus-distill cmin takes afl-cmin's options: -i DIR -o DIR [-T N|all] "
+             "[-e] [-C] [-A] [-t MS] [-m MB] -- TARGET [ARGS])");
     return false;
 }
 
@@ -124,19 +124,19 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
 
 void cli_print_cmin_help(FILE *f)
 {
-    fputs("corpus-distill cmin: a drop-in for afl-cmin\n\n"
-          "corpus-distill cmin -i DIR -o DIR [options] -- /path/to/target_app [ ... ]\n\n"
-          "  -i dir        - input directory (or archive) with the starting corpus\n"
-          "  -o dir        - output directory for the chosen files (missing or empty)\n"
-          "  -T N|all      - workers (default 1; all: the online CPUs)\n"
-          "  -t msec       - run time limit per run (default: calibrated)\n"
-          "  -m megs       - memory limit per run (default: none)\n"
-          "  -e            - solve for edge coverage only, ignore hit counts\n"
-          "  -C            - keep crashing inputs, reject everything else\n"
-          "  -A            - allow crashes and timeouts among the inputs kept\n\n"
-          "Hit counts are classified correctly; the files kept cover every tuple of the inputs\n"
-          "at the fewest bytes found.  See corpus-distill(1), CMIN.\n",
-          f);
+    cli_puts("corpus-distill cmin: a drop-in for afl-cmin\n\n"
+             "corpus-distill cmin -i DIR -o DIR [options] -- /path/to/target_app [ ... ]\n\n"
+             "  -i dir        - input directory (or archive) with the starting corpus\n"
+             "  -o dir        - output directory for the chosen files (missing or empty)\n"
+             "  -T N|all      - workers (default 1; all: the online CPUs)\n"
+             "  -t msec       - run time limit per run (default: calibrated)\n"
+             "  -m megs       - memory limit per run (default: none)\n"
+             "  -e            - solve for edge coverage only, ignore hit counts\n"
+             "  -C            - keep crashing inputs, reject everything else\n"
+             "  -A            - allow crashes and timeouts among the inputs kept\n\n"
+             "Hit counts are classified correctly; the files kept cover every tuple of the inputs\n"
+             "at the fewest bytes found.  See corpus-distill(1), CMIN.\n",
+             f);
 }
 
 bool cli_cmin_check_out(const char *out)
@@ -149,8 +149,8 @@ bool cli_cmin_check_out(const char *out)
         empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
     closedir(d);
     if (!empty) {
-        fprintf(stderr, "[-] Error: directory '%s' exists and is not empty - delete it first.\n",
-                out);
+        cli_line(stderr, "[-] Error: directory '%s' exists and is not empty - delete it first.",
+                 out);
         return false;
     }
     return true;
@@ -219,8 +219,9 @@ int cli_cmin(const struct cli_opts *o)
         free(out);
         return 1;
     }
-    printf("corpus minimization tool for afl++ (corpus-distill cmin)\n\n"
-           "[*] Obtaining traces for the input files in '%s'.\n", o->inputs[0]);
+    cli_line(stdout, "corpus minimization tool for afl++ (corpus-distill cmin)");
+    cli_line(stdout, "%s", "");
+    cli_line(stdout, "[*] Obtaining traces for the input files in '%s'.", o->inputs[0]);
     fflush(stdout);
     if (cli_run_engine(o, &result, &inputs, &stopped) != CLI_EXIT_OK) {
         free(out);
@@ -229,17 +230,18 @@ int cli_cmin(const struct cli_opts *o)
     size_t tuples = 0, files = 0;
     for (size_t i = 0; i < result.n_labels; i++)
         tuples += !cd_labels_is_outcome(result.labels[i].id);
-    printf("[+] Found %zu unique tuples across %llu files.\n", tuples, (unsigned long long)inputs);
+    cli_line(stdout, "[+] Found %zu unique tuples across %llu "
+             "files.", tuples, (unsigned long long)inputs);
     int code = stopped ? 1 : 0;
     if (cli_cmin_write(o, &result, &files, &err) != CD_OK) {
-        fprintf(stderr, "[-] Error: %s\n", err.msg);
+        cli_line(stderr, "[-] Error: %s", err.msg);
         code = 1;
     } else if (!files) {
-        fprintf(stderr, "[-] Error: no inputs kept%s; nothing written to '%s'\n",
-                o->cmin_crashes ? " (-C: none crashed)" : "", out);
+        cli_line(stderr, "[-] Error: no inputs kept%s; nothing written to '%s'",
+                 o->cmin_crashes ? " (-C: none crashed)" : "", out);
         code = 1;
     } else {
-        printf("[+] Narrowed down to %zu files, saved in '%s'.\n", files, out);
+        cli_line(stdout, "[+] Narrowed down to %zu files, saved in '%s'.", files, out);
     }
     cd_result_release(&result);
     free(out);

@@ -111,6 +111,48 @@ void cli_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_line(FILE *f, const char *fmt, ...)
+{
+    char raw[16384], line[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    cli_shown_path(raw, line, sizeof line);
+    cli_put_safe(f, line);
+    fputc('\n', f);
+}
+
+void cli_text(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+}
+
+void cli_puts(const char *text, FILE *f)
+{
+    fputs(text, f);
+}
+
+void cli_status(const char *line, int width)
+{
+    char one[16];
+    int n = 0;
+    fputs("\r\033[K", stderr); /* back to the start of the line, and clear it */
+    for (const char *s = line; *s && n < width;) {
+        s += cd_shown_char(s, false, one);
+        fputs(one, stderr);
+        n += (int)strlen(one);
+    }
+}
+
+void cli_status_clear(void)
+{
+    fputs("\r\033[K", stderr);
+}
+
 /* Set when argv asks for --json-summary, even after the error: a script reading stdout then gets
  * the usage error as JSON too. */
 static bool usage_json;
@@ -138,7 +180,12 @@ int cli_usage_error(const char *fmt, ...)
 /* Prints j as one line on stdout, then frees it. */
 void cli_put_json(json_object *j)
 {
-    int flags = JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+    cli_put_json_as(j, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+void cli_put_json_as(json_object *j, int flags)
+{
+    /* json-c escapes every control character of a string it writes */
     puts(json_object_to_json_string_ext(j, flags));
     fflush(stdout);
     json_object_put(j);

@@ -93,15 +93,15 @@ static const struct cli_option options[] = {
 
 void cli_print_help(FILE *f)
 {
-    fputs("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS|@@] [-- ...]\n"
-          "@@: the input file.  Also merge, audit, restore DIR, cmin: corpus-distill(1)\n",
-          f);
+    cli_puts("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS|@@] [-- ...]\n"
+             "@@: the input file.  Also merge, audit, restore DIR, cmin: corpus-distill(1)\n",
+             f);
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].column)
-            fprintf(f, "  %-24s %s\n", options[i].column, options[i].help);
-    fputs("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
-          "      6 out of memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE\n",
-          f);
+            cli_line(f, "  %-24s %s", options[i].column, options[i].help);
+    cli_puts("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
+             "      6 out of memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE\n",
+             f);
 }
 
 /* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
@@ -339,14 +339,14 @@ static const struct {
 
 void cli_print_audit_help(FILE *f)
 {
-    fputs("Usage: corpus-distill audit MANIFEST [OPTIONS] [-- COVERAGE-BUILD ARGS (@@)]\n"
-          "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
-          f);
+    cli_puts("Usage: corpus-distill audit MANIFEST [OPTIONS] [-- COVERAGE-BUILD ARGS (@@)]\n"
+             "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
+             f);
     for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
         char col[32];
         snprintf(col, sizeof col, "%s%s%s", audit_opts[i].name, audit_opts[i].arg ? " " : "",
                  audit_opts[i].arg ? audit_opts[i].arg : "");
-        fprintf(f, "  %-20s %s\n", col, audit_opts[i].help);
+        cli_line(f, "  %-20s %s", col, audit_opts[i].help);
     }
 }
 
@@ -770,7 +770,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
     cli_usage_json(usage_json);
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs) {
-        fputs("corpus-distill: out of memory\n", stderr);
+        cli_msg("out of memory");
         return false;
     }
     int i;
@@ -853,20 +853,20 @@ static void completion_case(FILE *f, const char *mode, const char *arg, bool aud
                 snprintf(names[n++], sizeof names[0], "--%s", options[i].long_name);
         }
         for (unsigned k = 0; k < n; k++) {
-            fprintf(f, "%s%s:%s", any ? "|" : "        ", mode, names[k]);
+            cli_text(f, "%s%s:%s", any ? "|" : "        ", mode, names[k]);
             any = true;
         }
     }
     if (!any)
         return;
     if (how && strcmp(how, "orders") == 0)
-        fputs(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
-              "            return ;;\n", f);
+        cli_puts(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
+                 "            return ;;\n", f);
     else if (how)
-        fprintf(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n            return ;;\n",
-                how);
+        cli_text(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n"
+                    "            return ;;\n", how);
     else
-        fputs(")\n            return ;;\n", f);
+        cli_puts(")\n            return ;;\n", f);
 }
 
 /* The "case" arms of one mode: one per argument name, at its first option. */
@@ -884,53 +884,56 @@ static void completion_cases(FILE *f, bool audit)
 
 void cli_print_completion(FILE *f)
 {
-    fputs("# bash completion for corpus-distill, generated from its option tables "
-          "(src/cli/cli_options.c)\n"
-          "_corpus_distill() {\n"
-          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i mode=run\n",
-          f);
-    fputs("    local orders='", f);
+    cli_puts("# bash completion for corpus-distill, generated from its option tables "
+             "(src/cli/cli_options.c)\n"
+             "_corpus_distill() {\n"
+             "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i "
+             "mode=run\n",
+             f);
+    cli_puts("    local orders='", f);
     for (int k = 0; k < CD_ORDER_COUNT; k++)
-        fprintf(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
-    fputs("'\n    local run_opts='", f);
+        cli_text(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
+    cli_puts("'\n    local run_opts='", f);
     bool first = true;
     for (size_t i = 0; i < N_OPTIONS; i++) {
         if (options[i].short_name)
-            fprintf(f, "%s-%c", first ? "" : " ", options[i].short_name), first = false;
+            cli_text(f, "%s-%c", first ? "" : " ", options[i].short_name), first = false;
         if (options[i].long_name)
-            fprintf(f, "%s--%s", first ? "" : " ", options[i].long_name), first = false;
+            cli_text(f, "%s--%s", first ? "" : " ", options[i].long_name), first = false;
     }
-    fputs("'\n    local audit_opts='-h", f);
+    cli_puts("'\n    local audit_opts='-h", f);
     for (size_t i = 0; i < N_AUDIT_OPTS; i++)
-        fprintf(f, " %s", audit_opts[i].name);
-    fputs("'\n"
-          "    # after the last \"--\": a target, then its arguments (files, or @@)\n"
-          "    for ((i = COMP_CWORD - 1; i >= 1; i--)); do\n"
-          "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
-          "            if ((i + 1 == COMP_CWORD)); then\n"
-          "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
-          "            else\n"
-          "                mapfile -t COMPREPLY < <(compgen -W @@ -- \"$cur\"; compgen -f -- \"$cur\")\n"
-          "            fi\n"
-          "            return\n"
-          "        fi\n"
-          "    done\n"
-          "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
-          "    case $mode:$prev in\n",
-          f);
+        cli_text(f, " %s", audit_opts[i].name);
+    cli_puts("'\n"
+             "    # after the last \"--\": a target, then its arguments (files, or @@)\n"
+             "    for ((i = COMP_CWORD - 1; i >= 1; i--)); do\n"
+             "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
+             "            if ((i + 1 == COMP_CWORD)); then\n"
+             "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
+             "            else\n"
+             "                mapfile -t COMPREPLY < <(compgen -W @@ -- \"$cur\"; "
+             "compgen -f -- \"$cur\")\n"
+             "            fi\n"
+             "            return\n"
+             "        fi\n"
+             "    done\n"
+             "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
+             "    case $mode:$prev in\n",
+             f);
     completion_cases(f, false);
     completion_cases(f, true);
-    fputs("    esac\n"
-          "    if [[ $cur == -* ]]; then\n"
-          "        local words=$run_opts\n"
-          "        [[ $mode == audit ]] && words=$audit_opts\n"
-          "        mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
-          "        return\n"
-          "    fi\n"
-          "    # one name a line, never split at blanks nor globbed (mapfile, not $(...))\n"
-          "    mapfile -t COMPREPLY < <(((COMP_CWORD == 1)) && compgen -W 'audit merge' -- \"$cur\";\n"
-          "                             compgen -f -- \"$cur\")\n"
-          "}\n"
-          "complete -o filenames -F _corpus_distill corpus-distill\n",
-          f);
+    cli_puts("    esac\n"
+             "    if [[ $cur == -* ]]; then\n"
+             "        local words=$run_opts\n"
+             "        [[ $mode == audit ]] && words=$audit_opts\n"
+             "        mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
+             "        return\n"
+             "    fi\n"
+             "    # one name a line, never split at blanks nor globbed (mapfile, not $(...))\n"
+             "    mapfile -t COMPREPLY < <(((COMP_CWORD == 1)) && compgen -W 'audit merge' -- "
+             "\"$cur\";\n"
+             "                             compgen -f -- \"$cur\")\n"
+             "}\n"
+             "complete -o filenames -F _corpus_distill corpus-distill\n",
+             f);
 }

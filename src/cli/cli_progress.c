@@ -47,7 +47,7 @@ void cli_progress_free(struct cli_progress *p)
 static void clear_locked(struct cli_progress *p)
 {
     if (p->line_shown) {
-        fputs("\r\033[K", stderr);
+        cli_status_clear();
         fflush(stderr);
         p->line_shown = false;
     }
@@ -142,7 +142,7 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
                      cli_bytes(s->best_bytes, bytes, sizeof bytes));
     }
     if (p->tty) {
-        fprintf(stderr, "\r\033[K%.*s", p->cols - 1, line);
+        cli_status(line, p->cols - 1);
         p->line_shown = true;
     } else {
         cli_msg("%s", line);

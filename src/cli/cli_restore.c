@@ -27,21 +27,18 @@ static char *with(const char *stem, const char *suffix)
 /* One line for generation name of store: its seeds, their bytes and labels, from its manifest. */
 static void print_generation(const char *store, const char *name, bool newest)
 {
-    char path[8400], b[32];
+    char path[8400], b[32], what[160] = "  (no readable manifest)";
     struct cd_manifest m;
     snprintf(path, sizeof path, "%s/%s/manifest.json", store, name);
-    printf("%s", name);
     if (cd_manifest_read(path, &m, NULL) == CD_OK) {
         uint64_t bytes = 0;
         for (size_t i = 0; i < m.n_seeds; i++)
             bytes += m.seeds[i].size;
-        printf("  %zu seeds, %s, %zu labels, %zu reproducers", m.n_seeds,
-               cli_bytes(bytes, b, sizeof b), m.n_labels, m.n_reproducers);
+        snprintf(what, sizeof what, "  %zu seeds, %s, %zu labels, %zu reproducers", m.n_seeds,
+                 cli_bytes(bytes, b, sizeof b), m.n_labels, m.n_reproducers);
         cd_manifest_release(&m);
-    } else {
-        printf("  (no readable manifest)");
     }
-    printf("%s\n", newest ? "  (newest)" : "");
+    cli_line(stdout, "%s%s%s", name, what, newest ? "  (newest)" : "");
 }
 
 int cli_restore(const struct cli_opts *o)

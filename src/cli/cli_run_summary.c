@@ -4,6 +4,7 @@
 #include "cli_run_internal.h"
 
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,20 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
                  : rs->cover_solver == CD_COVER_FAILED ? "; the exact solve gave nothing back"
                                                        : "; --cover-time 0: greedy only");
     return buf;
+}
+
+/* Appends to the line buf (cap bytes, *n used), never past its end. */
+static void add(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    if (*n >= cap)
+        return;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    *n = k < 0 ? cap : *n + (size_t)k;
 }
 
 /* A JSON string of path as the user gave it (cli_shown_path). */
@@ -175,34 +190,34 @@ void cli_run_print_summary(struct run_state *s, int code)
                     "%s taken as input%s",
                     s->unlisted, s->unlisted == 1 ? "" : "s", s->out,
                     s->unlisted == 1 ? "was" : "were", s->unlisted == 1 ? "" : "s");
-        char p1[4400], p2[4400];
-        fprintf(stderr, "corpus-distill: out: %llu seeds, %s in '%s'",
-                (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
-                cli_shown_path(s->out, p1, sizeof p1));
+        char line[8192];
+        size_t n = 0;
+        add(line, sizeof line, &n, "out: %llu seeds, %s in '%s'",
+            (unsigned long long)s->emitted.seeds, cli_bytes(s->emitted.seed_bytes, b2, sizeof b2),
+            s->out);
         if (s->emitted.reproducers)
-            fprintf(stderr, "; %llu crash/timeout reproducers in '%s'",
-                    (unsigned long long)s->emitted.reproducers,
-                    cli_shown_path(s->crashes, p2, sizeof p2));
+            add(line, sizeof line, &n, "; %llu crash/timeout reproducers in '%s'",
+                (unsigned long long)s->emitted.reproducers, s->crashes);
         size_t bugs = cd_result_count_bugs(&s->result);
         if (bugs)
-            fprintf(stderr, ", %zu of them distinct bug%s (audit --crashes)", bugs,
-                    bugs == 1 ? "" : "s");
+            add(line, sizeof line, &n, ", %zu of them distinct bug%s (audit --crashes)", bugs,
+                bugs == 1 ? "" : "s");
+        cli_msg("%s", line);
         for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
             struct cd_result_target c = cd_result_target_counts(&s->result, t);
-            fprintf(stderr, "\ncorpus-distill: target %s: %llu labels, %llu finished; %llu "
-                            "seeds, %s", o->target_names[t], (unsigned long long)c.labels,
-                    (unsigned long long)c.finished, (unsigned long long)c.seeds,
-                    cli_bytes(c.seed_bytes, b1, sizeof b1));
+            n = 0;
+            add(line, sizeof line, &n, "target %s: %llu labels, %llu finished; %llu seeds, %s",
+                o->target_names[t], (unsigned long long)c.labels, (unsigned long long)c.finished,
+                (unsigned long long)c.seeds, cli_bytes(c.seed_bytes, b1, sizeof b1));
             if (s->views)
-                fprintf(stderr, " in '%s/%s'", cli_shown_path(s->views, p1, sizeof p1),
-                        o->target_names[t]);
+                add(line, sizeof line, &n, " in '%s/%s'", s->views, o->target_names[t]);
             if (c.reproducers)
-                fprintf(stderr, "; %llu reproducers", (unsigned long long)c.reproducers);
+                add(line, sizeof line, &n, "; %llu reproducers", (unsigned long long)c.reproducers);
+            cli_msg("%s", line);
         }
         if (rs->select_only_bytes) {
             char b3[32], b4[32], cover[160];
-            fprintf(stderr, "\ncorpus-distill: seed bytes: %.3fx select-only (%s), %.3fx "
-                            "afl-cmin's rule (%s); cover %s",
+            cli_msg("seed bytes: %.3fx select-only (%s), %.3fx afl-cmin's rule (%s); cover %s",
                     (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
                     cli_bytes(rs->select_only_bytes, b3, sizeof b3),
                     rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
@@ -210,8 +225,8 @@ void cli_run_print_summary(struct run_state *s, int code)
                     cover_text(rs, cover, sizeof cover));
         }
         char left[64];
-        fprintf(stderr, "\ncorpus-distill: labels: %zu (%llu after the first pass), %llu "
-                        "finished%s; %llu execs in %.1f s (%.0f/s); %s%s\n",
+        cli_msg("labels: %zu (%llu after the first pass), %llu finished%s; %llu execs in %.1f s "
+                "(%.0f/s); %s%s",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
                 (unsigned long long)finished,
                 cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,
@@ -282,17 +297,21 @@ void cli_run_print_details(struct run_state *s, char *report)
         char name[96] = "";
         if (s->o->n_targets > 1)
             snprintf(name, sizeof name, " %s", s->o->target_names[t]);
-        fprintf(stderr,
-                "corpus-distill: target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, "
-                "%u worker%s%s\n",
+        cli_msg("target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, %u worker%s%s",
                 name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
                 in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
                 in->shm_testcase ? ", shared-memory input" : "",
                 in->file_input ? ", @@ file input" : ", stdin input", s->res.jobs,
                 s->res.jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
     }
-    if (report && *report)
-        fprintf(stderr, "corpus-distill: reducer passes:\n%s%s", report,
-                report[strlen(report) - 1] == '\n' ? "" : "\n");
+    if (report && *report) {
+        cli_msg("reducer passes:");
+        for (char *line = report, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next)
+                *next++ = '\0';
+            cli_line(stderr, "%s", line);
+        }
+    }
     free(report);
 }

@@ -541,9 +541,8 @@ void cli_state_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     if (s == CD_OK || st->warned)
         return;
     st->warned = true;
-    char shown[sizeof err.msg + 256];
-    fprintf(stderr, "\ncorpus-distill: warning: checkpoint not saved: %s\n",
-            cli_shown_path(err.msg, shown, sizeof shown));
+    cli_line(stderr, "%s", ""); /* off the status line */
+    cli_warn("checkpoint not saved: %s", err.msg);
 }
 
 void cli_state_release(struct cli_state *st)

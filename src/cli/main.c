@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         code = CLI_EXIT_OK;
         break;
     case CLI_MODE_VERSION:
-        printf("corpus-distill %s\n", CD_VERSION);
+        cli_line(stdout, "corpus-distill %s", CD_VERSION);
         code = CLI_EXIT_OK;
         break;
     case CLI_MODE_AUDIT:
