@@ -322,17 +322,26 @@ static bool file_page(const char *dir, const struct cd_srccov *c, size_t fi,
     return fclose(f) == 0;
 }
 
-/* The first PREVIEW bytes of example ex in dir (NULL: none), as text when they are text, else
- * as hex; read through cd_manifest_read_example only, so that a name planted in the manifest or
- * beside it previews nothing but the example it names. */
-static void preview(FILE *f, const char *dir, const struct cd_manifest_example *ex)
+/* A directory of examples, opened once for the whole report (cd_manifest_open_dir), and its
+ * path (NULL: none). */
+struct example_dir {
+    int fd;
+    const char *path;
+};
+
+/* The first PREVIEW bytes of example ex in d, as text when they are text, else as hex; read
+ * through cd_manifest_read_example_at only, so that a name planted in the manifest or beside
+ * it previews nothing but the example it names. */
+static void preview(FILE *f, const struct example_dir *d, const struct cd_manifest_example *ex)
 {
     char why[600];
     size_t len;
-    uint8_t *data = cd_manifest_read_example(dir, ex, &len, why, sizeof why);
+    uint8_t *data = d->path ? cd_manifest_read_example_at(d->fd, d->path, ex, &len, why,
+                                                          sizeof why)
+                            : NULL;
     if (!data) {
         fputs("<h2>Preview</h2><p>none: ", f);
-        esc(f, dir ? why : "no directory of reproducers beside the manifest", -1);
+        esc(f, d->path ? why : "no directory of reproducers beside the manifest", -1);
         fputs("</p>", f);
         return;
     }
@@ -359,7 +368,8 @@ static void preview(FILE *f, const char *dir, const struct cd_manifest_example *
 
 /* crashes.html: one section per distinct bug, with its kind, frames, the inputs that showed it
  * and a preview of its reproducer. */
-static bool crashes_page(const char *dir, const struct cd_manifest *m, const char *crashes)
+static bool crashes_page(const char *dir, const struct cd_manifest *m,
+                         const struct example_dir *crashes)
 {
     FILE *f = open_page(dir, "crashes.html");
     if (!f)
@@ -414,8 +424,8 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m, const cha
     return fclose(f) == 0;
 }
 
-static bool seed_page(const char *dir, const struct cd_manifest_example *ex, const char *seeds,
-                      const struct cd_srccov *c, bool reproducer)
+static bool seed_page(const char *dir, const struct cd_manifest_example *ex,
+                      const struct example_dir *seeds, const struct cd_srccov *c, bool reproducer)
 {
     char name[64];
     snprintf(name, sizeof name, "seed-%.40s.html", ex->sha1);
@@ -558,6 +568,9 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
     bool ok = true;
     uint64_t bytes = 0;
     size_t bugs = 0;
+    /* each directory of examples opened once, every preview read through it */
+    struct example_dir seeds_d = {cd_manifest_open_dir(seed_dir), seed_dir};
+    struct example_dir crashes_d = {cd_manifest_open_dir(crashes_dir), crashes_dir};
     for (size_t i = 0; i < m->n_seeds; i++)
         bytes += m->seeds[i].size;
     for (size_t i = 0; i < m->n_bugs; i++)
@@ -573,7 +586,7 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "</td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
             (unsigned long long)m->counts.labels_finished, bugs);
-    ok &= crashes_page(dir, m, crashes_dir);
+    ok &= crashes_page(dir, m, &crashes_d);
     const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;
     size_t fns_hit = 0;
@@ -624,19 +637,23 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
         fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a></td><td>%llu</td><td>%zu</td>"
                    "<td>%zu</td></tr>\n",
                 ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);
-        ok &= seed_page(dir, ex, seed_dir, c, false);
+        ok &= seed_page(dir, ex, &seeds_d, c, false);
     }
     for (size_t i = 0; i < m->n_reproducers; i++) {
         const struct cd_manifest_example *ex = &m->reproducers[i];
         fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a> (reproducer)</td><td>%llu</td>"
                    "<td>%zu</td><td>%zu</td></tr>\n",
                 ex->sha1, ex->sha1, (unsigned long long)ex->size, ex->labels.n, ex->best.n);
-        ok &= seed_page(dir, ex, crashes_dir, c, true);
+        ok &= seed_page(dir, ex, &crashes_d, c, true);
     }
     fputs("</table></body></html>\n", f);
     free(seeds);
     free(order);
     free(fn_hit);
+    if (seeds_d.fd >= 0)
+        close(seeds_d.fd);
+    if (crashes_d.fd >= 0)
+        close(crashes_d.fd);
     ok &= fclose(f) == 0;
     struct cd_error err;
     if (!ok)

@@ -134,19 +134,20 @@ static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned ti
     return st;
 }
 
-/* Adds to jobs the examples of list (in dir) that c does not hold yet, each read the safe way
- * (cd_manifest_read_example) and copied into the private directory work, so that the coverage
- * build runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code after a message. */
-static int add_jobs(const struct cd_srccov *c, const char *dir,
-                    const struct cd_manifest_example *list, size_t n, const char *work,
-                    struct job *jobs, size_t *n_jobs)
+/* Adds to jobs the examples of list (in dir, open as dfd) that c does not hold yet, each read
+ * the safe way (cd_manifest_read_example_at) and copied into the private directory work, so
+ * that the coverage build runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code
+ * after a message. */
+static int add_jobs_at(const struct cd_srccov *c, int dfd, const char *dir,
+                       const struct cd_manifest_example *list, size_t n, const char *work,
+                       struct job *jobs, size_t *n_jobs)
 {
     for (size_t i = 0; i < n; i++) {
         if (cd_srccov_find(c, list[i].sha1))
             continue;
         char why[600];
         size_t len;
-        uint8_t *data = cd_manifest_read_example(dir, &list[i], &len, why, sizeof why);
+        uint8_t *data = cd_manifest_read_example_at(dfd, dir, &list[i], &len, why, sizeof why);
         if (!data) {
             cli_msg("%s (audit measures the examples the manifest lists, in the directories "
                     "beside it)", why);
@@ -177,6 +178,18 @@ static int add_jobs(const struct cd_srccov *c, const char *dir,
         j->seed.size = list[i].size;
     }
     return CLI_EXIT_OK;
+}
+
+/* add_jobs_at with dir opened once: every example comes from the one directory. */
+static int add_jobs(const struct cd_srccov *c, const char *dir,
+                    const struct cd_manifest_example *list, size_t n, const char *work,
+                    struct job *jobs, size_t *n_jobs)
+{
+    int dfd = cd_manifest_open_dir(dir);
+    int code = add_jobs_at(c, dfd, dir, list, n, work, jobs, n_jobs);
+    if (dfd >= 0)
+        close(dfd);
+    return code;
 }
 
 /* Where the directory dir that a manifest names is: beside the manifest, by its last name, as -o

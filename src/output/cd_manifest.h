@@ -200,6 +200,14 @@ const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest 
 uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_example *ex,
                                   size_t *len, char *why, size_t cap);
 
+/* The same through dfd, the directory opened once (cd_manifest_open_dir: no link followed at
+ * its last component; -1 when it cannot be opened), so that examples read one after the other
+ * come from the one directory, whatever happens to its name meanwhile; dir names it in why. */
+int cd_manifest_open_dir(const char *dir);
+uint8_t *cd_manifest_read_example_at(int dfd, const char *dir,
+                                     const struct cd_manifest_example *ex, size_t *len,
+                                     char *why, size_t cap);
+
 /* Frees everything m owns and zeroes it. */
 void cd_manifest_release(struct cd_manifest *m);
 

@@ -754,11 +754,27 @@ const struct cd_manifest_label *cd_manifest_find_label(const struct cd_manifest 
  * is bounded far below), and a forged size must not make it read a disk's worth. */
 #define EXAMPLE_MAX ((uint64_t)1 << 30)
 
+int cd_manifest_open_dir(const char *dir)
+{
+    return dir ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+}
+
 uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_example *ex,
                                   size_t *len, char *why, size_t cap)
 {
+    int dfd = cd_manifest_open_dir(dir);
+    uint8_t *buf = cd_manifest_read_example_at(dfd, dir, ex, len, why, cap);
+    if (dfd >= 0)
+        close(dfd);
+    return buf;
+}
+
+uint8_t *cd_manifest_read_example_at(int dfd, const char *dir,
+                                     const struct cd_manifest_example *ex, size_t *len,
+                                     char *why, size_t cap)
+{
     uint8_t *buf = NULL;
-    int dfd = -1, fd = -1;
+    int fd = -1;
     struct stat sb;
     *len = 0;
     if (!dir || !ex->file || !*ex->file || strchr(ex->file, '/') ||
@@ -766,7 +782,6 @@ uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_exam
         snprintf(why, cap, "the manifest names no file of its directory for %.40s", ex->sha1);
         return NULL;
     }
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     fd = dfd < 0 ? -1 : openat(dfd, ex->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, cap, "cannot read '%s/%s': %s", dir, ex->file,
@@ -804,8 +819,6 @@ uint8_t *cd_manifest_read_example(const char *dir, const struct cd_manifest_exam
 out:
     if (fd >= 0)
         close(fd);
-    if (dfd >= 0)
-        close(dfd);
     return buf;
 }
 

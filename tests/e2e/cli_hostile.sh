@@ -15,6 +15,7 @@ target=${CD_TARGETS:?}/sample_json
 cov=${CD_TARGETS:?}/sample_json.cov
 cd_need "$target" "$cov"
 cd_scratch
+cd_forged+=(evil.manifest.json) # a manifest forged to be refused
 # expect CODE WHAT COMMAND...: the command exits CODE, with one line on stderr
 expect() {
   local code=$1 what=$2 rc

@@ -9,7 +9,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 bin=${CD_BIN:?} target=${CD_TARGETS:?}/sample_json
 export AFL_QUIET=1
-W=$(mktemp -d) && trap 'rm -rf "$W"' EXIT
+W=$(mktemp -d) && tmp=$W && trap '_cd_scratch_end' EXIT # (lib.sh: manifests checked, then removed)
 cd "$W" || exit 1
 run() { "$bin" "$@"; local rc=$?; [ $rc -le 1 ] || err "exit $rc: $*"; }
 

@@ -29,8 +29,10 @@ JSON_BUDGET=${CD_DISTILL_JSON_BUDGET:-1200}
 WORK=$(mktemp -d)
 bg_pid=
 cleanup() {
+    local rc=$?
     [ -n "$bg_pid" ] && kill "$bg_pid" 2>/dev/null || true
-    rm -rf "$WORK"
+    tmp=$WORK
+    (exit $rc); _cd_scratch_end # (lib.sh: manifests checked, then removed, the status kept)
 }
 trap cleanup EXIT
 failures=0

@@ -29,9 +29,38 @@ cd_need_cmd() {
     command -v "$1" >/dev/null || cd_skip "${2:-$1 not found}"
 }
 
-# cd_scratch: makes a private scratch directory, removed at exit, the working directory ($tmp).
+# cd_check_manifests DIR: the tool's own reader takes every manifest the tool wrote under DIR
+# (corpus-distill audit reads it), but those a test forged on purpose (listed in cd_forged, as
+# given or by name); fails with a line for each it refuses.
+cd_forged=()
+cd_check_manifests() {
+    local m f skip rc=0
+    [ -n "${CD_BIN:-}" ] && [ -d "$1" ] || return 0
+    while IFS= read -r -d '' m; do
+        skip=0
+        for f in "${cd_forged[@]}"; do
+            [ "$m" -ef "$f" ] || [ "$(basename "$m")" = "$f" ] && skip=1
+        done
+        [ $skip = 1 ] && continue
+        grep -q '"corpus-distill"' "$m" 2>/dev/null || continue
+        if ! "$CD_BIN" audit "$m" >/dev/null 2>"$1/.audit.err"; then
+            echo "FAIL: the reader refuses a manifest the tool wrote: $m: $(head -c 300 "$1/.audit.err")"
+            rc=1
+        fi
+    done < <(find "$1" \( -name '*manifest.json' \) -type f -print0 2>/dev/null)
+    return $rc
+}
+
+# cd_scratch: makes a private scratch directory, the working directory ($tmp), removed at exit
+# once the reader has taken every manifest written in it (cd_check_manifests).
 cd_scratch() {
-    tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT && cd "$tmp" || exit 1
+    tmp=$(mktemp -d) && trap '_cd_scratch_end' EXIT && cd "$tmp" || exit 1
+}
+_cd_scratch_end() {
+    local rc=$?
+    cd / && [ "$rc" != 77 ] && { cd_check_manifests "$tmp" || rc=1; }
+    rm -rf "$tmp"
+    exit $rc
 }
 
 # err WHAT: reports a failed check and marks the test failed (it exits with $fail at its end);

@@ -12,7 +12,7 @@ set -u
 bin=${CD_BIN:?CD_BIN not set}
 target=${CD_TARGETS:?}/sample_json
 dir=${CD_SRC:?}/tools/scale/nightly
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d) && trap '_cd_scratch_end' EXIT # (lib.sh: manifests checked, then removed)
 unit=$dir/corpus-distill-nightly.service
 
 user=$(sed -n 's/^User=//p' "$unit")

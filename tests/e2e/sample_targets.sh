@@ -12,7 +12,7 @@ export AFL_QUIET=1
 unset __AFL_SHM_ID __AFL_SHM_FUZZ_ID __AFL_PERSISTENT __AFL_DEFER_FORKSRV AFL_NO_FORKSRV || true
 
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+tmp=$WORK && trap '_cd_scratch_end' EXIT # (lib.sh: manifests checked, then removed)
 failures=0
 
 fail() {
