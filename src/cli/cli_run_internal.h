@@ -56,9 +56,9 @@ int cli_run_fail(struct run_state *s, int code, const char *fmt, ...)
 
 /* cli_run_output.c */
 
-/* Reaches *path (owned) through a handle from now on: its directory, made when missing, opened
- * once, *path becoming "/proc/self/fd/N/NAME"; left as it is where /proc/self/fd is not there.
- * OK, or FAILED with err. */
+/* Reaches *path (owned) through a handle from now on: its directory walked once, component by
+ * component, made when missing, *path becoming "/proc/self/fd/N/NAME". OK, or FAILED with err
+ * (a link of another user's on the way, no /proc/self/fd). */
 enum cd_status cli_run_anchor(struct run_state *s, char **path, struct cd_error *err);
 
 /* Whether an output path of the run is one another user chooses (a link of theirs on it, or,

@@ -240,11 +240,12 @@ bool cli_run_foreign_output(const struct run_state *s, char *why, size_t cap)
     return false;
 }
 
-/* Reaches *path through a handle from now on: its directory (made when missing) is opened once
- * and *path becomes "/proc/self/fd/N/NAME", which the kernel resolves from that open directory,
+/* Reaches *path through a handle from now on: its directory is walked once, component by
+ * component (cd_file_open_dir_walk: made when missing, no link of another user's followed), and
+ * *path becomes "/proc/self/fd/N/NAME", which the kernel resolves from that open directory,
  * never again by name: a directory above the output swapped for a link mid-run leads nowhere
- * else. Every later create, write, rename, removal and lock of the output goes through it. Left
- * as it is where /proc/self/fd is not to be had. OK, or FAILED with err. */
+ * else. Every later create, write, rename, removal and lock of the output goes through it.
+ * OK, or FAILED with err (without /proc/self/fd too: the tool needs /proc). */
 enum cd_status cli_run_anchor(struct run_state *s, char **path, struct cd_error *err)
 {
     char *whole, *parent, *base;
@@ -256,17 +257,19 @@ enum cd_status cli_run_anchor(struct run_state *s, char **path, struct cd_error 
     size_t k = 0;
     while (k < s->n_anchors && strcmp(s->anchor_dir[k], parent) != 0)
         k++;
-    if (k == s->n_anchors && k < sizeof s->anchor_fd / sizeof *s->anchor_fd &&
-        (st = cd_file_mkdir_p(parent, err)) == CD_OK) {
-        int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (k == s->n_anchors && k < sizeof s->anchor_fd / sizeof *s->anchor_fd) {
+        /* component by component, no link of another user's followed, made when missing */
+        int fd = cd_file_open_dir_walk(parent, true, err);
         char proc[40];
         struct stat a, b;
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
         if (fd < 0) {
-            st = cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", parent, strerror(errno));
+            st = CD_FAILED;
         } else if (stat(proc, &a) != 0 || fstat(fd, &b) != 0 || a.st_ino != b.st_ino ||
                    a.st_dev != b.st_dev) {
-            close(fd); /* no /proc: paths as they are */
+            close(fd);
+            st = cd_error_set(err, CD_FAILED, "cannot reach '%s' through a handle: /proc/self/fd "
+                              "is not there (mount /proc)", parent);
         } else {
             /* shown as the text before NAME in the path as given: "camp/", "./", "" */
             char *prefix = strndup(whole, strlen(whole) - strlen(base));

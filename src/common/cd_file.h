@@ -26,6 +26,13 @@ int cd_file_rm_tree(const char *path);
  * set when one cannot be made or path is not a directory. */
 enum cd_status cd_file_mkdir_p(const char *path, struct cd_error *err);
 
+/* Opens directory path by walking it from "/" (or the working directory) one component at a
+ * time, each opened with O_NOFOLLOW | O_DIRECTORY relative to the one before and made when
+ * missing (create), a symbolic link on the way followed only when this user or root owns it:
+ * the descriptor (close-on-exec), or -1 with a one-line message. What it leads to is resolved
+ * once, here: a run holds it and works through it from then on. */
+int cd_file_open_dir_walk(const char *path, bool create, struct cd_error *err);
+
 /* Syncs directory dir, so that renames in it last; 0, or -1 with errno. */
 int cd_file_sync_dir(const char *dir);
 

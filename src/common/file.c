@@ -416,6 +416,86 @@ int cd_file_rm_tree(const char *path)
     return cd_file_rm_tree_at(AT_FDCWD, path);
 }
 
+/* Opens the next component name of the walk at *dfd (replaced by it), creating a missing one
+ * when create is set; a link is followed only when this user or root owns it, by walking its
+ * text in turn (depth counts the links so far). 0, or -1 with err set. */
+static int walk_step(int *dfd, const char *name, const char *shown, bool create, int depth,
+                     struct cd_error *err);
+
+/* Walks path (its components, "." and ".." as they come) from *dfd, which it replaces. */
+static int walk(int *dfd, const char *path, const char *shown, bool create, int depth,
+                struct cd_error *err)
+{
+    char *copy = strdup(path), *save = NULL;
+    if (!copy)
+        return cd_error_oom(err, CD_FAILED, "out of memory"), -1;
+    int rc = 0;
+    for (char *c = strtok_r(copy, "/", &save); c && rc == 0; c = strtok_r(NULL, "/", &save))
+        rc = walk_step(dfd, c, shown, create, depth, err);
+    free(copy);
+    return rc;
+}
+
+static int walk_step(int *dfd, const char *name, const char *shown, bool create, int depth,
+                     struct cd_error *err)
+{
+    if (create && mkdirat(*dfd, name, 0755) != 0 && errno != EEXIST) {
+        cd_error_sys(err, CD_FAILED, "cannot create '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    int next = openat(*dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next >= 0) {
+        close(*dfd);
+        *dfd = next;
+        return 0;
+    }
+    struct stat sb;
+    char target[PATH_MAX];
+    ssize_t n;
+    if (errno != ELOOP && errno != ENOTDIR) {
+        cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    if (fstatat(*dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(sb.st_mode)) {
+        cd_error_set(err, CD_FAILED, "cannot use '%s': '%s' on its way is not a directory",
+                     shown, name);
+        return -1;
+    }
+    if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+        cd_error_set(err, CD_FAILED, "refusing to write under '%s': '%s' on its way is a "
+                     "symbolic link of another user's, who chooses where it leads", shown, name);
+        return -1;
+    }
+    if (depth >= 40 || (n = readlinkat(*dfd, name, target, sizeof target - 1)) < 0) {
+        cd_error_set(err, CD_FAILED, "cannot open '%s': too many links on its way", shown);
+        return -1;
+    }
+    target[n] = '\0';
+    if (target[0] == '/') { /* from the root again */
+        int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+            return cd_error_sys(err, CD_FAILED, "cannot open '/': %s", strerror(errno)), -1;
+        close(*dfd);
+        *dfd = root;
+    }
+    return walk(dfd, target, shown, create, depth + 1, err);
+}
+
+int cd_file_open_dir_walk(const char *path, bool create, struct cd_error *err)
+{
+    int dfd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        cd_error_sys(err, CD_FAILED, "cannot open '%s': %s", path[0] == '/' ? "/" : ".",
+                     strerror(errno));
+        return -1;
+    }
+    if (walk(&dfd, path, path, create, 0, err) != 0) {
+        close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
 enum cd_status cd_file_mkdir_p(const char *path, struct cd_error *err)
 {
     char *p = strdup(path);

@@ -159,9 +159,60 @@ static void test_file_split_and_join(void)
     free(j);
 }
 
+/* The walk to an output's directory: components made when missing, a link of this user's
+ * followed (relative and absolute), "." and ".." taken as they come, a file on the way refused,
+ * and, as root, a link of another user's refused before anything is made behind it. */
+static void test_file_open_dir_walk(void)
+{
+    char *dir = cd_test_mkdtemp();
+    char path[4500], real[4400], abs_link[4400];
+    struct cd_error err;
+    struct stat a, b;
+    snprintf(real, sizeof real, "%s/real", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(real, 0755), 0);
+    snprintf(path, sizeof path, "%s/rel", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink("real", path), 0);
+    snprintf(abs_link, sizeof abs_link, "%s/abs", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink(real, abs_link), 0);
+    /* through a relative link of ours, the rest made */
+    snprintf(path, sizeof path, "%s/rel/a/./b/../c", dir);
+    int fd = cd_file_open_dir_walk(path, true, &err);
+    CU_ASSERT_FATAL(fd >= 0);
+    snprintf(path, sizeof path, "%s/a/c", real);
+    CU_ASSERT(fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino);
+    close(fd);
+    /* through an absolute one; without create a missing component fails */
+    snprintf(path, sizeof path, "%s/abs/a/c", dir);
+    fd = cd_file_open_dir_walk(path, false, &err);
+    CU_ASSERT(fd >= 0 && fstat(fd, &a) == 0 && a.st_ino == b.st_ino);
+    if (fd >= 0)
+        close(fd);
+    snprintf(path, sizeof path, "%s/abs/none", dir);
+    CU_ASSERT_EQUAL(cd_file_open_dir_walk(path, false, &err), -1);
+    /* a file on the way */
+    snprintf(path, sizeof path, "%s/file", dir);
+    cd_test_write_text(path, "x");
+    snprintf(path, sizeof path, "%s/file/x", dir);
+    CU_ASSERT_EQUAL(cd_file_open_dir_walk(path, true, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a directory"));
+    /* a link of another user's (only root can make one) */
+    if (geteuid() == 0) {
+        snprintf(path, sizeof path, "%s/theirs", dir);
+        CU_ASSERT_EQUAL_FATAL(symlink(real, path), 0);
+        CU_ASSERT_EQUAL_FATAL(lchown(path, 65534, 65534), 0);
+        snprintf(path, sizeof path, "%s/theirs/new", dir);
+        CU_ASSERT_EQUAL(cd_file_open_dir_walk(path, true, &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "another user's"));
+        snprintf(path, sizeof path, "%s/new", real);
+        CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0); /* nothing made behind it */
+    }
+    cd_test_rmdir(dir);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
+        {"test_file_open_dir_walk", test_file_open_dir_walk},
         {"test_file_write_replaces_whole_and_leaves_no_temp",
          test_file_write_replaces_whole_and_leaves_no_temp},
         {"test_file_write_fails_cleanly_without_parent",
