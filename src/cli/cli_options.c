@@ -446,7 +446,7 @@ static bool parse_audit(int argc, char **argv, struct cli_opts *o)
     return true;
 }
 
-/* Parses "restore [--list] [-q] DIR [GENERATION]". */
+/* Parses "restore [--list] [-q] [--crashes D] [--manifest F] [--state F] DIR [GENERATION]". */
 static bool parse_restore(int argc, char **argv, struct cli_opts *o)
 {
     o->mode = CLI_MODE_RESTORE;
@@ -460,7 +460,14 @@ static bool parse_restore(int argc, char **argv, struct cli_opts *o)
             o->allow_root = true;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             o->mode = CLI_MODE_HELP;
-        else if (a[0] == '-' && a[1])
+        else if (strcmp(a, "--crashes") == 0 || strcmp(a, "--manifest") == 0 ||
+                 strcmp(a, "--state") == 0) { /* where the run put them, as it was told */
+            if (i + 1 >= argc)
+                return cli_usage_error("option %s needs an argument", a), false;
+            const char **to = a[2] == 'c' ? &o->crashes_dir : a[2] == 'm' ? &o->manifest
+                                                                           : &o->state;
+            *to = argv[++i];
+        } else if (a[0] == '-' && a[1])
             return cli_usage_error("unknown restore option '%s'", a), false;
         else if (!o->out_dir)
             o->out_dir = a;

@@ -1,7 +1,8 @@
 /* The restore mode: "restore DIR [GENERATION]" puts one of the outputs that runs replaced (kept in
- * DIR.generations, cd_generations.h) back as DIR, its manifest, state and reproducers, under the
- * output's lock; the output it replaces is kept as a generation in turn, so a restore is undone
- * by another. "restore --list DIR" lists them, newest first. */
+ * DIR.generations, cd_generations.h) back as DIR, its manifest, state and reproducers (where
+ * --crashes, --manifest and --state say, as for the run), under the output's lock; the output it
+ * replaces is kept as a generation in turn, so a restore is undone by another. "restore --list
+ * DIR" lists them, newest first. */
 #include "common/cd_file.h"
 #include "output/cd_emit.h"
 #include "output/cd_generations.h"
@@ -57,9 +58,10 @@ int cli_restore(const struct cli_opts *o)
     if (tar)
         stem[sl - 8] = '\0';
     char *seeds = stem ? (tar ? with(stem, ".tar.zst") : with(stem, "")) : NULL;
-    char *crashes = stem ? with(stem, ".crashes") : NULL;
-    char *manifest = stem ? with(stem, ".manifest.json") : NULL;
-    char *state = stem ? with(stem, ".state") : NULL;
+    /* beside DIR, unless the run was told otherwise (the same options) */
+    char *crashes = o->crashes_dir ? strdup(o->crashes_dir) : stem ? with(stem, ".crashes") : NULL;
+    char *manifest = o->manifest ? strdup(o->manifest) : stem ? with(stem, ".manifest.json") : NULL;
+    char *state = o->state ? strdup(o->state) : stem ? with(stem, ".state") : NULL;
     char *store = stem ? with(stem, ".generations") : NULL;
     if (!seeds || !crashes || !manifest || !state || !store) {
         cli_msg("out of memory");

@@ -127,6 +127,15 @@ rc=$?
 [ "$(sha1sum t.tar.zst t.manifest.json)" = "$sum" ] || err "--tar: the archive or manifest changed"
 [ -f t.rejected/seeds.tar.zst ] || err "--tar: no t.rejected/seeds.tar.zst"
 
+# A manifest and a state named elsewhere: restore takes the same options and puts them back.
+cp "$good" target
+night in -o r --manifest r-m.json --state r-st -- ./target @@ 2>/dev/null
+sum=$(sha1sum r-m.json r-st)
+night r findings -o r --manifest r-m.json --state r-st -- ./target @@ 2>/dev/null
+[ "$(sha1sum r-m.json r-st)" != "$sum" ] || err "a second night changed nothing (premise)"
+"$bin" restore -q --manifest r-m.json --state r-st r || err "restore --manifest --state exited $?"
+[ "$(sha1sum r-m.json r-st)" = "$sum" ] || err "restore did not put back the manifest and state named elsewhere"
+
 # cmin with a forgotten @@: afl-cmin's warning, with the reason.
 cp "$good" target
 "$bin" cmin -i in -o cmin_out -- ./target >cmin.out 2>cmin.err

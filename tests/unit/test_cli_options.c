@@ -99,6 +99,13 @@ static void test_cli_guard_options(void)
     CU_ASSERT_STRING_EQUAL(o.out_dir, "seeds/");
     CU_ASSERT_STRING_EQUAL(o.restore_gen, "20261128T031500Z");
     cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "restore", "--manifest", "m.json", "--state", "st",
+                          "--crashes", "cr", "seeds"));
+    CU_ASSERT(o.manifest && strcmp(o.manifest, "m.json") == 0 && o.state &&
+              strcmp(o.state, "st") == 0 && o.crashes_dir && strcmp(o.crashes_dir, "cr") == 0);
+    cli_opts_release(&o);
+    CU_ASSERT_FALSE(PARSE(&o, "restore", "seeds", "--state"));
+    cli_opts_release(&o);
     CU_ASSERT_FATAL(PARSE(&o, "restore", "--list", "-q", "seeds"));
     CU_ASSERT(o.mode == CLI_MODE_RESTORE && o.restore_list && o.verbosity < 0 && !o.restore_gen);
     cli_opts_release(&o);
