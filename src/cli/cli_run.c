@@ -428,6 +428,13 @@ int cli_run(const struct cli_opts *o)
             code = cli_run_fail(&s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
             goto out;
         }
+    /* Checked again on what the run now holds: a directory swapped between the first check and
+       the walk is judged as what it became. */
+    char why[4400];
+    if (cli_run_foreign_output(&s, why, sizeof why)) {
+        code = cli_run_fail(&s, CLI_EXIT_OUTPUT, "%s", why);
+        goto out;
+    }
     /* Refuse a foreign output directory before spending any time on the run. */
     struct cd_emit_opts eo = {s.out, s.crashes, s.manifest, o->force, o->tar, s.out_is_input,
                               s.state.path, cli_manifest_owned, NULL, NULL, NULL};

@@ -66,8 +66,9 @@ struct cd_exec_info {
     bool persistent;          /* target loops with __AFL_LOOP */
     bool deferred;            /* fork server starts at __AFL_INIT */
     bool file_input;          /* "@@" was in argv */
-    bool stdin_read;          /* without @@ or shared memory: a run read its standard input (the
-                                 shared file offset moved), which a target given no @@ must */
+    bool stdin_read;          /* without @@ or shared memory: one of the first runs read its
+                                 standard input (the shared file offset moved), which a target
+                                 given no @@ must */
     uint64_t restarts;        /* fork-server restarts after it died */
     uint64_t execs;           /* runs so far */
 };

@@ -498,8 +498,10 @@ static enum cd_status run_input(struct cd_exec *ex, const uint8_t *data, size_t 
         }
     }
     /* The target's stdin shares our file offset: a target that never moves it ignores its input
-       (a forgotten @@), one lseek a run until it does. */
-    if (!ex->info.file_input && !ex->info.shm_testcase && !ex->info.stdin_read && len > 0)
+       (a forgotten @@). One lseek a run until it does, over the first runs only: the guard
+       reads it after the first pass, and thousands of runs that read nothing settle it. */
+    if (!ex->info.file_input && !ex->info.shm_testcase && !ex->info.stdin_read && len > 0 &&
+        ex->info.execs < EXEC_STDIN_PROBE_RUNS)
         ex->info.stdin_read = lseek(ex->input_fd, 0, SEEK_CUR) > 0;
     run->map = ex->shm;
     run->map_size = ex->info.map_size;

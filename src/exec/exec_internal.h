@@ -16,6 +16,7 @@
 #define EXEC_PID_TIMEOUT_MS 2000u         /* a request until the fork server reports the child */
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
 #define EXEC_STATE_CAP 4096u              /* a crash state's text (a table note's most) */
+#define EXEC_STDIN_PROBE_RUNS 4096u       /* runs that watch whether a target reads its stdin */
 
 /* What the target binary contains. */
 struct exec_binary {

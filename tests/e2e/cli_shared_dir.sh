@@ -6,7 +6,9 @@
 # directory link nor removes another user's files; audit --html previews an example only when it
 # is the regular file the manifest names (a link to a secret, a FIFO, a file of other bytes are
 # not shown, and the report still ends); --inputs-from and --target-from take paths with blanks
-# and glob characters whole; as root, a directory another user owns is refused unless
+# and glob characters whole; a link, a FIFO or another user's directory planted where the run keeps
+# its generations or a refused night's output is refused, the output kept; as root, a directory
+# another user owns is refused unless
 # --allow-root, and so is one any directory on the way up to "/" lets another user decide (theirs,
 # writable by others, or sticky with the output still to be made); a symbolic link of another
 # user's in an output's path is refused.
@@ -148,6 +150,40 @@ n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["in
     err "--inputs-from/--target-from: ${n:-no} inputs taken, expected 4"
 "$bin" --inputs-from inputs.txt -o lists2 -- -- "$target" @@ >out.txt 2>err.txt
 [ $? = 2 ] || err "an empty target between two '--' is not a usage error"
+
+# 6b. What a run keeps beside its output (DIR.generations, the outputs it replaced; DIR.rejected,
+#     a refused night's output): a link, a FIFO or another user's directory planted there is
+#     refused with one line, nothing goes through it, and the output stays as it was.
+mkdir keep beyond && run in -o keep/seeds -- "$target" @@
+sums() { (cd keep && find seeds seeds.manifest.json seeds.state -type f | sort | xargs sha1sum); }
+sums >keep.sums
+printf 'echo:another night' >in/d # something new, so that the night replaces the output
+planted() { # planted NAME WHAT COMMAND...: refused, output unchanged, nothing in beyond/
+    local name=$1 what=$2
+    shift 2
+    refused "$what as keep/$name" "$name" "$@"
+    sums | cmp -s - keep.sums || err "$what as keep/$name: the output changed"
+    [ -z "$(ls -A beyond)" ] || err "$what as keep/$name: written through: $(ls -A beyond)"
+    rm -rf "keep/$name"
+}
+ln -s "$tmp/beyond" keep/seeds.generations
+planted seeds.generations "a link" run in keep/seeds -o keep/seeds -- "$target" @@
+mkfifo keep/seeds.generations
+planted seeds.generations "a FIFO" timeout 60 "$bin" -q -j 1 in -o keep/seeds -- "$target" @@
+# A night refused (a target that crashes on every input) meets the same at DIR.rejected.
+crasher=${CD_TARGETS:?}/night_abort
+if [ -x "$crasher" ]; then
+    ln -s "$tmp/beyond" keep/seeds.rejected
+    if [ "$(id -u)" = 0 ]; then chown -h nobody keep/seeds.rejected; fi
+    planted seeds.rejected "a link" run keep/seeds -o keep/seeds -- "$crasher" @@
+    mkfifo keep/seeds.rejected
+    planted seeds.rejected "a FIFO" timeout 60 "$bin" -q -j 1 keep/seeds -o keep/seeds -- "$crasher" @@
+fi
+if [ "$(id -u)" = 0 ]; then
+    mkdir keep/seeds.generations && chown nobody keep/seeds.generations
+    planted seeds.generations "another user's directory" run in keep/seeds -o keep/seeds -- "$target" @@
+fi
+rm in/d
 
 # 7. As root, another user's directory is refused unless --allow-root.
 if [ "$(id -u)" = 0 ]; then
