@@ -79,7 +79,21 @@ static void outcomes_of(const struct cd_table *table, unsigned t, char *buf, siz
     }
 }
 
-static bool names_output(const char *operand, const char *out);
+/* Whether operand names the seed directory out (the nightly run names its own output, which is
+ * not there yet the first night): the same text but for trailing slashes, or the same file. */
+static bool names_output(const char *operand, const char *out)
+{
+    size_t a = strlen(operand), b = strlen(out);
+    while (a > 1 && operand[a - 1] == '/')
+        a--;
+    while (b > 1 && out[b - 1] == '/')
+        b--;
+    if (a == b && strncmp(operand, out, a) == 0)
+        return true;
+    struct stat x, y;
+    return stat(operand, &x) == 0 && stat(out, &y) == 0 && x.st_dev == y.st_dev &&
+           x.st_ino == y.st_ino;
+}
 
 /* Whether the target's arguments give it its input: "@@" in one of them. */
 static bool has_file_arg(char *const *argv)
@@ -156,22 +170,6 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
         return false;
     }
     return g->cause != NULL;
-}
-
-/* Whether operand names the seed directory out (the nightly run names its own output, which is
- * not there yet the first night): the same text but for trailing slashes, or the same file. */
-static bool names_output(const char *operand, const char *out)
-{
-    size_t a = strlen(operand), b = strlen(out);
-    while (a > 1 && operand[a - 1] == '/')
-        a--;
-    while (b > 1 && out[b - 1] == '/')
-        b--;
-    if (a == b && strncmp(operand, out, a) == 0)
-        return true;
-    struct stat x, y;
-    return stat(operand, &x) == 0 && stat(out, &y) == 0 && x.st_dev == y.st_dev &&
-           x.st_ino == y.st_ino;
 }
 
 static bool is_optional(const struct cli_opts *o, const char *operand)
