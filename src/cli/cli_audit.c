@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -596,8 +597,27 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
     return CLI_EXIT_OK;
 }
 
-int cli_audit(const struct cli_opts *o)
+/* The manifest an operand names: the file itself, or for a directory DIR the DIR.manifest.json a
+ * run with -o DIR wrote beside it (afl-cmin's users name the seed directory). Into buf. */
+static const char *manifest_of(const char *operand, char *buf, size_t cap)
 {
+    struct stat sb;
+    if (!operand || stat(operand, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return operand;
+    size_t n = strlen(operand);
+    while (n > 1 && operand[n - 1] == '/')
+        n--;
+    int len = snprintf(buf, cap, "%.*s.manifest.json", (int)n, operand);
+    return len > 0 && (size_t)len < cap && stat(buf, &sb) == 0 ? buf : operand;
+}
+
+int cli_audit(const struct cli_opts *opts)
+{
+    struct cli_opts own = *opts;
+    const struct cli_opts *o = &own;
+    char now_buf[PATH_MAX], old_buf[PATH_MAX];
+    own.audit_manifest = manifest_of(opts->audit_manifest, now_buf, sizeof now_buf);
+    own.audit_diff = manifest_of(opts->audit_diff, old_buf, sizeof old_buf);
     struct cd_manifest m;
     struct cd_error err;
     if (cd_manifest_read(o->audit_manifest, &m, &err) != CD_OK) {

@@ -1,8 +1,9 @@
 /* Executor: runs inputs through an AFL++-instrumented target over the fork-server protocol, with a
  * shared-memory coverage map, shared-memory test-case delivery and persistent mode when the target
- * offers them, a per-run timeout, a memory limit, and outcome classification. It knows nothing of
- * labels or tables: a run yields a map and an outcome. The protocol is described at the top of
- * src/exec/exec_forkserver.c. */
+ * offers them, or through a libFuzzer binary's merge step; a per-run timeout, a memory limit, and
+ * outcome classification. It knows nothing of labels or tables: a run yields a map and an
+ * outcome. The protocols are described at the top of src/exec/exec_forkserver.c and
+ * src/exec/exec_libfuzzer.c. */
 #ifndef CD_EXEC_H
 #define CD_EXEC_H
 
@@ -65,7 +66,9 @@ struct cd_exec_info {
     bool shm_testcase;        /* inputs delivered through shared memory */
     bool persistent;          /* target loops with __AFL_LOOP */
     bool deferred;            /* fork server starts at __AFL_INIT */
-    bool file_input;          /* "@@" was in argv */
+    bool file_input;          /* "@@" was in argv, or a libFuzzer binary opens the input file */
+    bool libfuzzer;           /* a libFuzzer binary (no AFL++ instrumentation) run through its
+                                 merge step: features as labels, crashes as its process dying */
     bool stdin_read;          /* without @@ or shared memory: one of the first runs read its
                                  standard input (the shared file offset moved), which a target
                                  given no @@ must */

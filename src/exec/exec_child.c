@@ -36,6 +36,7 @@ extern char **environ;
 static const char *const own_vars[] = {
     "__AFL_SHM_ID", "__AFL_SHM_FUZZ_ID", "AFL_MAP_SIZE", "__AFL_PERSISTENT",
     "__AFL_DEFER_FORKSRV", "LD_BIND_NOW", "AFL_OLD_FORKSERVER", "AFL_NO_IJON", MARK_VAR,
+    "CD_LIBFUZZER_INPUT",
 };
 
 /* Live fork servers of this process, every executor's: a stray carrying the mark is killed only
@@ -157,11 +158,22 @@ static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
     ex->bin.sanitizer = contains(b, n, "__asan_init", 11) || contains(b, n, "__msan_init", 11) ||
                         contains(b, n, "__lsan_init", 11);
     ex->bin.libfuzzer = contains(b, n, "LLVMFuzzerTestOneInput", 22) && ex->bin.persistent;
+    ex->bin.native_lf = !ex->bin.instrumented && contains(b, n, "LLVMFuzzerTestOneInput", 22) &&
+                        contains(b, n, "merge_control_file", 18);
+    ex->bin.lf_set_cover = contains(b, n, "set_cover_merge", 15);
     munmap(m, n);
-    if (!ex->bin.instrumented)
+    /* afl-fuzz's escape hatch for a wrapper script or a binary that hides its markers: the
+     * handshake tells instead. */
+    const char *skip = getenv("AFL_SKIP_BIN_CHECK");
+    if (skip && *skip && strcmp(skip, "0") != 0) {
+        ex->bin.native_lf = false;
+        return CD_OK;
+    }
+    if (!ex->bin.instrumented && !ex->bin.native_lf)
         return cd_error_set(err, CD_FAILED,
                             "target '%s' is not instrumented for AFL++ (no __AFL_SHM_ID in the "
-                            "binary); build it with afl-clang-fast",
+                            "binary, and no libFuzzer binary); build it with afl-clang-fast, or "
+                            "set AFL_SKIP_BIN_CHECK=1 for a wrapper",
                             ex->path);
     return CD_OK;
 }
@@ -317,8 +329,14 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
         return cd_error_oom(err, CD_FAILED, "out of memory");
     bool ok = true;
     for (char **e = environ; *e && ok; e++)
-        if (!own_var(*e))
+        if (!own_var(*e) && !(ex->bin.native_lf && strncmp(*e, "LD_PRELOAD=", 11) == 0))
             ok = push_env(ex->envp, &n, "%s", *e);
+    if (ok && ex->bin.native_lf) {
+        const char *user = getenv("LD_PRELOAD");
+        ok = push_env(ex->envp, &n, "LD_PRELOAD=%s%s%s", ex->lf.pace, user && *user ? ":" : "",
+                      user && *user ? user : "") &&
+             push_env(ex->envp, &n, "CD_LIBFUZZER_INPUT=%s", ex->input_path);
+    }
     size_t map_env = ex->opts.map_size ? ex->opts.map_size : ex->shm_size;
     ok = ok && push_env(ex->envp, &n, "__AFL_SHM_ID=%d", ex->shm_id) &&
          push_env(ex->envp, &n, "__AFL_SHM_FUZZ_ID=%d", ex->fuzz_id) &&
@@ -341,10 +359,16 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
 {
     CD_FORWARD_IF_ERROR(resolve_path(ex, err));
     CD_FORWARD_IF_ERROR(scan_binary(ex, err));
-    CD_FORWARD_IF_ERROR(build_argv(ex, err));
-    CD_FORWARD_IF_ERROR(make_input_file(ex, err));
-    for (size_t i = 1; ex->info.file_input && ex->argv[i]; i++)
-        CD_FORWARD_IF_ERROR(patch_arg(ex, i, err));
+    if (ex->bin.native_lf) {
+        ex->info.file_input = true; /* the binary opens the input file by its path */
+        CD_FORWARD_IF_ERROR(make_input_file(ex, err));
+        CD_FORWARD_IF_ERROR(exec_lf_prepare(ex, err));
+    } else {
+        CD_FORWARD_IF_ERROR(build_argv(ex, err));
+        CD_FORWARD_IF_ERROR(make_input_file(ex, err));
+        for (size_t i = 1; ex->info.file_input && ex->argv[i]; i++)
+            CD_FORWARD_IF_ERROR(patch_arg(ex, i, err));
+    }
     CD_FORWARD_IF_ERROR(build_env(ex, err));
     ex->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (ex->devnull_fd < 0)
@@ -355,7 +379,7 @@ enum cd_status exec_child_prepare(struct cd_exec *ex, struct cd_error *err)
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
     ex->children_fd = open(proc, O_RDONLY | O_CLOEXEC);
-    ex->info.persistent = ex->bin.persistent;
+    ex->info.persistent = ex->bin.persistent || ex->bin.native_lf;
     ex->info.deferred = ex->bin.deferred;
     return CD_OK;
 }
@@ -388,7 +412,7 @@ static void child_exec(struct cd_exec *ex, int ctl, int st, int errw)
         _exit(126);
     r.rlim_cur = r.rlim_max = 0;
     setrlimit(RLIMIT_CORE, &r);
-    if (ex->opts.mem_limit_mb) {
+    if (ex->opts.mem_limit_mb && !ex->bin.native_lf) { /* libFuzzer's: -rss_limit_mb */
         r.rlim_cur = r.rlim_max = (rlim_t)ex->opts.mem_limit_mb << 20;
         setrlimit(RLIMIT_AS, &r);
     }
@@ -499,6 +523,28 @@ bool exec_child_is_targets(pid_t pid, pid_t fs)
     if (pid <= 0 || pid == fs || fs <= 0)
         return false;
     return getpgid(pid) == fs || getsid(pid) == fs || marked(pid);
+}
+
+bool exec_child_ended(struct cd_exec *ex, int *status, unsigned timeout_ms)
+{
+    uint64_t deadline = cd_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (ex->fsrv_pid <= 0 ||
+            (waitid(P_PID, (id_t)ex->fsrv_pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 &&
+             errno != EINTR))
+            return false;
+        if (si.si_pid == ex->fsrv_pid) {
+            *status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8
+                                               : (si.si_status & 0x7f);
+            return true;
+        }
+        if (cd_now_ns() >= deadline)
+            return false;
+        struct timespec ts = {0, 500000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 /* waitpid that a signal does not interrupt. */

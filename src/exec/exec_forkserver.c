@@ -58,11 +58,8 @@
 #define FS_NEW_OPT_SHDMEM_FUZZ 0x2u
 #define FS_NEW_OPT_AUTODICT 0x800u
 
-enum io { IO_OK, IO_EOF, IO_TIMEOUT, IO_ERROR };
-
-/* Reads one word within timeout_ms (0: block), draining stderr meanwhile so that a chatty target
- * never blocks on a full pipe. */
-static enum io read_word(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms)
+/* Draining stderr while waiting means a chatty target never blocks on a full pipe. */
+enum io exec_read_word(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms)
 {
     uint64_t deadline = cd_now_ns() + (uint64_t)timeout_ms * 1000000u;
     uint8_t buf[4];
@@ -107,10 +104,10 @@ static enum io read_word(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms)
  * answers would hold the run past Ctrl-C and --max-time. */
 static enum io read_pid(struct cd_exec *ex, uint32_t *v)
 {
-    return read_word(ex, v, EXEC_PID_TIMEOUT_MS);
+    return exec_read_word(ex, v, EXEC_PID_TIMEOUT_MS);
 }
 
-static bool write_word(struct cd_exec *ex, uint32_t v)
+bool exec_write_word(struct cd_exec *ex, uint32_t v)
 {
     for (;;) {
         ssize_t n = write(ex->ctl_fd, &v, 4);
@@ -136,8 +133,7 @@ static const char *fs_error_name(uint32_t code)
     return "unknown error";
 }
 
-/* Turns a failed read during start-up into a one-line message naming the target. */
-static enum cd_status startup_error(struct cd_exec *ex, enum io io, const char *what,
+enum cd_status exec_startup_error(struct cd_exec *ex, enum io io, const char *what,
                                     struct cd_error *err)
 {
     char line[200];
@@ -163,9 +159,9 @@ static enum cd_status startup_error(struct cd_exec *ex, enum io io, const char *
 static enum cd_status skip_dict(struct cd_exec *ex, struct cd_error *err)
 {
     uint32_t len, w;
-    enum io io = read_word(ex, &len, EXEC_HELLO_TIMEOUT_MS);
+    enum io io = exec_read_word(ex, &len, EXEC_HELLO_TIMEOUT_MS);
     if (io != IO_OK)
-        return startup_error(ex, io, "dictionary", err);
+        return exec_startup_error(ex, io, "dictionary", err);
     if (len < 1 || len > 0xffffff)
         return cd_error_set(err, CD_FAILED, "target '%s' sent a bad dictionary length %u",
                             ex->path, len);
@@ -175,11 +171,11 @@ static enum cd_status skip_dict(struct cd_exec *ex, struct cd_error *err)
             uint8_t b;
             for (uint32_t k = i; k < len; k++)
                 if (read(ex->st_fd, &b, 1) != 1)
-                    return startup_error(ex, IO_EOF, "dictionary", err);
+                    return exec_startup_error(ex, IO_EOF, "dictionary", err);
             break;
         }
-        if ((io = read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
-            return startup_error(ex, io, "dictionary", err);
+        if ((io = exec_read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
+            return exec_startup_error(ex, io, "dictionary", err);
     }
     return CD_OK;
 }
@@ -189,16 +185,16 @@ static enum cd_status handshake_new(struct cd_exec *ex, uint32_t hello, size_t *
 {
     uint32_t opts, v;
     enum io io;
-    if (!write_word(ex, hello ^ 0xffffffffu))
-        return startup_error(ex, IO_EOF, "options", err);
-    if ((io = read_word(ex, &opts, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
-        return startup_error(ex, io, "options", err);
+    if (!exec_write_word(ex, hello ^ 0xffffffffu))
+        return exec_startup_error(ex, IO_EOF, "options", err);
+    if ((io = exec_read_word(ex, &opts, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
+        return exec_startup_error(ex, io, "options", err);
     if ((opts & FS_NEW_ERROR) == FS_NEW_ERROR)
         return cd_error_set(err, CD_FAILED, "fork server of '%s' reported error %u: %s", ex->path,
                             opts & 0xffffu, fs_error_name(opts & 0xffffu));
     if (opts & FS_NEW_OPT_MAPSIZE) {
-        if ((io = read_word(ex, &v, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
-            return startup_error(ex, io, "map size", err);
+        if ((io = exec_read_word(ex, &v, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
+            return exec_startup_error(ex, io, "map size", err);
         if (v == 0 || v > (1u << 30))
             return cd_error_set(err, CD_FAILED, "target '%s' reported a bad map size %u",
                                 ex->path, v);
@@ -206,8 +202,8 @@ static enum cd_status handshake_new(struct cd_exec *ex, uint32_t hello, size_t *
     }
     if (opts & FS_NEW_OPT_AUTODICT)
         CD_FORWARD_IF_ERROR(skip_dict(ex, err));
-    if ((io = read_word(ex, &v, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
-        return startup_error(ex, io, "closing hello", err);
+    if ((io = exec_read_word(ex, &v, EXEC_HELLO_TIMEOUT_MS)) != IO_OK)
+        return exec_startup_error(ex, io, "closing hello", err);
     if (v != hello)
         return cd_error_set(err, CD_FAILED, "target '%s' ended its handshake with 0x%08x, not "
                             "0x%08x", ex->path, v, hello);
@@ -237,8 +233,8 @@ static enum cd_status handshake_old(struct cd_exec *ex, uint32_t hello, size_t *
         *map_size = ((hello & 0x00fffffeu) >> 1) + 1;
     uint32_t offered = hello & (FS_OPT_SHDMEM_FUZZ | FS_OPT_AUTODICT);
     if (offered) {
-        if (!write_word(ex, FS_OPT_ENABLED | offered))
-            return startup_error(ex, IO_EOF, "dictionary", err);
+        if (!exec_write_word(ex, FS_OPT_ENABLED | offered))
+            return exec_startup_error(ex, IO_EOF, "dictionary", err);
         ex->info.shm_testcase = (offered & FS_OPT_SHDMEM_FUZZ) != 0;
         if (offered & FS_OPT_AUTODICT)
             CD_FORWARD_IF_ERROR(skip_dict(ex, err));
@@ -249,10 +245,12 @@ static enum cd_status handshake_old(struct cd_exec *ex, uint32_t hello, size_t *
 /* Starts the fork server and completes the handshake; sets the map size in use. */
 static enum cd_status start(struct cd_exec *ex, struct cd_error *err)
 {
+    if (ex->bin.native_lf)
+        return exec_lf_start(ex, err);
     CD_FORWARD_IF_ERROR(exec_child_spawn(ex, err));
     exec_tail_reset(ex);
     uint32_t hello;
-    enum io io = read_word(ex, &hello, EXEC_HELLO_TIMEOUT_MS);
+    enum io io = exec_read_word(ex, &hello, EXEC_HELLO_TIMEOUT_MS);
     if (io != IO_OK)
         goto fail_io;
     size_t map_size = 0;
@@ -280,7 +278,7 @@ static enum cd_status start(struct cd_exec *ex, struct cd_error *err)
     exec_tail_drain(ex);
     return CD_OK;
 fail_io:
-    startup_error(ex, io, "fork-server hello", err);
+    exec_startup_error(ex, io, "fork-server hello", err);
 fail:
     exec_child_stop(ex);
     return CD_FAILED;
@@ -322,6 +320,7 @@ enum cd_status cd_exec_new(struct cd_exec **out, const struct cd_exec_opts *opts
     ex->input_fd = ex->devnull_fd = ex->children_fd = -1;
     ex->ctl_fd = ex->ctl_keep_fd = ex->st_fd = ex->err_fd = -1;
     ex->shm_id = ex->fuzz_id = -1;
+    ex->lf.ctl_fd = -1;
     enum cd_status st = CD_FAILED;
     ex->tail = malloc(EXEC_TAIL_CAP + 1);
     if (!ex->tail) {
@@ -371,8 +370,6 @@ static enum cd_status deliver(struct cd_exec *ex, const uint8_t *data, size_t le
     return CD_OK;
 }
 
-enum run_result { RUN_DONE, RUN_DIED, RUN_FAILED };
-
 static unsigned current_timeout(const struct cd_exec *ex)
 {
     return ex->opts.timeout_ms || ex->calib_runs >= EXEC_CALIB_RUNS ? ex->info.timeout_ms
@@ -383,9 +380,11 @@ static unsigned current_timeout(const struct cd_exec *ex)
 static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned limit_ms,
                                 struct cd_error *err)
 {
+    if (ex->bin.native_lf)
+        return exec_lf_run(ex, run, limit_ms, err);
     memset(ex->shm, 0, ex->clear_size);
     exec_tail_reset(ex);
-    if (!write_word(ex, ex->was_killed))
+    if (!exec_write_word(ex, ex->was_killed))
         return RUN_DIED;
     ex->was_killed = 0;
     uint32_t w;
@@ -409,7 +408,7 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
     ex->child_pid = (pid_t)w;
     uint64_t t0 = cd_now_ns();
     bool timed_out = false;
-    io = read_word(ex, &w, limit_ms);
+    io = exec_read_word(ex, &w, limit_ms);
     if (io == IO_TIMEOUT) {
         timed_out = true;
         /* Only a process of the target is killed: a fork server reporting some other pid must
@@ -425,7 +424,7 @@ static enum run_result run_once(struct cd_exec *ex, struct cd_run *run, unsigned
             return RUN_FAILED;
         }
         ex->was_killed = 1;
-        io = read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS);
+        io = exec_read_word(ex, &w, EXEC_HELLO_TIMEOUT_MS);
     }
     run->exec_ns = cd_now_ns() - t0;
     if (io == IO_EOF || io == IO_TIMEOUT)
@@ -485,6 +484,9 @@ static enum cd_status run_input(struct cd_exec *ex, const uint8_t *data, size_t 
     if (ex->info.shm_testcase && len > EXEC_MAX_FILE)
         return cd_error_set(err, CD_WARN, "input of %zu bytes is larger than the %u bytes a "
                             "shared-memory target takes", len, EXEC_MAX_FILE);
+    if (ex->bin.native_lf && len > EXEC_LF_MAX_LEN)
+        return cd_error_set(err, CD_WARN, "input of %zu bytes is larger than the %u bytes a "
+                            "libFuzzer target is given", len, EXEC_LF_MAX_LEN);
     unsigned limit = current_timeout(ex);
     CD_FORWARD_IF_ERROR(run_with_restart(ex, data, len, run, limit, err));
     /* A calibrated timeout is tight; like afl-fuzz, confirm a hang with the long limit before
@@ -532,6 +534,7 @@ void cd_exec_free(struct cd_exec *ex)
     if (!ex)
         return;
     exec_child_stop(ex);
+    exec_lf_release(ex);
     exec_child_release(ex);
     if (ex->shm)
         shmdt(ex->shm);

@@ -17,6 +17,8 @@
 #define EXEC_TAIL_CAP (64u << 10)         /* stderr kept per run */
 #define EXEC_STATE_CAP 4096u              /* a crash state's text (a table note's most) */
 #define EXEC_STDIN_PROBE_RUNS 4096u       /* runs that watch whether a target reads its stdin */
+#define EXEC_LF_INPUTS 4096u              /* inputs one libFuzzer process takes before a new one */
+#define EXEC_LF_MAX_LEN (16u << 20)       /* largest input a libFuzzer binary is given (-max_len) */
 
 /* What the target binary contains. */
 struct exec_binary {
@@ -25,6 +27,22 @@ struct exec_binary {
     bool deferred;      /* "##SIG_AFL_DEFER_FORKSRV##" with its NUL */
     bool sanitizer;     /* __asan_init, __msan_init or __lsan_init: exit 86/23 are crashes */
     bool libfuzzer;     /* an LLVMFuzzerTestOneInput harness */
+    bool native_lf;     /* a libFuzzer binary (its merge step's flags, no AFL++ instrumentation):
+                           run through its merge step, exec_libfuzzer.c */
+    bool lf_set_cover;  /* its merge step takes -merge_inner=2 (LLVM 14 on) and writes each
+                           input's whole feature set, not only the features new to the process */
+};
+
+/* A libFuzzer binary's merge step (exec_libfuzzer.c). */
+struct exec_lf {
+    int ctl_fd;         /* the control file: its header lists the input file EXEC_LF_INPUTS
+                           times; the binary appends each input's lines after it */
+    char *ctl_path;
+    off_t head;         /* the header's length: the file is cut back to it before each run */
+    char *buf;          /* the lines read back */
+    size_t cap;
+    unsigned served;    /* inputs the running process has taken */
+    char *pace;         /* the hook's path, preloaded before the user's LD_PRELOAD */
 };
 
 struct cd_exec {
@@ -63,8 +81,21 @@ struct cd_exec {
     char crash_state[EXEC_STATE_CAP];
     struct exec_symbolizer *symbolizer; /* started at the first unsymbolized stack, or NULL */
 
+    struct exec_lf lf;
+
     struct cd_exec_info info;
 };
+
+enum io { IO_OK, IO_EOF, IO_TIMEOUT, IO_ERROR };
+enum run_result { RUN_DONE, RUN_DIED, RUN_FAILED };
+
+/* exec_forkserver.c: one word from the status pipe within timeout_ms (0: block), draining the
+ * target's stderr meanwhile; one word to the control pipe. */
+enum io exec_read_word(struct cd_exec *ex, uint32_t *v, unsigned timeout_ms);
+bool exec_write_word(struct cd_exec *ex, uint32_t v);
+/* A one-line error for a failed read at start-up, naming the target and what it did not send. */
+enum cd_status exec_startup_error(struct cd_exec *ex, enum io io, const char *what,
+                                  struct cd_error *err);
 
 /* exec_crash_state.c: cd_exec_sanitizer_report, returning where the report starts in text (after
  * "XSanitizer: " or "runtime error: "), NULL when there is none. */
@@ -105,8 +136,23 @@ void exec_child_release(struct cd_exec *ex);
  * one is gone, however it ended (SIGKILL included). Each call is thread-safe. */
 void exec_guard_watch(pid_t fsrv);
 void exec_guard_forget(pid_t fsrv);
-/* Ends and reaps the guard once no fork server is left (a later one starts a new guard). */
+/* Ends and reaps the guard once no fork server is left and no pid is listed (a symbolizer keeps
+ * it); a later fork server starts a new guard. */
 void exec_guard_end(void);
+
+/* Whether the fork server has ended, waiting up to timeout_ms: sets *status (as waitpid would)
+ * and leaves it a zombie, so that exec_child_stop still owns its pid. */
+bool exec_child_ended(struct cd_exec *ex, int *status, unsigned timeout_ms);
+
+/* exec_libfuzzer.c: a libFuzzer binary run through its merge step, paced by the preloaded hook
+ * (src/exec/pace/libfuzzer_pace.c). Prepare makes the control file and the argv, once; start
+ * spawns the process and reads its counters; run runs the input in place within limit_ms and
+ * fills the map from its features; release removes the control file. */
+enum cd_status exec_lf_prepare(struct cd_exec *ex, struct cd_error *err);
+enum cd_status exec_lf_start(struct cd_exec *ex, struct cd_error *err);
+enum run_result exec_lf_run(struct cd_exec *ex, struct cd_run *run, unsigned limit_ms,
+                            struct cd_error *err);
+void exec_lf_release(struct cd_exec *ex);
 
 /* exec_outcome.c */
 void exec_tail_reset(struct cd_exec *ex);

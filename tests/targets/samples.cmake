@@ -25,6 +25,10 @@ if(CD_CLANG)
   cd_target(sample_http.cov sample_http.c COMPILER ${CD_CLANG}
             FLAGS -O0 -fprofile-instr-generate -fcoverage-mapping
                   ${PROJECT_SOURCE_DIR}/tools/real_targets/harness_main.c)
+  # libFuzzer binaries of the HTTP sample, as OSS-Fuzz builds fuzz targets: plain clang, no AFL++
+  # (tests/e2e/libfuzzer_target.sh).
+  cd_target(lf_http sample_http.c COMPILER ${CD_CLANG} FLAGS -fsanitize=fuzzer,address)
+  cd_target(lf_http_plain sample_http.c COMPILER ${CD_CLANG} FLAGS -fsanitize=fuzzer)
 endif()
 # Crash triage: three planted bugs; the second build moves every address (-DCD_SHIFT).
 cd_target(sample_bugs sample_bugs.c FLAGS -fsanitize=address)
