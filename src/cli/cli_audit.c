@@ -9,6 +9,7 @@
 #include "output/cd_manifest.h"
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -530,6 +531,25 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     return CLI_EXIT_OK;
 }
 
+#define NO_KIND UINT32_MAX
+
+/* The kind label (crash:SIGSEGV, timeout, ...) of a reproducer no bug label names: one whose
+ * crash no sanitizer reported; NO_KIND for one that shows a bug. */
+static uint32_t unreported_kind(const struct cd_manifest *m, const struct cd_manifest_example *x)
+{
+    uint32_t kind = NO_KIND;
+    for (size_t k = 0; k < x->labels.n; k++) {
+        char t[160];
+        label_text(m, x->labels.v[k], t, sizeof t);
+        const char *name = strrchr(t, '/') ? strrchr(t, '/') + 1 : t; /* TARGET/label */
+        if (strncmp(name, "bug:", 4) == 0)
+            return NO_KIND;
+        if (kind == NO_KIND && !isdigit((unsigned char)name[0]))
+            kind = x->labels.v[k];
+    }
+    return kind;
+}
+
 /* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
  * reproducer's size and file, then its frames. */
 static int audit_crashes(const struct cd_manifest *m, bool as_json)
@@ -540,8 +560,12 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
     size_t distinct = 0;
     for (size_t i = 0; i < m->n_bugs; i++)
         distinct += cd_manifest_bug_first(m, i) == i;
+    size_t unreported = 0;
+    for (size_t i = 0; i < m->n_reproducers; i++)
+        unreported += unreported_kind(m, &m->reproducers[i]) != NO_KIND;
     if (!as_json)
-        cli_line(stdout, "%zu distinct bug%s", distinct, distinct == 1 ? "" : "s");
+        cli_line(stdout, "%zu distinct bug%s by sanitizer report; %zu reproducer%s without one",
+                 distinct, distinct == 1 ? "" : "s", unreported, unreported == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
@@ -591,6 +615,32 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
             cli_line(stdout, "    in %s", cd_shown(*p, q, sizeof q));
         if (x)
             cli_line(stdout, "    from %s", cd_shown(x->origin, o, sizeof o));
+    }
+    /* Crashes and hangs no sanitizer reported (a plain build's signal, an exit status, a
+       timeout): by their kind, so that no reproducer goes uncounted. */
+    for (size_t i = 0; i < m->n_reproducers; i++) {
+        const struct cd_manifest_example *x = &m->reproducers[i];
+        uint32_t kind = unreported_kind(m, x);
+        if (kind == NO_KIND)
+            continue;
+        char label[160], f[512], o[512];
+        label_text(m, kind, label, sizeof label);
+        if (as_json) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "label", json_object_new_string(label));
+            json_object_object_add(e, "kind", json_object_new_string(label));
+            json_object_object_add(e, "sanitizer", json_object_new_boolean(false));
+            json_object_object_add(e, "frames", json_object_new_array());
+            json_object_object_add(e, "reproducer", json_object_new_string(x->sha1));
+            json_object_object_add(e, "file", json_object_new_string(x->file));
+            json_object_object_add(e, "size", json_object_new_uint64(x->size));
+            json_object_object_add(e, "origin", json_object_new_string(x->origin));
+            json_object_array_add(j, e);
+            continue;
+        }
+        cli_line(stdout, "%s  no sanitizer report  %llu B  %s", label,
+                 (unsigned long long)x->size, cd_shown(x->file, f, sizeof f));
+        cli_line(stdout, "    from %s", cd_shown(x->origin, o, sizeof o));
     }
     if (as_json)
         print_json(j);

@@ -34,9 +34,6 @@
 
 #define PACE_HELLO 0x43444c46u /* "CDLF", the hook's word */
 #define PACE_NAME "libcd-libfuzzer-pace.so"
-#ifndef CD_PKGLIBDIR
-#define CD_PKGLIBDIR "/usr/lib/corpus-distill"
-#endif
 
 /* Flags of ours that a user's flag must not replace: the protocol's, and the modes that would run
  * something else than one input at a time. */
@@ -47,24 +44,24 @@ static const char *const lf_reserved[] = {
     "use_value_profile", /* many features a counter's slot: no labels of ours */
 };
 
-/* The hook: beside the running tool (a build tree), else where the package installs it. */
+/* The hook: beside the running tool (a build tree), else in ../lib/corpus-distill/preload from
+ * it (an installed tool, under any prefix). */
 static char *pace_path(void)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char cand[PATH_MAX + 64];
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(cand, sizeof cand, "%s/%s", exe, PACE_NAME);
-            if (access(cand, R_OK) == 0)
-                return strdup(cand);
-        }
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    static const char *const where[] = {"", "../lib/corpus-distill/preload/"};
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        char cand[PATH_MAX + 64];
+        snprintf(cand, sizeof cand, "%s/%s%s", exe, where[i], PACE_NAME);
+        if (access(cand, R_OK) == 0)
+            return realpath(cand, NULL);
     }
-    snprintf(cand, sizeof cand, "%s/%s", CD_PKGLIBDIR, PACE_NAME);
-    return access(cand, R_OK) == 0 ? strdup(cand) : NULL;
+    return NULL;
 }
 
 static bool reserved(const char *arg)
@@ -146,8 +143,8 @@ enum cd_status exec_lf_prepare(struct cd_exec *ex, struct cd_error *err)
     ex->lf.pace = pace_path();
     if (!ex->lf.pace)
         return cd_error_set(err, CD_FAILED, "libFuzzer target '%s' needs the pacing hook %s, "
-                            "found neither beside corpus-distill nor in %s", ex->path, PACE_NAME,
-                            CD_PKGLIBDIR);
+                            "found neither beside corpus-distill nor in "
+                            "../lib/corpus-distill/preload from it", ex->path, PACE_NAME);
     CD_FORWARD_IF_ERROR(make_control_file(ex, err));
     ex->argv = calloc(argc + 20, sizeof *ex->argv);
     ex->owned = calloc(argc + 20, sizeof *ex->owned);

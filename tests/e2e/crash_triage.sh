@@ -82,7 +82,7 @@ while read -r kind access frames inputs size file; do
     grep -E -q "#0 0x[0-9a-f]+ in ${frames%%,*} " alone.txt || err "$file: not in ${frames%%,*} alone"
 done < bugs.txt
 "$bin" audit triage.manifest.json --crashes > crashes.txt || err "audit --crashes failed"
-head -1 crashes.txt | grep -q '^3 distinct bugs$' || err "audit --crashes: $(head -1 crashes.txt)"
+head -1 crashes.txt | grep -q '^3 distinct bugs by sanitizer report; 0 reproducers without one$' || err "audit --crashes: $(head -1 crashes.txt)"
 grep -q '    in store_record' crashes.txt || err "audit --crashes lists no frames"
 
 # The HTML report's page of bugs: each with its frames and a preview of its reproducer.

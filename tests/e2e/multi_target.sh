@@ -159,7 +159,7 @@ if command -v llvm-symbolizer >/dev/null; then
         "$CD_TARGETS/sample_bugs_shift" @@
     [ $? -le 1 ] || err "the run of two bug targets failed"
     "$bin" audit bugs.manifest.json --crashes --json >crashes.json
-    distinct=$(py crashes.json 'len([b for b in m if "same_as" not in b])')
+    distinct=$(py crashes.json 'len([b for b in m if "same_as" not in b and b.get("sanitizer", 1)])')
     same=$(py crashes.json 'len([b for b in m if "same_as" in b])')
     single=$("$bin" bugs_in -o bugs1 -q --no-state --max-execs 20000 --json-summary -- \
         "$CD_TARGETS/sample_bugs" @@ | py /dev/stdin 'm["bugs"]')

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package as built (cpack from this build): its binary carries Debian's hardening (a
 # stack protector, fortified calls, full RELRO with BIND_NOW), the man page is installed
-# gzip-compressed and no longer plain, and a copyright file is where Debian looks for it.
+# gzip-compressed and no longer plain, a copyright file is where Debian looks for it, and
+# lintian --pedantic has nothing to say.
 # Skipped for a sanitizer or debug build, which is not what the package ships.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -35,5 +36,29 @@ zcat "$man/corpus-distill.1.gz" | cmp -s - "${CD_SRC:?}/man/corpus-distill.1" ||
     err "the compressed man page is not the source's"
 [ -s "$tmp/root/usr/share/doc/corpus-distill/copyright" ] ||
     err "no /usr/share/doc/corpus-distill/copyright"
+# Stripped, its debug symbols apart, a changelog, the units where systemd finds them (not enabled:
+# no maintainer script), and lintian --pedantic finds nothing where it is installed.
+file -b "$exe" | grep -q ', stripped' || err "the binary is not stripped"
+ls "$tmp"/pkg/corpus-distill-dbgsym_*.ddeb >/dev/null 2>&1 || err "no -dbgsym package"
+[ -s "$tmp/root/usr/share/doc/corpus-distill/changelog.gz" ] || err "no changelog"
+for u in service timer; do
+    [ -f "$tmp/root/usr/lib/systemd/system/corpus-distill-nightly.$u" ] ||
+        err "corpus-distill-nightly.$u not in /usr/lib/systemd/system"
+done
+dpkg-deb -e "$deb" "$tmp/control" && [ ! -e "$tmp/control/postinst" ] || err "a maintainer script"
+if command -v lintian >/dev/null; then
+    lintian --pedantic "$deb" >"$tmp/lintian.txt" 2>&1
+    grep -Ev 'running with root privileges' "$tmp/lintian.txt" | grep -Eq '^[EWIP]:' &&
+        err "lintian --pedantic: $(grep -E '^[EWIP]:' "$tmp/lintian.txt" | head -5 | tr '\n' ' ')"
+else
+    echo "lintian not installed: its check left out"
+fi
+# The installed tool finds the libFuzzer hook where the package put it.
+lf=${CD_TARGETS:-}/lf_http
+if [ -x "$lf" ]; then
+    mkdir "$tmp/in" && printf 'GET / HTTP/1.0\r\n\r\n' >"$tmp/in/a"
+    "$exe" -q --no-reduce --no-state "$tmp/in" -o "$tmp/seeds" -- "$lf" 2>"$tmp/lf.err" ||
+        err "the installed tool cannot run a libFuzzer binary: $(head -c 300 "$tmp/lf.err")"
+fi
 [ $fail = 0 ] && echo "ok: ${deb##*/} is hardened (RELRO, BIND_NOW, stack protector, fortify), its man page compressed, its copyright file in place"
 exit $fail

@@ -175,6 +175,45 @@ static void test_exec_start_errors(void)
     CU_ASSERT_EQUAL(count_children(), 0);
 }
 
+/* A shell script that runs an instrumented build (afl-cmin's wrapper case): refused for its
+ * missing markers, taken under AFL_SKIP_BIN_CHECK, where the handshake tells. */
+static void test_exec_skip_bin_check(void)
+{
+    char *target = cd_test_target("exec_basic");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(target);
+    char script[4200];
+    snprintf(script, sizeof script, "%s/wrapper.sh", tmp_dir);
+    FILE *f = fopen(script, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "#!/bin/sh\nexec '%s' \"$@\"\n", target);
+    fclose(f);
+    chmod(script, 0700);
+    free(target);
+    struct cd_error err;
+    CU_ASSERT_PTR_NULL(start(script, 1000, "@@", NULL, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "AFL_SKIP_BIN_CHECK"));
+    setenv("AFL_SKIP_BIN_CHECK", "1", 1);
+    struct cd_exec *ex = start(script, 1000, "@@", NULL, &err);
+    unsetenv("AFL_SKIP_BIN_CHECK");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    struct cd_run run;
+    CU_ASSERT_EQUAL(run_str(ex, "hello", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_OK);
+    CU_ASSERT_EQUAL(run_str(ex, "crash", &run), CD_OK);
+    CU_ASSERT_EQUAL(run.outcome, CD_OUTCOME_CRASH);
+    cd_exec_free(ex);
+    /* a script that runs nothing instrumented fails its handshake, in one line */
+    f = fopen(script, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "#!/bin/sh\nexit 0\n");
+    fclose(f);
+    setenv("AFL_SKIP_BIN_CHECK", "1", 1);
+    CU_ASSERT_PTR_NULL(start(script, 1000, "@@", NULL, &err));
+    unsetenv("AFL_SKIP_BIN_CHECK");
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    unlink(script);
+}
+
 static void test_exec_outcomes_file_input(void)
 {
     struct cd_error err;
@@ -883,6 +922,7 @@ int main(void)
     CU_TestInfo tests[] = {
         {"test_exec_sanitizer_parser", test_exec_sanitizer_parser},
         {"test_exec_start_errors", test_exec_start_errors},
+        {"test_exec_skip_bin_check", test_exec_skip_bin_check},
         {"test_exec_outcomes_file_input", test_exec_outcomes_file_input},
         {"test_exec_stdin_matches_file", test_exec_stdin_matches_file},
         {"test_exec_timeout_and_calibration", test_exec_timeout_and_calibration},
