@@ -9,6 +9,10 @@ int main(int argc, char **argv)
 {
     struct cli_opts o;
     int code;
+    if (argc <= 1) { /* the bare command: the usage, not an error about what is missing */
+        cli_print_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
     if (!cli_parse(argc, argv, &o)) {
         cli_opts_release(&o);
         return o.cmin ? 1 : CLI_EXIT_USAGE; /* afl-cmin's status for any error */

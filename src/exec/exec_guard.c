@@ -25,7 +25,6 @@ static pthread_mutex_t guard_mu = PTHREAD_MUTEX_INITIALIZER;
 static int guard_fd = -1;
 static pid_t guard_pid;
 static bool guard_tried;
-static unsigned guard_watched; /* pids listed and not forgotten: the guard outlives none of them */
 
 /* The guard's life, in the child of fork: async-signal-safe calls only (the tool has threads). */
 static void guard_main(int fd)
@@ -106,10 +105,8 @@ static void guard_send(int32_t v)
 void exec_guard_watch(pid_t fsrv)
 {
     pthread_mutex_lock(&guard_mu);
-    if (guard_start()) {
+    if (guard_start())
         guard_send((int32_t)fsrv);
-        guard_watched++;
-    }
     pthread_mutex_unlock(&guard_mu);
 }
 
@@ -117,18 +114,12 @@ void exec_guard_forget(pid_t fsrv)
 {
     pthread_mutex_lock(&guard_mu);
     guard_send(-(int32_t)fsrv);
-    if (guard_watched)
-        guard_watched--;
     pthread_mutex_unlock(&guard_mu);
 }
 
 void exec_guard_end(void)
 {
     pthread_mutex_lock(&guard_mu);
-    if (guard_watched) { /* a symbolizer, or a fork server between a stop and its restart */
-        pthread_mutex_unlock(&guard_mu);
-        return;
-    }
     if (guard_fd >= 0)
         close(guard_fd);
     if (guard_pid > 0)

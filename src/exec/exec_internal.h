@@ -136,8 +136,7 @@ void exec_child_release(struct cd_exec *ex);
  * one is gone, however it ended (SIGKILL included). Each call is thread-safe. */
 void exec_guard_watch(pid_t fsrv);
 void exec_guard_forget(pid_t fsrv);
-/* Ends and reaps the guard once no fork server is left and no pid is listed (a symbolizer keeps
- * it); a later fork server starts a new guard. */
+/* Ends and reaps the guard once no fork server is left (a later one starts a new guard). */
 void exec_guard_end(void);
 
 /* Whether the fork server has ended, waiting up to timeout_ms: sets *status (as waitpid would)

@@ -309,6 +309,13 @@ const char *exec_symbolize(struct exec_symbolizer **sp, const char *module, size
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->cache[i].key, line) == 0)
             return s->cache[i].names;
+    /* A symbolizer gone under us (the guard kills what it lists when the last fork server
+     * stops, as a libFuzzer target's does after each crash) is started anew, the module kept. */
+    if (s->pid > 0 && waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+        exec_guard_forget(s->pid);
+        s->pid = 0;
+        sym_stop(s);
+    }
     if (s->failed || (!s->pid && !sym_start(s)))
         return NULL;
     if (!s->buf && !(s->buf = malloc(SYM_ANSWER_MAX)))

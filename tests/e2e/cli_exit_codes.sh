@@ -22,6 +22,8 @@ expect() { # expect CODE ARGS...: runs the tool, checks the exit code
 mkdir in empty && printf '{"a": [1, 2]}' >in/a.json && printf 'null' >in/b.json
 
 expect 2
+grep -q '^Usage: corpus-distill' err.txt || err "the bare command does not print the usage"
+expect 2 in
 grep -q "try 'corpus-distill --help'" err.txt || err "usage error without the --help hint"
 expect 2 --bogus in -o s -- "$target" @@
 [ "$(wc -l <err.txt)" = 2 ] || err "usage error is not one line plus the hint"
