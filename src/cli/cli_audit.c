@@ -9,7 +9,6 @@
 #include "output/cd_manifest.h"
 #include "cli.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -535,16 +534,13 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
 
 /* The kind label (crash:SIGSEGV, timeout, ...) of a reproducer no bug label names: one whose
  * crash no sanitizer reported; NO_KIND for one that shows a bug. */
-static uint32_t unreported_kind(const struct cd_manifest *m, const struct cd_manifest_example *x)
+static uint32_t unreported_kind(const struct cd_manifest_example *x)
 {
     uint32_t kind = NO_KIND;
     for (size_t k = 0; k < x->labels.n; k++) {
-        char t[160];
-        label_text(m, x->labels.v[k], t, sizeof t);
-        const char *name = strrchr(t, '/') ? strrchr(t, '/') + 1 : t; /* TARGET/label */
-        if (strncmp(name, "bug:", 4) == 0)
+        if (cd_labels_is_bug(x->labels.v[k]))
             return NO_KIND;
-        if (kind == NO_KIND && !isdigit((unsigned char)name[0]))
+        if (kind == NO_KIND && cd_labels_is_outcome(x->labels.v[k]))
             kind = x->labels.v[k];
     }
     return kind;
@@ -562,7 +558,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
         distinct += cd_manifest_bug_first(m, i) == i;
     size_t unreported = 0;
     for (size_t i = 0; i < m->n_reproducers; i++)
-        unreported += unreported_kind(m, &m->reproducers[i]) != NO_KIND;
+        unreported += unreported_kind(&m->reproducers[i]) != NO_KIND;
     if (!as_json)
         cli_line(stdout, "%zu distinct bug%s by sanitizer report; %zu reproducer%s without one",
                  distinct, distinct == 1 ? "" : "s", unreported, unreported == 1 ? "" : "s");
@@ -620,7 +616,7 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
        timeout): by their kind, so that no reproducer goes uncounted. */
     for (size_t i = 0; i < m->n_reproducers; i++) {
         const struct cd_manifest_example *x = &m->reproducers[i];
-        uint32_t kind = unreported_kind(m, x);
+        uint32_t kind = unreported_kind(x);
         if (kind == NO_KIND)
             continue;
         char label[160], f[512], o[512];

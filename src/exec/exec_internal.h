@@ -19,6 +19,7 @@
 #define EXEC_STDIN_PROBE_RUNS 4096u       /* runs that watch whether a target reads its stdin */
 #define EXEC_LF_INPUTS 4096u              /* inputs one libFuzzer process takes before a new one */
 #define EXEC_LF_MAX_LEN (16u << 20)       /* largest input a libFuzzer binary is given (-max_len) */
+#define EXEC_LF_CTL_MAX (4 << 20)         /* control file lines kept before it is cut back */
 
 /* What the target binary contains. */
 struct exec_binary {
@@ -38,7 +39,8 @@ struct exec_lf {
     int ctl_fd;         /* the control file: its header lists the input file EXEC_LF_INPUTS
                            times; the binary appends each input's lines after it */
     char *ctl_path;
-    off_t head;         /* the header's length: the file is cut back to it before each run */
+    off_t head;         /* the header's length: the file is cut back to it now and then */
+    off_t end;          /* where the lines of the next run will start */
     char *buf;          /* the lines read back */
     size_t cap;
     unsigned served;    /* inputs the running process has taken */

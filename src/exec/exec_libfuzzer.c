@@ -15,9 +15,10 @@
  * Pacing. The control file lists our private input file EXEC_LF_INPUTS times, and the preloaded
  * hook (pace/libfuzzer_pace.c) holds each open of it: it writes a word on fd 199 when the input
  * before is done (the first time: ready), then waits for a word on fd 198. A run is: the input
- * written to the file, the file cut back to its header, a word sent, a word awaited within the
- * timeout, the FT line read back. The process dying instead is a crash on the input (libFuzzer's
- * own signal handlers are off, so that a signal shows as itself); no word within the limit is a
+ * written to the file, a word sent, a word awaited within the timeout, the FT line read back from
+ * where the last run's lines ended (the file is cut back to its header every EXEC_LF_CTL_MAX
+ * bytes). The process dying instead is a crash on the input (libFuzzer's own signal handlers are
+ * off, so that a signal shows as itself); no word within the limit is a
  * timeout. Either way a new process is started for the next run, as after EXEC_LF_INPUTS. */
 #define _GNU_SOURCE /* for consistency with the other exec files */
 #include "exec_internal.h"
@@ -43,6 +44,16 @@ static const char *const lf_reserved[] = {
     "max_len", "timeout", "rss_limit_mb", "malloc_limit_mb", "close_fd_mask",
     "use_value_profile", /* many features a counter's slot: no labels of ours */
 };
+
+/* Flags given first: libFuzzer's own handlers off, so that a signal ends the process as itself
+ * and a sanitizer's abort_on_error shows as SIGABRT, as under the fork server; no timer, no leak
+ * check of its own. */
+static const char *const lf_fixed[] = {
+    "-timeout=0", "-detect_leaks=0", "-handle_segv=0", "-handle_bus=0", "-handle_abrt=0",
+    "-handle_ill=0", "-handle_fpe=0", "-handle_int=0", "-handle_term=0", "-handle_xfsz=0",
+    "-handle_usr1=0", "-handle_usr2=0",
+};
+#define LF_FIXED (sizeof lf_fixed / sizeof lf_fixed[0])
 
 /* The hook: beside the running tool (a build tree), else in ../lib/corpus-distill/preload from
  * it (an installed tool, under any prefix). */
@@ -146,22 +157,17 @@ enum cd_status exec_lf_prepare(struct cd_exec *ex, struct cd_error *err)
                             "found neither beside corpus-distill nor in "
                             "../lib/corpus-distill/preload from it", ex->path, PACE_NAME);
     CD_FORWARD_IF_ERROR(make_control_file(ex, err));
-    ex->argv = calloc(argc + 20, sizeof *ex->argv);
-    ex->owned = calloc(argc + 20, sizeof *ex->owned);
+    /* the path, the fixed flags, three limits, the user's flags, three of the protocol, NULL */
+    size_t cap = 1 + LF_FIXED + 3 + argc + 3 + 1;
+    ex->argv = calloc(cap, sizeof *ex->argv);
+    ex->owned = calloc(cap, sizeof *ex->owned);
     if (!ex->argv || !ex->owned)
         return cd_error_oom(err, CD_FAILED, "out of memory");
     size_t j = 0;
     ex->argv[j++] = ex->path;
     unsigned mb = ex->opts.mem_limit_mb;
-    /* libFuzzer's own handlers off: a signal then ends the process as itself, and a sanitizer's
-     * abort_on_error shows as SIGABRT, as under the fork server. */
-    static const char *const fixed[] = {
-        "-timeout=0", "-detect_leaks=0", "-handle_segv=0", "-handle_bus=0", "-handle_abrt=0",
-        "-handle_ill=0", "-handle_fpe=0", "-handle_int=0", "-handle_term=0", "-handle_xfsz=0",
-        "-handle_usr1=0", "-handle_usr2=0",
-    };
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        ex->argv[j++] = (char *)fixed[i];
+    for (size_t i = 0; i < LF_FIXED; i++)
+        ex->argv[j++] = (char *)lf_fixed[i];
     CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-rss_limit_mb=%u", mb));
     CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-malloc_limit_mb=%u", mb));
     CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-max_len=%u", EXEC_LF_MAX_LEN));
@@ -187,7 +193,7 @@ static size_t counters(const char *tail)
     for (const char *p = tail; (p = strstr(p, "INFO: Loaded ")) != NULL; p++) {
         const char *paren = strchr(p, '(');
         const char *eol = strchr(p, '\n');
-        if (!paren || (eol && paren > eol) || strstr(p, "PC tables") == p + 13)
+        if (!paren || (eol && paren > eol))
             continue;
         char *end;
         unsigned long long n = strtoull(paren + 1, &end, 10);
@@ -204,6 +210,7 @@ enum cd_status exec_lf_start(struct cd_exec *ex, struct cd_error *err)
     if (ftruncate(ex->lf.ctl_fd, ex->lf.head) != 0)
         return cd_error_sys(err, CD_FAILED, "truncating '%s': %s", ex->lf.ctl_path,
                             strerror(errno));
+    ex->lf.end = ex->lf.head;
     CD_FORWARD_IF_ERROR(exec_child_spawn(ex, err));
     exec_tail_reset(ex);
     ex->lf.served = 0;
@@ -251,25 +258,33 @@ fail:
     return CD_FAILED;
 }
 
-/* Reads what the binary appended after the header; NUL-terminated in ex->lf.buf. */
-static bool read_lines(struct cd_exec *ex, size_t *len)
+/* Reads what the binary appended for this run, from where the last run's lines ended, into
+ * ex->lf.buf (NUL-terminated). The binary is held in the hook and writes nothing more, so one
+ * pread that leaves room in the buffer has read it all. */
+static bool read_lines(struct cd_exec *ex)
 {
-    struct stat sb;
-    if (fstat(ex->lf.ctl_fd, &sb) != 0 || sb.st_size < ex->lf.head)
-        return false;
-    size_t n = (size_t)(sb.st_size - ex->lf.head);
-    if (n + 1 > ex->lf.cap) {
-        char *b = realloc(ex->lf.buf, n + 1);
-        if (!b)
+    size_t len = 0;
+    for (;;) {
+        if (ex->lf.cap - len < 2) {
+            size_t cap = ex->lf.cap ? 2 * ex->lf.cap : 65536;
+            char *b = realloc(ex->lf.buf, cap);
+            if (!b)
+                return false;
+            ex->lf.buf = b;
+            ex->lf.cap = cap;
+        }
+        ssize_t got = pread(ex->lf.ctl_fd, ex->lf.buf + len, ex->lf.cap - len - 1,
+                            ex->lf.end + (off_t)len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
             return false;
-        ex->lf.buf = b;
-        ex->lf.cap = n + 1;
+        len += (size_t)got;
+        if (len + 1 < ex->lf.cap)
+            break;
     }
-    ssize_t got = n ? pread(ex->lf.ctl_fd, ex->lf.buf, n, ex->lf.head) : 0;
-    if (got < 0)
-        return false;
-    ex->lf.buf[got] = '\0';
-    *len = (size_t)got;
+    ex->lf.buf[len] = '\0';
+    ex->lf.end += (off_t)len;
     return true;
 }
 
@@ -302,9 +317,15 @@ enum run_result exec_lf_run(struct cd_exec *ex, struct cd_run *run, unsigned lim
 {
     memset(ex->shm, 0, ex->clear_size);
     exec_tail_reset(ex);
-    if (ftruncate(ex->lf.ctl_fd, ex->lf.head) != 0) {
-        cd_error_sys(err, CD_FAILED, "truncating '%s': %s", ex->lf.ctl_path, strerror(errno));
-        return RUN_FAILED;
+    /* Cut back to the header once in a while, not every run: the binary appends, and is held
+       in the hook until the next word, so the file is still between runs. */
+    if (ex->lf.end - ex->lf.head > EXEC_LF_CTL_MAX) {
+        if (ftruncate(ex->lf.ctl_fd, ex->lf.head) != 0) {
+            cd_error_sys(err, CD_FAILED, "truncating '%s': %s", ex->lf.ctl_path,
+                         strerror(errno));
+            return RUN_FAILED;
+        }
+        ex->lf.end = ex->lf.head;
     }
     if (!exec_write_word(ex, 1))
         return RUN_DIED;
@@ -318,8 +339,7 @@ enum run_result exec_lf_run(struct cd_exec *ex, struct cd_run *run, unsigned lim
         return RUN_FAILED;
     }
     ex->lf.served++;
-    size_t len = 0;
-    bool done = io != IO_TIMEOUT && read_lines(ex, &len) && features_to_map(ex, ex->lf.buf);
+    bool done = io != IO_TIMEOUT && read_lines(ex) && features_to_map(ex, ex->lf.buf);
     int status = 0;
     if (io == IO_OK && !done) {
         exec_child_stop(ex);
