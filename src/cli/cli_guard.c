@@ -95,15 +95,6 @@ static bool names_output(const char *operand, const char *out)
            x.st_ino == y.st_ino;
 }
 
-/* Whether the target's arguments give it its input: "@@" in one of them. */
-static bool has_file_arg(char *const *argv)
-{
-    for (size_t i = 1; argv[i]; i++)
-        if (strstr(argv[i], "@@"))
-            return true;
-    return false;
-}
-
 bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      const struct cd_result_stats *rs, const struct cd_table *table,
                      const struct cd_exec_info *info, bool warm, uint32_t rerun)
@@ -142,8 +133,9 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      *kinds ? " (" : "", kinds, *kinds ? ")" : "");
         } else if (fresh && f->ok >= 2 && f->ok == f->runs && !f->traces_differ) {
             g->cause = "same-traces";
-            bool no_input = !has_file_arg(o->targets[t]) && !info[t].shm_testcase &&
-                            !info[t].stdin_read;
+            /* the executor knows how the input goes in: @@, shared memory, a libFuzzer
+               binary's own open of the file, or stdin, which a run must then have read */
+            bool no_input = !info[t].file_input && !info[t].shm_testcase && !info[t].stdin_read;
             snprintf(g->line, sizeof g->line,
                      "every one of %llu inputs showed the same labels on %s: %s",
                      (unsigned long long)f->ok, who,

@@ -335,7 +335,7 @@ static enum cd_status build_env(struct cd_exec *ex, struct cd_error *err)
         const char *user = getenv("LD_PRELOAD");
         ok = push_env(ex->envp, &n, "LD_PRELOAD=%s%s%s", ex->lf.pace, user && *user ? ":" : "",
                       user && *user ? user : "") &&
-             push_env(ex->envp, &n, "CD_LIBFUZZER_INPUT=%s", ex->input_path);
+             push_env(ex->envp, &n, "CD_LIBFUZZER_INPUT=" EXEC_LF_INPUT_PATH);
     }
     size_t map_env = ex->opts.map_size ? ex->opts.map_size : ex->shm_size;
     ok = ok && push_env(ex->envp, &n, "__AFL_SHM_ID=%d", ex->shm_id) &&
@@ -410,6 +410,12 @@ static void child_exec(struct cd_exec *ex, int ctl, int st, int errw)
         dup2(a, FORKSRV_FD) < 0 || dup2(b, FORKSRV_FD + 1) < 0 || dup2(i, 0) < 0 ||
         dup2(o, 1) < 0 || (e >= 0 && dup2(e, 2) < 0))
         _exit(126);
+    if (ex->bin.native_lf) { /* the input and control files, as the binary names them */
+        int fi = fcntl(ex->input_fd, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+        int fc = fcntl(ex->lf.ctl_fd, F_DUPFD_CLOEXEC, FORKSRV_FD + 2);
+        if (fi < 0 || fc < 0 || dup2(fi, EXEC_LF_INPUT_FD) < 0 || dup2(fc, EXEC_LF_CTL_FD) < 0)
+            _exit(126);
+    }
     r.rlim_cur = r.rlim_max = 0;
     setrlimit(RLIMIT_CORE, &r);
     if (ex->opts.mem_limit_mb && !ex->bin.native_lf) { /* libFuzzer's: -rss_limit_mb */

@@ -134,7 +134,7 @@ static const char *fs_error_name(uint32_t code)
 }
 
 enum cd_status exec_startup_error(struct cd_exec *ex, enum io io, const char *what,
-                                    struct cd_error *err)
+                                  struct cd_error *err)
 {
     char line[200];
     exec_tail_drain(ex);

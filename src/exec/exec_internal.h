@@ -20,6 +20,12 @@
 #define EXEC_LF_INPUTS 4096u              /* inputs one libFuzzer process takes before a new one */
 #define EXEC_LF_MAX_LEN (16u << 20)       /* largest input a libFuzzer binary is given (-max_len) */
 #define EXEC_LF_CTL_MAX (4 << 20)         /* control file lines kept before it is cut back */
+/* A libFuzzer binary gets the input file and the control file as these descriptors, and opens
+ * them by these names: no path of a shared directory is resolved again once the files exist. */
+#define EXEC_LF_INPUT_FD 196
+#define EXEC_LF_CTL_FD 197
+#define EXEC_LF_INPUT_PATH "/proc/self/fd/196"
+#define EXEC_LF_CTL_PATH "/proc/self/fd/197"
 
 /* What the target binary contains. */
 struct exec_binary {
@@ -38,7 +44,7 @@ struct exec_binary {
 struct exec_lf {
     int ctl_fd;         /* the control file: its header lists the input file EXEC_LF_INPUTS
                            times; the binary appends each input's lines after it */
-    char *ctl_path;
+    char *ctl_path;     /* its name while it is made, for messages (removed once open) */
     off_t head;         /* the header's length: the file is cut back to it now and then */
     off_t end;          /* where the lines of the next run will start */
     char *buf;          /* the lines read back */

@@ -12,7 +12,8 @@
  * counters' (-fsanitize=fuzzer on Linux traces stack depth) is no label: the same input shows a
  * depth class or the next by the size of the environment, which moves the stack's alignment.
  *
- * Pacing. The control file lists our private input file EXEC_LF_INPUTS times, and the preloaded
+ * Pacing. The control file lists our private input file EXEC_LF_INPUTS times (both reach the
+ * binary as descriptors, named /proc/self/fd/N: no name in a shared directory), and the preloaded
  * hook (pace/libfuzzer_pace.c) holds each open of it: it writes a word on fd 199 when the input
  * before is done (the first time: ready), then waits for a word on fd 198. A run is: the input
  * written to the file, a word sent, a word awaited within the timeout, the FT line read back from
@@ -102,7 +103,8 @@ static enum cd_status push_arg(struct cd_exec *ex, size_t *j, struct cd_error *e
     return CD_OK;
 }
 
-/* The control file's header: the private input file, EXEC_LF_INPUTS times. */
+/* The control file's header: the private input file (by its descriptor in the binary),
+ * EXEC_LF_INPUTS times. */
 static enum cd_status make_control_file(struct cd_exec *ex, struct cd_error *err)
 {
     if (asprintf(&ex->lf.ctl_path, "%s.ctl", ex->input_path) < 0) {
@@ -118,13 +120,14 @@ static enum cd_status make_control_file(struct cd_exec *ex, struct cd_error *err
         ex->lf.ctl_path = NULL;
         return st;
     }
+    unlink(ex->lf.ctl_path); /* reached through its descriptor only, its name kept for messages */
     FILE *f = fdopen(dup(ex->lf.ctl_fd), "w");
     if (!f)
         return cd_error_sys(err, CD_FAILED, "writing '%s': %s", ex->lf.ctl_path,
                             strerror(errno));
     fprintf(f, "%u\n0\n", EXEC_LF_INPUTS);
     for (unsigned i = 0; i < EXEC_LF_INPUTS; i++)
-        fprintf(f, "%s\n", ex->input_path);
+        fprintf(f, "%s\n", EXEC_LF_INPUT_PATH);
     bool ok = fflush(f) == 0 && !ferror(f);
     ok = fclose(f) == 0 && ok;
     ex->lf.head = lseek(ex->lf.ctl_fd, 0, SEEK_END);
@@ -157,6 +160,11 @@ enum cd_status exec_lf_prepare(struct cd_exec *ex, struct cd_error *err)
                             "found neither beside corpus-distill nor in "
                             "../lib/corpus-distill/preload from it", ex->path, PACE_NAME);
     CD_FORWARD_IF_ERROR(make_control_file(ex, err));
+    /* The input file too is reached through its descriptor from now on: its name goes, so
+       nothing planted or swapped in the directory later reaches the binary. */
+    unlink(ex->input_path);
+    free(ex->input_path);
+    ex->input_path = NULL;
     /* the path, the fixed flags, three limits, the user's flags, three of the protocol, NULL */
     size_t cap = 1 + LF_FIXED + 3 + argc + 3 + 1;
     ex->argv = calloc(cap, sizeof *ex->argv);
@@ -176,9 +184,9 @@ enum cd_status exec_lf_prepare(struct cd_exec *ex, struct cd_error *err)
             ex->argv[j++] = (char *)ex->opts.argv[i];
     /* Artifacts under the input file's name, which the hook refuses to create: a crash's input
      * is ours to keep, not libFuzzer's. */
-    CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-artifact_prefix=%s-", ex->input_path));
+    CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-artifact_prefix=%s-", EXEC_LF_INPUT_PATH));
     CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-merge_inner=%d", ex->bin.lf_set_cover ? 2 : 1));
-    CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-merge_control_file=%s", ex->lf.ctl_path));
+    CD_FORWARD_IF_ERROR(push_arg(ex, &j, err, "-merge_control_file=%s", EXEC_LF_CTL_PATH));
     ex->info.file_input = true;
     ex->info.libfuzzer = true;
     ex->info.persistent = true;
@@ -368,8 +376,6 @@ void exec_lf_release(struct cd_exec *ex)
 {
     if (ex->lf.ctl_fd >= 0)
         close(ex->lf.ctl_fd);
-    if (ex->lf.ctl_path)
-        unlink(ex->lf.ctl_path);
     free(ex->lf.ctl_path);
     free(ex->lf.buf);
     free(ex->lf.pace);

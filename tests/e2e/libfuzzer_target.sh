@@ -8,7 +8,9 @@
 # the seeds as the binary itself sees them; each seed's labels in the manifest are exactly its
 # features; the crashes are triaged (an ASan bug named by its kind, a hang as a timeout) and each
 # reproducer still fails when the binary runs it alone; a reduction run shrinks the seeds; the
-# build without ASan runs too; arguments the merge step cannot take are refused in one line.
+# build without ASan runs too; the input and control files reach the binary as descriptors, no
+# name left in the temporary directory; arguments the merge step cannot take are refused in one
+# line.
 set -u
 . "$(dirname "$0")/lib.sh"
 bin=${CD_BIN:?CD_BIN not set}
@@ -109,7 +111,22 @@ features red red.ctl "$plain" | awk '{ print $2 }' | sort -u >got_red
 [ "$(comm -23 want_red got_red | wc -l)" = 0 ] ||
     err "features of the inputs missing after reduction: $(comm -23 want_red got_red | head -3 | tr '\n' ' ')"
 
-# 5. What the merge step cannot take is refused, with one line naming it.
+# 5. The binary reaches the input and control files through descriptors: while it runs, the
+# temporary directory holds no name of ours to plant or swap.
+mkdir priv
+TMPDIR=$PWD/priv "$bin" -q in -o fd_run --no-state -j 1 --max-execs 100000 -- "$plain" &
+run=$!
+for _ in $(seq 200); do
+    pgrep -f -- "-merge_control_file=/proc/self/fd/197" >/dev/null && break
+    sleep 0.05
+done
+pgrep -f -- "-merge_control_file=/proc/self/fd/197" >/dev/null ||
+    err "no libFuzzer process with its control file as a descriptor"
+[ -z "$(ls -A priv)" ] || err "names left in the temporary directory: $(ls -A priv | head -3)"
+kill -INT $run 2>/dev/null
+wait $run
+
+# 6. What the merge step cannot take is refused, with one line naming it.
 for extra in in -runs=10 -merge=1; do
     "$bin" -q in -o bad -- "$lf" "$extra" 2>bad.err && err "'$extra' accepted"
     [ "$(wc -l <bad.err)" = 1 ] && grep -q -- "$extra" bad.err || err "'$extra': $(cat bad.err)"

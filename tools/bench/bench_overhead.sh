@@ -9,6 +9,7 @@
 # afl-fuzz then fuzzes the same harness from the seeds the first run wrote, on one core, for the
 # same wall time as the median reduction run, and its fuzzer_stats give its executions a second.
 # OLD names a second corpus-distill binary (an earlier build) to run alternately with this one.
+# TARGET may be a libFuzzer binary (clang -fsanitize=fuzzer): the same rows, without afl-fuzz.
 # Medians of RUNS runs.
 #
 #   tools/bench/bench_overhead.sh [BUILD_DIR]
@@ -84,7 +85,11 @@ for name, _, _ in rows:
     own = statistics.median(x['own'] for x in v)
     tgt = statistics.median(x['total'] - x['own'] for x in v)
     print('%-26s %10.0f %12.2f %12.2f %9.0f%%' % (name, rate, own, tgt, 100 * own / (own + tgt)))
-# afl-fuzz on the same harness from the first run's seeds, for the median reduction's wall time
+# afl-fuzz on the same harness from the first run's seeds, for the median reduction's wall time;
+# a libFuzzer binary (no AFL++ instrumentation) has no afl-fuzz row
+if b'__AFL_SHM_ID' not in open(target, 'rb').read():
+    print('afl-fuzz: %s is no AFL++ build (a libFuzzer binary: its own rate is above)' % target)
+    sys.exit(0)
 secs = max(10, int(statistics.median(x['wall'] for x in res['corpus-distill reduce'])))
 rates, shares = [], []
 for r in range(runs):

@@ -3,7 +3,8 @@
 # DIR (default build/bench-real): each library from its Debian bookworm source package (apt-get
 # source through a private deb-src list, so the machine's apt configuration is untouched; Debian's
 # patches applied by dpkg-source) compiled with afl-clang-fast, linked with our harness for a
-# fork-server @@ target and a persistent libFuzzer-style one through libAFLDriver (NAME-persist);
+# fork-server @@ target and a persistent libFuzzer-style one through libAFLDriver (NAME-persist),
+# and for three of them a plain libFuzzer binary (NAME-lf, clang -fsanitize=fuzzer, no AFL++);
 # each input set the files of that format in Debian binary packages (apt-get download), at most
 # 1 MiB each, the first COUNT (default 2000) in path order, as DIR/inputs/NAME.tar.zst. Steps
 # already done are skipped, so it is safe to run again.
@@ -184,6 +185,39 @@ persist lua -I"$(source_tree lua5.4)/src" -I"$(source_tree lua5.4)/afl" "$HERE/l
     "$(source_tree lua5.4)/afl/liblua.a"
 persist png -I"$(source_tree libpng1.6)" "$HERE/png.c" "$(source_tree libpng1.6)/.libs/libpng16.a" -lz
 persist cjson -I"$(source_tree cjson)" "$HERE/cjson.c" "$(source_tree cjson)/cJSON.o"
+
+# The libFuzzer builds (tools/bench/bench_libfuzzer.sh), NAME-lf: the library compiled again in a
+# copy of its tree with plain clang and -fsanitize=fuzzer-no-link, the same harness linked with
+# -fsanitize=fuzzer, no AFL++: a fuzz target as OSS-Fuzz builds it. XML (many small files), PNG
+# (a few large files carry most bytes) and cJSON.
+LF_CFLAGS="-O2 -g -fsanitize=fuzzer-no-link"
+lf_tree() {
+    [ -d "$1.lf" ] || { cp -a "$1" "$1.lf" && (cd "$1.lf" && make distclean) >>"$DIR/log" 2>&1; }
+    echo "$1.lf"
+}
+lf_harness() {
+    local name=$1
+    shift
+    clang -O2 -g -fsanitize=fuzzer -o "$DIR/bin/$name-lf" "$HERE/$name.c" "$@" -lm
+}
+if [ ! -x "$DIR/bin/xml-lf" ]; then
+    t=$(lf_tree "$(source_tree libxml2)")
+    (cd "$t" && CC=clang CFLAGS="$LF_CFLAGS" ./configure --disable-shared --without-python \
+        --without-lzma --without-zlib --without-http --without-ftp --without-threads &&
+        make -j"$JOBS" libxml2.la) >>"$DIR/log" 2>&1
+    lf_harness xml -I"$t/include" "$t/.libs/libxml2.a"
+fi
+if [ ! -x "$DIR/bin/png-lf" ]; then
+    t=$(lf_tree "$(source_tree libpng1.6)")
+    (cd "$t" && CC=clang CFLAGS="$LF_CFLAGS" ./configure --disable-shared &&
+        make -j"$JOBS" libpng16.la) >>"$DIR/log" 2>&1
+    lf_harness png -I"$t" "$t/.libs/libpng16.a" -lz
+fi
+if [ ! -x "$DIR/bin/cjson-lf" ]; then
+    t=$(source_tree cjson)
+    clang $LF_CFLAGS -c "$t/cJSON.c" -o "$t/cJSON-lf.o" >>"$DIR/log" 2>&1
+    lf_harness cjson -I"$t" "$t/cJSON-lf.o"
+fi
 
 # Real inputs of each format, made by others.
 inputs xml '*.xml *.xsl *.page' docbook-xsl gnome-user-docs
