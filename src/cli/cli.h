@@ -114,8 +114,10 @@ enum cli_mode {
 /* Settings parsed from argv and the environment; run state lives elsewhere. */
 struct cli_opts {
     enum cli_mode mode;
+    const char *help_page;       /* --help GROUP, "all", "merge", "restore"; NULL: the short one */
     /* distill */
     const char *out_dir;
+    const char *input_file;      /* -f FILE: the fixed path the target reads; NULL: @@ or stdin */
     unsigned timeout_ms;         /* 0: calibrate */
     unsigned mem_limit_mb;       /* 0: none */
     unsigned jobs;               /* 0: online CPUs */
@@ -259,8 +261,9 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o);
 /* Frees what cli_parse allocated in o. */
 void cli_opts_release(struct cli_opts *o);
 
-/* Prints --help (one 80x24 screen) from the option table. */
-void cli_print_help(FILE *f);
+/* Prints the help page named page (struct cli_opts' help_page; NULL: the short --help, one
+ * 80x24 screen) from the option tables. */
+void cli_print_help(FILE *f, const char *page);
 
 /* "cmin": parses afl-cmin's options (argv[1] is "cmin") into o, a select-only run without state
  * or manifest; false after printing afl-cmin's kind of error. */

@@ -1,5 +1,5 @@
 /* "corpus-distill cmin": a drop-in for afl-cmin. It takes afl-cmin's options with afl-cmin's
- * meanings (-i, -o, -T, -e, -C, -A, -t, -m; -f and the binary-only modes are refused by name),
+ * meanings (-i, -o, -T, -e, -C, -A, -t, -m, -f; the binary-only modes are refused by name),
  * runs the select-only distillation (no shrinking, no state, no manifest) and writes the chosen
  * inputs into the output directory under their own file names, as afl-cmin does, with its
  * progress and summary lines and its exit status (0, or 1 on any error). What differs: hit counts
@@ -26,7 +26,7 @@ static bool cmin_usage(const char *fmt, ...)
     va_end(ap);
     cli_line(stderr, "[-] Error: %s", msg);
     cli_line(stderr, "    (corpus-distill cmin takes afl-cmin's options: -i DIR -o DIR [-T N|all] "
-             "[-e] [-C] [-A] [-t MS] [-m MB] -- TARGET [ARGS])");
+             "[-e] [-C] [-A] [-t MS] [-m MB] [-f FILE] -- TARGET [ARGS])");
     return false;
 }
 
@@ -73,10 +73,10 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
         case 'C': o->cmin_crashes = true; continue;
         case 'A': o->cmin_allow_any = true; continue;
         case 'h': o->mode = CLI_MODE_CMIN_HELP; return true;
-        case 'f': case 'O': case 'Q': case 'U': case 'X':
-            return cmin_usage("option '%s' is not supported: the target takes its input as @@ "
-                              "or on stdin, and is instrumented at build time", a);
-        case 'i': case 'o': case 'T': case 't': case 'm': break;
+        case 'O': case 'Q': case 'U': case 'X':
+            return cmin_usage("option '%s' is not supported: the target is instrumented at "
+                              "build time", a);
+        case 'i': case 'o': case 'T': case 't': case 'm': case 'f': break;
         default: return cmin_usage("unknown option '%s'", a);
         }
         if (!val)
@@ -89,6 +89,7 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
             o->inputs[o->n_inputs++] = val;
             break;
         case 'o': o->out_dir = val; break;
+        case 'f': o->input_file = val; break;
         case 'T':
             if (strcmp(val, "all") == 0) {
                 o->jobs = 0;
@@ -113,6 +114,8 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
         return cmin_usage("-i and -o are required");
     if (i + 1 >= argc)
         return cmin_usage("no target after '--'");
+    if (o->input_file && o->jobs != 1)
+        return cmin_usage("-f and -T: the one file serves one run at a time");
     if (o->cmin_crashes && o->cmin_allow_any)
         return cmin_usage("-C and -A exclude each other");
     o->target_argv = &argv[i + 1];
@@ -131,6 +134,7 @@ void cli_print_cmin_help(FILE *f)
              "  -T N|all      - workers (default 1; all: the online CPUs)\n"
              "  -t msec       - run time limit per run (default: calibrated)\n"
              "  -m megs       - memory limit per run (default: none)\n"
+             "  -f file       - location read by the target (made here, removed after)\n"
              "  -e            - solve for edge coverage only, ignore hit counts\n"
              "  -C            - keep crashing inputs, reject everything else\n"
              "  -A            - allow crashes and timeouts among the inputs kept\n\n"

@@ -1,7 +1,7 @@
-/* Command-line options: one table from which the parser works and --help is printed, so the two
- * cannot drift apart (the man page is checked against --help by tests/docs/help_in_man.sh). Only
- * the CLI reads argv. */
-#include "cli.h"
+/* Command-line options: one table from which the parser works and --help is printed
+ * (cli_help.c), so the two cannot drift apart (the man page is checked against --help by
+ * tests/docs/help_in_man.sh). Only the CLI reads argv. */
+#include "cli_option_table.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,99 +9,88 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_id {
-    OPT_OUT, OPT_TIMEOUT, OPT_MEM, OPT_JOBS, OPT_NO_BIND, OPT_SEED, OPT_ORDER, OPT_MAX_TIME,
-    OPT_MAX_EXECS, OPT_SHARD,
-    OPT_EDGES, OPT_IDS, OPT_NO_REDUCE, OPT_ALL_BEST, OPT_KEEP_FOUND, OPT_MAX_SIZE, OPT_COVER_TIME, OPT_SEEN_MEM, OPT_RAW, OPT_CRASHES,
-    OPT_CRASH_FRAMES,
-    OPT_MANIFEST, OPT_STATE, OPT_NO_STATE, OPT_CHECKPOINT,
-    OPT_TAR, OPT_FORCE, OPT_COLLAPSE, OPT_ACCEPT_COLLAPSE, OPT_GENERATIONS,
-    OPT_INPUTS_FROM, OPT_TARGET_FROM, OPT_TARGETS, OPT_ALLOW_ROOT, OPT_QUIET, OPT_VERBOSE,
-    OPT_JSON_SUMMARY, OPT_HELP, OPT_VERSION,
-};
+#define RUN GROUP_RUN
+#define BUDGET GROUP_BUDGET
+#define OUTPUT GROUP_OUTPUT
+#define NIGHTLY GROUP_NIGHTLY
+#define TARGETS GROUP_TARGETS
+#define INFO GROUP_INFO
 
-struct cli_option {
-    char short_name;      /* 0 when there is none */
-    const char *long_name; /* without "--"; NULL when there is none */
-    const char *arg;      /* argument name, NULL for a flag */
-    const char *column;   /* left column of --help; NULL: shown on the line of the entry before */
-    const char *help;
-    enum opt_id id;
+const struct cli_option cli_options[] = {
+    /* short, long, argument, group, in the short --help, help */
+    {'o', NULL, "DIR", RUN, true, "the seeds directory (required)", OPT_OUT},
+    {'t', NULL, "MS", RUN, true, "timeout per run in ms (default: calibrated)", OPT_TIMEOUT},
+    {'m', NULL, "MB", RUN, true, "memory limit in MiB (default: none)", OPT_MEM},
+    {'f', NULL, "FILE", RUN, true, "the target reads FILE, not @@ (made and removed)",
+     OPT_INPUT_FILE},
+    {'j', NULL, "N", RUN, true, "workers (default: the online CPUs)", OPT_JOBS},
+    {0, "no-bind", NULL, RUN, false, "do not bind the workers to CPUs", OPT_NO_BIND},
+    {'e', "edges-only", NULL, RUN, false, "labels without hit counts (afl-cmin -e)", OPT_EDGES},
+    {0, "max-input-size", "BYTES", RUN, false, "skip larger inputs (default: 1M)", OPT_MAX_SIZE},
+    {0, "raw-archives", NULL, RUN, false, "archives are inputs as they are, not unpacked",
+     OPT_RAW},
+    {0, "seen-mem", "BYTES", RUN, false, "memory of the seen-set (default: 256M)", OPT_SEEN_MEM},
+    {0, "seed", "N", RUN, false, "random seed (default: 0)", OPT_SEED},
+    {0, "order", "O", RUN, false, "reduction order: cover, fresh, uniform, bytes", OPT_ORDER},
+    {0, "allow-root", NULL, RUN, false, "run as root (refused otherwise)", OPT_ALLOW_ROOT},
+    {0, "max-time", "SECONDS", BUDGET, true, "stop after this long (s, m, h): best so far kept",
+     OPT_MAX_TIME},
+    {0, "max-execs", "N", BUDGET, true, "stop after N executions", OPT_MAX_EXECS},
+    {0, "no-reduce", NULL, BUDGET, true, "select only, no shrinking", OPT_NO_REDUCE},
+    {0, "cover-time", "SECONDS", BUDGET, false, "time for the exact cover (default: 30 s)",
+     OPT_COVER_TIME},
+    {0, "keep-found", NULL, BUDGET, false, "seed the labels reduction finds, at any cost",
+     OPT_KEEP_FOUND},
+    {0, "tar", NULL, OUTPUT, true, "the seeds as DIR.tar.zst, not a directory", OPT_TAR},
+    {0, "force", NULL, OUTPUT, false, "move aside a DIR corpus-distill did not write",
+     OPT_FORCE},
+    {0, "all-best", NULL, OUTPUT, false, "seeds: every label's best example, no cover",
+     OPT_ALL_BEST},
+    {0, "crashes", "DIR", OUTPUT, false, "reproducers (default: DIR.crashes)", OPT_CRASHES},
+    {0, "crash-frames", "N", OUTPUT, false, "program frames naming a bug (default: 3)",
+     OPT_CRASH_FRAMES},
+    {0, "manifest", "FILE", OUTPUT, false, "the manifest (default: DIR.manifest.json)",
+     OPT_MANIFEST},
+    {0, "ids", "FILE", OUTPUT, false, "label functions from afl-clang-lto's edge IDs", OPT_IDS},
+    {0, "json-summary", NULL, OUTPUT, false, "the summary as JSON on stdout", OPT_JSON_SUMMARY},
+    {'q', "quiet", NULL, OUTPUT, false, "errors only", OPT_QUIET},
+    {'v', "verbose", NULL, OUTPUT, true, "target details, each pass's report", OPT_VERBOSE},
+    {0, "state", "FILE", NIGHTLY, true, "the state to resume (default: DIR.state)", OPT_STATE},
+    {0, "no-state", NULL, NIGHTLY, false, "neither read nor write a state", OPT_NO_STATE},
+    {0, "checkpoint", "SECONDS", NIGHTLY, false, "write the state this often (default: 300 s)",
+     OPT_CHECKPOINT},
+    {0, "inputs-from", "FILE", NIGHTLY, true, "more inputs, one a line (?PATH: may be missing)",
+     OPT_INPUTS_FROM},
+    {0, "collapse", "F", NIGHTLY, false, "refuse seeds below F x the last edges (0.5)",
+     OPT_COLLAPSE},
+    {0, "accept-collapse", NULL, NIGHTLY, false, "write such seeds all the same",
+     OPT_ACCEPT_COLLAPSE},
+    {0, "generations", "N", NIGHTLY, false, "replaced outputs kept (1); see restore --help",
+     OPT_GENERATIONS},
+    {0, "shard", "K/N", NIGHTLY, false, "only shard K of N's inputs; see merge --help",
+     OPT_SHARD},
+    {0, "target-from", "FILE", TARGETS, false, "a target, one argument a line", OPT_TARGET_FROM},
+    {0, "targets", "FILE", TARGETS, false, "targets, one a line: [NAME:] PROGRAM ARGS",
+     OPT_TARGETS},
+    {'h', "help", "[GROUP]", INFO, false, "this help; a group's options; all of them",
+     OPT_HELP},
+    {'V', "version", NULL, INFO, false, "the version", OPT_VERSION},
 };
+const size_t cli_n_options = sizeof cli_options / sizeof cli_options[0];
+#define options cli_options
+#define N_OPTIONS cli_n_options
 
-static const struct cli_option options[] = {
-    {'o', NULL, "DIR", "-o DIR, --target-from F",
-     "seeds dir (required); the target, one argument a line", OPT_OUT},
-    {0, "target-from", "FILE", NULL, NULL, OPT_TARGET_FROM},
-    {'t', NULL, "MS", "-t MS, -m MB", "timeout per run in ms (calibrated); memory MiB (none)",
-     OPT_TIMEOUT},
-    {'m', NULL, "MB", NULL, NULL, OPT_MEM},
-    {'j', NULL, "N", "-j N, --no-bind", "workers (default: online CPUs); do not bind to CPUs",
-     OPT_JOBS},
-    {0, "no-bind", NULL, NULL, NULL, OPT_NO_BIND},
-    {0, "seed", "N", "--seed N, --order O", "random seed (0); order: cover, fresh, uniform, bytes",
-     OPT_SEED},
-    {0, "order", "O", NULL, NULL, OPT_ORDER},
-    {0, "max-time", "SECONDS", "--max-time S, --inputs-from F",
-     "stop after S s; more inputs, one path a line", OPT_MAX_TIME},
-    {0, "inputs-from", "FILE", NULL, NULL, OPT_INPUTS_FROM},
-    {0, "max-execs", "N", "--max-execs N, --shard K/N",
-     "stop after N executions; only shard K's inputs", OPT_MAX_EXECS},
-    {0, "shard", "K/N", NULL, NULL, OPT_SHARD},
-    {'e', "edges-only", NULL, "-e, --edges-only, --crash-frames N",
-     "edges only (afl-cmin -e); bug frames (3)", OPT_EDGES},
-    {0, "crash-frames", "N", NULL, NULL, OPT_CRASH_FRAMES},
-    {0, "no-reduce", NULL, "--no-reduce, --all-best",
-     "select only, no shrinking; seeds: every label's best", OPT_NO_REDUCE},
-    {0, "all-best", NULL, NULL, NULL, OPT_ALL_BEST},
-    {0, "max-input-size", "BYTES", "--max-input-size B, --cover-time S",
-     "skip larger inputs (1M); exact cover (30 s)", OPT_MAX_SIZE},
-    {0, "cover-time", "SECONDS", NULL, NULL, OPT_COVER_TIME},
-    {0, "raw-archives", NULL, "--raw-archives, --seen-mem B",
-     "archives as raw inputs; seen-set memory (256M)", OPT_RAW},
-    {0, "seen-mem", "BYTES", NULL, NULL, OPT_SEEN_MEM},
-    {0, "crashes", "DIR", "--crashes D, --manifest F",
-     "reproducers DIR.crashes, manifest DIR.manifest.json", OPT_CRASHES},
-    {0, "manifest", "FILE", NULL, NULL, OPT_MANIFEST},
-    {0, "state", "FILE", "--state F, --no-state",
-     "resume state (DIR.state); --checkpoint S: every 300 s", OPT_STATE},
-    {0, "no-state", NULL, NULL, NULL, OPT_NO_STATE},
-    {0, "checkpoint", "SECONDS", NULL, NULL, OPT_CHECKPOINT},
-    {0, "tar", NULL, "--tar, --force",
-     "seeds as DIR.tar.zst; replace a DIR that is not ours", OPT_TAR},
-    {0, "force", NULL, NULL, NULL, OPT_FORCE},
-    {0, "collapse", "F", "--collapse F, --accept-collapse",
-     "refuse seeds < F x last edges (0.5); or not", OPT_COLLAPSE},
-    {0, "accept-collapse", NULL, NULL, NULL, OPT_ACCEPT_COLLAPSE},
-    {0, "generations", "N", "--generations N",
-     "replaced outputs kept (1): restore DIR puts one back", OPT_GENERATIONS},
-    {0, "keep-found", NULL, "--keep-found, -q, --quiet",
-     "seed found labels at any cost; -q: errors only", OPT_KEEP_FOUND},
-    {'q', "quiet", NULL, NULL, NULL, OPT_QUIET},
-    {'v', "verbose", NULL, "-v, --verbose, --targets F",
-     "target details, pass report; targets, one a line", OPT_VERBOSE},
-    {0, "targets", "FILE", NULL, NULL, OPT_TARGETS},
-    {0, "ids", "FILE", "--ids F, --json-summary",
-     "label functions (afl-clang-lto IDs); JSON summary", OPT_IDS},
-    {0, "json-summary", NULL, NULL, NULL, OPT_JSON_SUMMARY},
-    {'h', "help", NULL, "-h, --help, -V, --version",
-     "this help; the version; --allow-root: run as root", OPT_HELP},
-    {0, "allow-root", NULL, NULL, NULL, OPT_ALLOW_ROOT},
-    {'V', "version", NULL, NULL, NULL, OPT_VERSION},
-};
-#define N_OPTIONS (sizeof options / sizeof options[0])
+static const char *const group_names[GROUP_COUNT] = {"run", "budget", "output", "nightly",
+                                                     "targets", "info"};
 
-void cli_print_help(FILE *f)
+int cli_opt_group_named(const char *name)
 {
-    cli_puts("Usage: corpus-distill [OPTIONS] INPUT... -o DIR -- TARGET [ARGS|@@] [-- ...]\n"
-             "@@: the input file.  Also merge, audit, restore DIR, cmin: corpus-distill(1)\n",
-             f);
-    for (size_t i = 0; i < N_OPTIONS; i++)
-        if (options[i].column)
-            cli_line(f, "  %-24s %s", options[i].column, options[i].help);
-    cli_puts("Exit: 0 complete, 1 incomplete, 2 usage, 3 target, 4 input, 5 output,\n"
-             "      6 out of memory, 7 collapse refused.  Env: AFL_MAP_SIZE AFL_CRASH_EXITCODE\n",
-             f);
+    if (strcmp(name, "all") == 0)
+        return GROUP_COUNT;
+    for (int g = 0; g < GROUP_COUNT; g++)
+        if (strcmp(name, group_names[g]) == 0)
+            return g;
+    return -1;
 }
 
 /* Parses an unsigned number with an optional binary suffix (k, M, G) when suffixes is set. */
@@ -180,6 +169,11 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     uint64_t v;
     switch (opt->id) {
     case OPT_OUT: o->out_dir = val; break;
+    case OPT_INPUT_FILE:
+        if (!*val)
+            goto bad;
+        o->input_file = val;
+        break;
     case OPT_TIMEOUT:
         if (!parse_num(val, false, 3600000, &v) || v == 0)
             goto bad;
@@ -286,7 +280,13 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
     case OPT_QUIET: o->verbosity = -1; break;
     case OPT_VERBOSE: o->verbosity = 1; break;
     case OPT_JSON_SUMMARY: o->json_summary = true; break;
-    case OPT_HELP: o->mode = CLI_MODE_HELP; break;
+    case OPT_HELP:
+        if (val && cli_opt_group_named(val) < 0)
+            return cli_usage_error("--help %s: no such group (run, budget, output, nightly, "
+                                   "targets, info, all)", val), false;
+        o->mode = CLI_MODE_HELP;
+        o->help_page = val;
+        break;
     case OPT_VERSION: o->mode = CLI_MODE_VERSION; break;
     }
     return true;
@@ -296,22 +296,8 @@ bad:
 }
 
 /* audit's options, one table for parsing and for "audit --help" (the docs test checks it against
- * the man page's AUDIT section): a value option's value goes to offset in struct cli_opts; a
- * question is one of those audit answers one at a time. */
-enum audit_kind {
-    AUDIT_VALUE,
-    AUDIT_QUESTION,
-    AUDIT_UNCOVERED,
-    AUDIT_CRASHES,
-    AUDIT_JOBS,
-    AUDIT_JSON,
-    AUDIT_HELP,
-};
-static const struct {
-    const char *name, *arg, *help;
-    enum audit_kind kind;
-    size_t offset;
-} audit_opts[] = {
+ * the man page's AUDIT section). */
+const struct cli_audit_option cli_audit_options[] = {
     {"--seed", "SHA1", "the labels a seed covers", AUDIT_QUESTION,
      offsetof(struct cli_opts, audit_seed)},
     {"--label", "LABEL", "a label's best example and every example covering it", AUDIT_QUESTION,
@@ -335,20 +321,9 @@ static const struct {
     {"--json", NULL, "answer in JSON", AUDIT_JSON, 0},
     {"--help", NULL, "this help", AUDIT_HELP, 0},
 };
-#define N_AUDIT_OPTS (sizeof audit_opts / sizeof audit_opts[0])
-
-void cli_print_audit_help(FILE *f)
-{
-    cli_puts("Usage: corpus-distill audit MANIFEST [OPTIONS] [-- COVERAGE-BUILD ARGS (@@)]\n"
-             "Without a question: one line per seed.  Details: corpus-distill(1), AUDIT\n",
-             f);
-    for (size_t i = 0; i < N_AUDIT_OPTS; i++) {
-        char col[32];
-        snprintf(col, sizeof col, "%s%s%s", audit_opts[i].name, audit_opts[i].arg ? " " : "",
-                 audit_opts[i].arg ? audit_opts[i].arg : "");
-        cli_line(f, "  %-20s %s", col, audit_opts[i].help);
-    }
-}
+const size_t cli_n_audit_options = sizeof cli_audit_options / sizeof cli_audit_options[0];
+#define audit_opts cli_audit_options
+#define N_AUDIT_OPTS cli_n_audit_options
 
 /* Whether o asks a question already; when it does, prints the usage error. */
 static bool asks_already(const struct cli_opts *o)
@@ -458,9 +433,10 @@ static bool parse_restore(int argc, char **argv, struct cli_opts *o)
             o->verbosity = -1;
         else if (strcmp(a, "--allow-root") == 0)
             o->allow_root = true;
-        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             o->mode = CLI_MODE_HELP;
-        else if (strcmp(a, "--crashes") == 0 || strcmp(a, "--manifest") == 0 ||
+            o->help_page = "restore";
+        } else if (strcmp(a, "--crashes") == 0 || strcmp(a, "--manifest") == 0 ||
                  strcmp(a, "--state") == 0) { /* where the run put them, as it was told */
             if (i + 1 >= argc)
                 return cli_usage_error("option %s needs an argument", a), false;
@@ -482,6 +458,14 @@ static bool parse_restore(int argc, char **argv, struct cli_opts *o)
     return true;
 }
 
+/* The word after --help when it names a group (*i then past it), else NULL. */
+static const char *help_group_next(int argc, char **argv, int *i)
+{
+    if (*i + 1 < argc && cli_opt_group_named(argv[*i + 1]) >= 0)
+        return argv[++*i];
+    return NULL;
+}
+
 /* Parses one argument that starts with '-'; *i advances past a separate value. */
 static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
 {
@@ -495,7 +479,9 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
             return false;
         }
         const char *val = NULL;
-        if (opt->arg) {
+        if (opt->id == OPT_HELP) /* "--help GROUP": the next word only when it names a group */
+            val = eq ? eq + 1 : help_group_next(argc, argv, i);
+        else if (opt->arg) {
             if (eq)
                 val = eq + 1;
             else if (*i + 1 < argc)
@@ -517,6 +503,8 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
             cli_usage_error("unknown option '-%c'", *c);
             return false;
         }
+        if (opt->id == OPT_HELP)
+            return apply(o, opt, name, c[1] ? NULL : help_group_next(argc, argv, i));
         if (!opt->arg) {
             if (!apply(o, opt, name, NULL))
                 return false;
@@ -792,6 +780,8 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
             o->inputs[o->n_inputs++] = a;
         }
     }
+    if (o->mode == CLI_MODE_HELP && o->merge && !o->help_page)
+        o->help_page = "merge";
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION)
         return true;
     /* Each further "--" starts another target: it ends the one before (a target that takes "--"
@@ -818,129 +808,10 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
                                           "distill)"), false;
     if (o->n_targets == 0)
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
+    if (o->input_file && o->n_targets > 1)
+        return cli_usage_error("-f FILE serves one target; give the others @@"), false;
+    if (o->input_file && o->jobs > 1)
+        return cli_usage_error("-f FILE serves one run at a time: -j 1, or @@ for workers"),
+               false;
     return true;
-}
-
-/* What a completion offers after an option that takes arg: directories, files, a word list or
- * nothing (a number). */
-static const char *complete_arg(const char *arg)
-{
-    if (strcmp(arg, "DIR") == 0)
-        return "compgen -d";
-    if (strcmp(arg, "FILE") == 0 || strcmp(arg, "BIN") == 0 || strcmp(arg, "OLD.json") == 0)
-        return "compgen -f";
-    if (strcmp(arg, "O") == 0)
-        return "orders";
-    return NULL;
-}
-
-/* The argument name of option i of the run's table, or of audit's; NULL for a flag. */
-static const char *arg_of(bool audit, size_t i)
-{
-    return audit ? audit_opts[i].arg : options[i].arg;
-}
-
-/* One "case" arm of the completion: the options of one mode (run or audit) that take arg. */
-static void completion_case(FILE *f, const char *mode, const char *arg, bool audit)
-{
-    const char *how = complete_arg(arg);
-    bool any = false;
-    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
-        const char *a = arg_of(audit, i);
-        if (!a || strcmp(a, arg) != 0)
-            continue;
-        char names[2][64];
-        unsigned n = 0;
-        if (audit) {
-            snprintf(names[n++], sizeof names[0], "%s", audit_opts[i].name);
-        } else {
-            if (options[i].short_name)
-                snprintf(names[n++], sizeof names[0], "-%c", options[i].short_name);
-            if (options[i].long_name)
-                snprintf(names[n++], sizeof names[0], "--%s", options[i].long_name);
-        }
-        for (unsigned k = 0; k < n; k++) {
-            cli_text(f, "%s%s:%s", any ? "|" : "        ", mode, names[k]);
-            any = true;
-        }
-    }
-    if (!any)
-        return;
-    if (how && strcmp(how, "orders") == 0)
-        cli_puts(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
-                 "            return ;;\n", f);
-    else if (how)
-        cli_text(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n"
-                    "            return ;;\n", how);
-    else
-        cli_puts(")\n            return ;;\n", f);
-}
-
-/* The "case" arms of one mode: one per argument name, at its first option. */
-static void completion_cases(FILE *f, bool audit)
-{
-    for (size_t i = 0; i < (audit ? N_AUDIT_OPTS : N_OPTIONS); i++) {
-        const char *arg = arg_of(audit, i);
-        size_t k = 0;
-        while (arg && k < i && !(arg_of(audit, k) && strcmp(arg_of(audit, k), arg) == 0))
-            k++;
-        if (arg && k == i)
-            completion_case(f, audit ? "audit" : "run", arg, audit);
-    }
-}
-
-void cli_print_completion(FILE *f)
-{
-    cli_puts("# bash completion for corpus-distill, generated from its option tables "
-             "(src/cli/cli_options.c)\n"
-             "_corpus_distill() {\n"
-             "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i "
-             "mode=run\n",
-             f);
-    cli_puts("    local orders='", f);
-    for (int k = 0; k < CD_ORDER_COUNT; k++)
-        cli_text(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
-    cli_puts("'\n    local run_opts='", f);
-    bool first = true;
-    for (size_t i = 0; i < N_OPTIONS; i++) {
-        if (options[i].short_name)
-            cli_text(f, "%s-%c", first ? "" : " ", options[i].short_name), first = false;
-        if (options[i].long_name)
-            cli_text(f, "%s--%s", first ? "" : " ", options[i].long_name), first = false;
-    }
-    cli_puts("'\n    local audit_opts='-h", f);
-    for (size_t i = 0; i < N_AUDIT_OPTS; i++)
-        cli_text(f, " %s", audit_opts[i].name);
-    cli_puts("'\n"
-             "    # after the last \"--\": a target, then its arguments (files, or @@)\n"
-             "    for ((i = COMP_CWORD - 1; i >= 1; i--)); do\n"
-             "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
-             "            if ((i + 1 == COMP_CWORD)); then\n"
-             "                mapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
-             "            else\n"
-             "                mapfile -t COMPREPLY < <(compgen -W @@ -- \"$cur\"; "
-             "compgen -f -- \"$cur\")\n"
-             "            fi\n"
-             "            return\n"
-             "        fi\n"
-             "    done\n"
-             "    [[ ${COMP_WORDS[1]} == audit ]] && mode=audit\n"
-             "    case $mode:$prev in\n",
-             f);
-    completion_cases(f, false);
-    completion_cases(f, true);
-    cli_puts("    esac\n"
-             "    if [[ $cur == -* ]]; then\n"
-             "        local words=$run_opts\n"
-             "        [[ $mode == audit ]] && words=$audit_opts\n"
-             "        mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
-             "        return\n"
-             "    fi\n"
-             "    # one name a line, never split at blanks nor globbed (mapfile, not $(...))\n"
-             "    mapfile -t COMPREPLY < <(((COMP_CWORD == 1)) && compgen -W 'audit merge' -- "
-             "\"$cur\";\n"
-             "                             compgen -f -- \"$cur\")\n"
-             "}\n"
-             "complete -o filenames -F _corpus_distill corpus-distill\n",
-             f);
 }

@@ -104,6 +104,7 @@ static void fill_exec_opts(struct run_state *s)
     eo.cpu = -1;
     const char *tmp = getenv("TMPDIR");
     eo.tmp_dir = tmp && *tmp ? tmp : NULL;
+    eo.input_file = o->input_file;
     const char *dbg = getenv("AFL_DEBUG");
     eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
     for (unsigned t = 0; t < o->n_targets; t++) {
@@ -355,7 +356,8 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     if (code != CLI_EXIT_OK)
         return cli_run_fail(s, code, "%s", why);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cli_resolve(o, o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1), &s->res);
+    /* -f's one file serves one run at a time: one worker */
+    cli_resolve(o, o->jobs ? o->jobs : o->input_file || cpus <= 0 ? 1 : (unsigned)cpus, &s->res);
     const char *forbidden = forbidden_output(o->out_dir);
     if (forbidden)
         return cli_run_fail(s, CLI_EXIT_OUTPUT, "refusing to write seeds to '%s': it is %s (name a "

@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     struct cli_opts o;
     int code;
     if (argc <= 1) { /* the bare command: the usage, not an error about what is missing */
-        cli_print_help(stderr);
+        cli_print_help(stderr, NULL);
         return CLI_EXIT_USAGE;
     }
     if (!cli_parse(argc, argv, &o)) {
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     }
     switch (o.mode) {
     case CLI_MODE_HELP:
-        cli_print_help(stdout);
+        cli_print_help(stdout, o.help_page);
         code = CLI_EXIT_OK;
         break;
     case CLI_MODE_AUDIT_HELP:

@@ -38,6 +38,9 @@ struct cd_exec_opts {
     bool crash_exitcode_set;  /* ... when this is set */
     int cpu;                  /* CPU to bind the target to, or -1 for none */
     const char *tmp_dir;      /* directory for the private input file; NULL for $TMPDIR or /tmp */
+    const char *input_file;   /* -f: the fixed path the target reads its input from, made by the
+                                 executor (which fails when it exists) and removed by it; "@@"
+                                 stands for it too. NULL: a private file in tmp_dir */
     bool debug_child;         /* keep the target's stderr on ours (for -v debugging) */
     unsigned crash_frames;    /* program frames in a crash state (cd_exec_crash_state); 0: none
                                  is made, a sanitizer crash is named by its kind alone */

@@ -202,11 +202,37 @@ static void sweep_stale_inputs(const char *dir)
     closedir(d);
 }
 
+/* Makes -f's file, which the target reads by its name: created here with O_EXCL, so that a file
+ * the user (or anyone) has there is never written over, and removed when the executor ends. */
+static enum cd_status make_fixed_file(struct cd_exec *ex, struct cd_error *err)
+{
+    if (ex->bin.native_lf)
+        return cd_error_set(err, CD_FAILED, "-f: a libFuzzer binary takes its inputs from its "
+                                            "merge step, not from a file it is given");
+    ex->input_path = strdup(ex->opts.input_file);
+    if (!ex->input_path)
+        return cd_error_oom(err, CD_FAILED, "out of memory");
+    ex->input_fd = open(ex->input_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (ex->input_fd < 0) {
+        int e = errno;
+        free(ex->input_path);
+        ex->input_path = NULL; /* not ours: never removed */
+        return cd_error_sys(err, CD_FAILED, "-f '%s': %s", ex->opts.input_file,
+                            e == EEXIST ? "it exists; corpus-distill makes this file itself and "
+                                          "removes it after (remove it, or name another)"
+                                        : strerror(e));
+    }
+    ex->info.file_input = true; /* the target opens it by name, stdin is /dev/null */
+    return CD_OK;
+}
+
 /* Makes the private input file, named after this process so that a later run can tell a file
  * that a killed run left. In stdin mode it is unlinked at once: only the descriptor, which the
  * target inherits as its stdin, is needed. */
 static enum cd_status make_input_file(struct cd_exec *ex, struct cd_error *err)
 {
+    if (ex->opts.input_file) /* -f FILE: made here, never one that exists (nor a link) */
+        return make_fixed_file(ex, err);
     const char *dir = ex->opts.tmp_dir;
     if (!dir || !*dir)
         dir = getenv("TMPDIR");
@@ -634,9 +660,17 @@ void exec_child_stop(struct cd_exec *ex)
     ex->child_pid = 0;
 }
 
+/* Whether the name path still is the file open as fd (-f's: someone may have put another there). */
+static bool same_file(const char *path, int fd)
+{
+    struct stat a, b;
+    return fd >= 0 && fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 void exec_child_release(struct cd_exec *ex)
 {
-    if (ex->input_path)
+    if (ex->input_path && (!ex->opts.input_file || same_file(ex->input_path, ex->input_fd)))
         unlink(ex->input_path);
     free(ex->input_path);
     if (ex->input_fd >= 0)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The man page and --help agree: every option --help shows is documented in the man page and every
-# option the man page's OPTIONS section lists is in --help; --help fits one 80x24 screen; the page
+# The man page and --help agree: every option --help all shows is documented in the man page and
+# every option the man page's OPTIONS section lists is in it; --help, each group's page and each
+# subcommand's fit one 80x24 screen, one option a line; the page
 # renders without groff warnings; and the command lines of its EXAMPLES parse (with the sample
 # target and corpus built, the first example and the audit examples run for real).
 set -u
@@ -9,25 +10,44 @@ bin=${CD_BIN:?CD_BIN not set}
 src=${CD_SRC:?CD_SRC not set}
 page=$src/man/corpus-distill.1
 
-help=$("$bin" --help) || err "--help exited $?"
-lines=$(printf '%s\n' "$help" | wc -l)
+# Every page fits one 80x24 screen: the short --help, each group's, merge's, restore's (--help
+# all lists every option, one a line, and may be longer).
+for pg in "" run budget output nightly targets info merge restore; do
+  case $pg in
+    merge|restore) text=$("$bin" "$pg" --help) ;;
+    "") text=$("$bin" --help) ;;
+    *) text=$("$bin" --help "$pg") ;;
+  esac || err "--help $pg exited $?"
+  lines=$(printf '%s\n' "$text" | wc -l)
+  width=$(printf '%s\n' "$text" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+  [ "$lines" -le 23 ] || err "--help $pg has $lines lines (at most 23 leave room for the prompt)"
+  [ "$width" -le 80 ] || err "--help $pg has a line of $width columns"
+done
+help=$("$bin" --help all) || err "--help all exited $?"
 width=$(printf '%s\n' "$help" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
-[ "$lines" -le 23 ] || err "--help has $lines lines (at most 23 leave room for the prompt)"
-[ "$width" -le 80 ] || err "--help has a line of $width columns"
+[ "$width" -le 80 ] || err "--help all has a line of $width columns"
+# one option a line: no line of --help all names two long or two short options in its column
+two=$(printf '%s\n' "$help" | grep -E '^  -' | cut -c1-25 |
+      grep -E -- '--[a-z].*--[a-z]|(^|[ ,])-[a-zA-Z][ ,].*(^|[ ,])-[a-zA-Z]([ ,]|$)' || true)
+[ -z "$two" ] || err "a line of --help all names several options: $two"
+# the bare command prints the usage on stderr and exits 2
+bare=$("$bin" 2>&1 >/dev/null)
+[ $? = 2 ] && printf '%s\n' "$bare" | grep -q '^Usage: corpus-distill' ||
+  err "the bare command does not print the usage with status 2"
 
 # The man page source with roff's escaped hyphens made plain.
 plain=$(sed 's/\\-/-/g' "$page")
 
-# Every option named in --help (tokens like -o, --max-time) appears in the man page.
+# Every option named in --help all (tokens like -o, --max-time) appears in the man page.
 opts=$(printf '%s\n' "$help" | grep -oE '(^|[][ ,(|])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[][ ,(|]//' |
        sort -u)
 [ -n "$opts" ] || err "no options found in --help"
 for o in $opts; do
   printf '%s\n' "$plain" | grep -qE -- "(^|[^a-zA-Z-])$o([^a-zA-Z-]|$)" ||
-    err "option $o is in --help but not in the man page"
+    err "option $o is in --help all but not in the man page"
 done
 
-# Every option the OPTIONS section lists (.TP items) appears in --help.
+# Every option the OPTIONS section lists (.TP items) appears in --help all.
 manopts=$(printf '%s\n' "$plain" | awk '/^\.SH OPTIONS/{on=1; next} /^\.SH/{on=0}
           on && prev ~ /^\.TP/ { print } { prev = $0 }' |
           grep -oE -- '--?[a-zA-Z][a-zA-Z-]*' | sort -u)
@@ -35,7 +55,7 @@ manopts=$(printf '%s\n' "$plain" | awk '/^\.SH OPTIONS/{on=1; next} /^\.SH/{on=0
 for o in $manopts; do
   [ "$o" = "--" ] && continue
   printf '%s\n' "$help" | grep -qE -- "(^|[^a-zA-Z-])$o([^a-zA-Z-]|$)" ||
-    err "option $o is in the man page but not in --help"
+    err "option $o is in the man page but not in --help all"
 done
 
 # audit's options: every one "audit --help" shows is listed (.TP) in the AUDIT section, and every

@@ -249,10 +249,32 @@ static void test_cli_usage_errors(void)
     CU_ASSERT(!PARSE(&o, "in", "-o")); /* an option without its value */
     free(o.inputs);
     /* --help and -V need nothing else */
-    CU_ASSERT(PARSE(&o, "--help") && o.mode == CLI_MODE_HELP);
+    CU_ASSERT(PARSE(&o, "--help") && o.mode == CLI_MODE_HELP && !o.help_page);
     free(o.inputs);
     CU_ASSERT(PARSE(&o, "-V") && o.mode == CLI_MODE_VERSION);
     free(o.inputs);
+    /* --help GROUP takes the next word only when it names a group */
+    CU_ASSERT(PARSE(&o, "--help", "budget") && o.mode == CLI_MODE_HELP &&
+              o.help_page && strcmp(o.help_page, "budget") == 0);
+    free(o.inputs);
+    CU_ASSERT(PARSE(&o, "-h", "all") && o.help_page && strcmp(o.help_page, "all") == 0);
+    free(o.inputs);
+    CU_ASSERT(PARSE(&o, "--help", "in/") && o.mode == CLI_MODE_HELP && !o.help_page);
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "--help=bogus"));
+    free(o.inputs);
+    CU_ASSERT(PARSE(&o, "merge", "--help") && o.help_page && !strcmp(o.help_page, "merge"));
+    free(o.inputs);
+    CU_ASSERT(PARSE(&o, "restore", "-h") && o.help_page && !strcmp(o.help_page, "restore"));
+    free(o.inputs);
+    /* -f FILE: one target, one worker */
+    CU_ASSERT(PARSE(&o, "in", "-o", "out", "-f", "fixed", "--", "./t", "fixed") &&
+              o.input_file && strcmp(o.input_file, "fixed") == 0);
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "-f", "fixed", "-j", "2", "--", "./t"));
+    free(o.inputs);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "-f", "fixed", "--", "./t", "--", "./u", "@@"));
+    cli_opts_release(&o);
 }
 
 static void test_cli_audit_forms(void)
@@ -304,29 +326,39 @@ static void test_cli_audit_forms(void)
     free(o.inputs);
 }
 
-/* --help: at most 23 lines of at most 80 columns, naming every exit status. */
+/* Every help page: at most 23 lines of at most 80 columns (--help all aside, which is every
+ * option, one a line); the short one naming every exit status. */
 static void test_cli_help_fits(void)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    cli_print_help(f);
-    fclose(f);
-    unsigned lines = 0, width = 0, col = 0;
-    for (size_t i = 0; i < size; i++) {
-        if (text[i] == '\n') {
-            lines++;
-            col = 0;
-        } else if (++col > width) {
-            width = col;
+    const char *pages[] = {NULL, "run", "budget", "output", "nightly", "targets", "info",
+                           "merge", "restore", "all"};
+    for (size_t p = 0; p < sizeof pages / sizeof pages[0]; p++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        cli_print_help(f, pages[p]);
+        fclose(f);
+        unsigned lines = 0, width = 0, col = 0;
+        for (size_t i = 0; i < size; i++) {
+            if (text[i] == '\n') {
+                lines++;
+                col = 0;
+            } else if (++col > width) {
+                width = col;
+            }
         }
+        if ((pages[p] && !strcmp(pages[p], "all") ? lines < 40 : lines > 23) || width > 80)
+            printf("\n  help page %s: %u lines, %u columns\n", pages[p] ? pages[p] : "(short)",
+                   lines, width);
+        CU_ASSERT(pages[p] && !strcmp(pages[p], "all") ? lines >= 40 : lines <= 23);
+        CU_ASSERT(width <= 80);
+        if (!pages[p]) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "6 out of memory"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "7 collapse refused"));
+        }
+        free(text);
     }
-    CU_ASSERT(lines <= 23);
-    CU_ASSERT(width <= 80);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "6 out of memory"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "7 collapse refused"));
-    free(text);
 }
 
 static void test_cli_cmin_options(void)
@@ -350,10 +382,13 @@ static void test_cli_cmin_options(void)
     CU_ASSERT_FATAL(PARSE(&o, "cmin", "-h"));
     CU_ASSERT_EQUAL(o.mode, CLI_MODE_CMIN_HELP);
     free(o.inputs);
-    /* refused: binary-only modes, -f, a missing -o or target, -C with -A, a bad -T */
+    CU_ASSERT_FATAL(PARSE(&o, "cmin", "-f", "x", "-i", "in", "-o", "out", "--", "./t", "x"));
+    CU_ASSERT(o.input_file && strcmp(o.input_file, "x") == 0);
+    free(o.inputs);
+    /* refused: binary-only modes, -f with workers, a missing -o or target, -C with -A, a bad -T */
     static char *bad[][12] = {
         {"cmin", "-Q", "-i", "in", "-o", "out", "--", "./t", NULL},
-        {"cmin", "-f", "x", "-i", "in", "-o", "out", "--", "./t", NULL},
+        {"cmin", "-f", "x", "-T", "2", "-i", "in", "-o", "out", "--", "./t", NULL},
         {"cmin", "-i", "in", "--", "./t", NULL},
         {"cmin", "-i", "in", "-o", "out", NULL},
         {"cmin", "-C", "-A", "-i", "in", "-o", "out", "--", "./t", NULL},
