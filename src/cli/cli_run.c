@@ -174,13 +174,11 @@ static int load_edge_ids(struct run_state *s)
 }
 
 /* The exact cover's time: --cover-time, within what --max-time leaves but at least 2 s, so that a
- * run ends within seconds of its limit; none once stopped. */
+ * run ends within seconds of its limit. */
 static double cover_seconds(const struct run_state *s)
 {
     const struct cli_opts *o = s->o;
-    double secs = o->cover_time_s;
-    if (stop_flag)
-        return 0;
+    double secs = o->cover_time_s; /* after a stop too: the cover then says it was cut short */
     if (o->max_time_s) {
         double left = (double)o->max_time_s - (double)(cd_now_ns() - s->start_ns) / 1e9;
         if (left < secs)

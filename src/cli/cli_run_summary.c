@@ -63,9 +63,10 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
     else
         snprintf(buf, cap, "within %.1f%% of optimal (no cover under %s%s)", 100 * gap,
                  cli_bytes(rs->cover_bound, b, sizeof b),
-                 rs->cover_solver == CD_COVER_CAPPED   ? "; the solver's time ran out"
-                 : rs->cover_solver == CD_COVER_FAILED ? "; the exact solve gave nothing back"
-                                                       : "; --cover-time 0: greedy only");
+                 rs->cover_solver == CD_COVER_CAPPED    ? "; the solver's time ran out"
+                 : rs->cover_solver == CD_COVER_FAILED  ? "; the exact solve gave nothing back"
+                 : rs->cover_solver == CD_COVER_STOPPED ? "; the exact solve was interrupted"
+                                                        : "; --cover-time 0: greedy only");
     return buf;
 }
 

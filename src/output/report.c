@@ -102,7 +102,7 @@ const struct cd_report_field cd_report_fields[] = {
     {"output.cover_greedy_bytes", NULL, COUNT, STATS(cover_greedy_bytes), NO, NULL, NULL,
      "that cover as the greedy solver chose it", NULL},
     {"output.cover_solver", "cover_solver", CD_REPORT_SOLVER, STATS(cover_solver), NO, NULL,
-     "greedy|optimal|capped|failed", "how the cover was chosen", NULL},
+     "greedy|optimal|capped|failed|stopped", "how the cover was chosen", NULL},
     {"output.cover_solve_ms", "cover_solve_ms", COUNT, STATS(cover_solve_ms), NO, NULL, NULL,
      "the exact solve's wall time", NULL},
     {NULL, "cover_gap", BY_CODE, CODE, NO, NULL, NULL,

@@ -40,7 +40,9 @@ enum cd_cover_solver {
     CD_COVER_GREEDY,  /* greedy only: no exact solve asked for */
     CD_COVER_OPTIMAL, /* the solver proved its cover optimal */
     CD_COVER_CAPPED,  /* the solver's best cover within the time, and its bound */
-    CD_COVER_FAILED,  /* the solver gave nothing back (stopped, time, memory): greedy */
+    CD_COVER_FAILED,  /* the solver gave nothing back (time, memory): greedy */
+    CD_COVER_STOPPED, /* a stop (Ctrl-C, a signal) came before the exact solve ended: greedy, or
+                         the solver's best so far */
 };
 
 /* What the cover came to. */

@@ -322,8 +322,12 @@ enum cd_status cd_cover_solve(const struct cd_cover_set *sets, size_t n_sets, si
     }
     stats->bound = lower_bound(&s, s.count, essential, price);
     stats->greedy_bytes = stats->bytes;
-    if (exact && exact->seconds > 0 && n_sets)
+    bool stopped = exact && exact->stop && *exact->stop;
+    if (exact && exact->seconds > 0 && n_sets && !stopped)
         solve_exactly(&s, exact, chosen, alt, order, stats);
+    if (exact && exact->seconds > 0 && n_sets && exact->stop && *exact->stop &&
+        stats->solver != CD_COVER_OPTIMAL)
+        stats->solver = CD_COVER_STOPPED; /* asked for, and cut short: not the user's greedy */
     stats->required_bytes = stats->bytes;
     if (optional)
         stats->bytes = add_bonus(&s, chosen, stats->bytes,

@@ -363,7 +363,7 @@ uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n)
 
 const char *cd_result_cover_solver_name(enum cd_cover_solver solver)
 {
-    static const char *const names[] = {"greedy", "optimal", "capped", "failed"};
+    static const char *const names[] = {"greedy", "optimal", "capped", "failed", "stopped"};
     return (unsigned)solver < sizeof names / sizeof *names ? names[solver] : "greedy";
 }
 

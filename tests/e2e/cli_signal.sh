@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SIGINT and SIGTERM end a run gracefully: exit 1, a complete valid output of the best examples so
-# far, the manifest marked incomplete and stopped by a signal; a second SIGINT changes nothing.
+# far, the manifest marked incomplete and stopped by a signal (its cover named "stopped"); a second
+# SIGINT changes nothing.
 # A FIFO operand nobody writes to holds no run: SIGINT and --max-time end it within seconds, an
 # idle one is skipped with a line naming it, and one that is written to is an input. The same holds
 # for "-" (stdin) with a writer that never writes.
@@ -27,6 +28,10 @@ m = json.load(open(sys.argv[1]))
 files = sorted(os.listdir(sys.argv[2]))
 ok = (not m["run"]["complete"] and m["run"]["stopped_by"] == "signal" and files
       and files == sorted(s["file"] for s in m["seeds"]))
+# the cover asked for (--cover-time's default) and cut short is named so, not "greedy"
+if m["output"]["cover_solver"] != "stopped":
+    print("cover_solver %s after a signal" % m["output"]["cover_solver"])
+    ok = False
 sys.exit(0 if ok else 1)
 PY
 done
