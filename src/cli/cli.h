@@ -372,6 +372,9 @@ struct cli_state {
     char *settings;             /* this run's settings that change labels, as one line */
     struct cd_table_meta prev;  /* what the state read said of itself */
     uint64_t runs, execs, wall_ms; /* the earlier runs' totals */
+    /* The baseline the seeds are weighed against (struct cd_table_meta): the state's, else this
+       run's first pass once it is over (cli_state_baseline) */
+    uint64_t base_run, base_select_only, base_cmin;
     uint64_t start_ns;
     unsigned saved;             /* saves that succeeded */
     bool warned;                /* a failed checkpoint was reported */
@@ -404,6 +407,10 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
                                const struct cli_resolved *res, const struct cd_exec_info *info,
                                size_t seen_mem, struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err);
+
+/* Takes this run's first pass (its select-only cover's bytes and afl-cmin's rule's) as the
+ * baseline the state carries on, unless the state read had one. */
+void cli_state_baseline(struct cli_state *st, uint64_t select_only, uint64_t cmin);
 
 /* Encodes t with this run's identity and totals (this run: execs, wall_ms) into *buf (owned) and
  * *len, for cli_state_write. */

@@ -261,6 +261,10 @@ static int distill(struct run_state *s)
         return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_INPUT), "%s", err.msg);
     if (st == CD_OK)
         st = cd_distill_ingest(s->d, s->ing, &err);
+    if (st == CD_OK && !stop_flag) { /* a whole first pass: the baseline, when the state has none */
+        const struct cd_result_stats *ds = cd_distill_stats(s->d);
+        cli_state_baseline(&s->state, ds->select_only_bytes, ds->cmin_bytes);
+    }
     if (st >= CD_FAILED && !stop_flag)
         return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     const struct cd_ingest_stats *is = cd_ingest_stats(s->ing);
@@ -309,6 +313,9 @@ static int distill(struct run_state *s)
                                &exact, &err) != CD_OK ||
         cd_result_views(&s->result, o->n_targets, &err) != CD_OK)
         return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
+    s->result.stats.baseline_run = s->state.base_run;
+    s->result.stats.baseline_select_only_bytes = s->state.base_select_only;
+    s->result.stats.baseline_cmin_bytes = s->state.base_cmin;
     s->result.stats.guard = s->guard.cause;
     s->result.stats.guard_accepted = s->guard.accepted;
     s->result.stats.guard_reason = s->guard.cause ? s->guard.line : NULL;

@@ -70,6 +70,47 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
     return buf;
 }
 
+/* seeds / of, as "0.412x", or "-" when of is 0. */
+static const char *ratio(uint64_t seeds, uint64_t of, char *buf, size_t cap)
+{
+    if (of)
+        snprintf(buf, cap, "%.3fx", (double)seeds / (double)of);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+/* The seeds' bytes against the select-only cover and afl-cmin's rule (simulated, with correct
+ * hit-count classes) of this run's first pass, and against the baseline the state keeps when it
+ * is an earlier run's: a nightly run's inputs hold the last seeds, so its own first pass is no
+ * measure of what the seeds saved on the inputs as they came. */
+static void seed_bytes_lines(struct run_state *s)
+{
+    const struct cd_result_stats *rs = &s->result.stats;
+    uint64_t seeds = s->emitted.seed_bytes, run = s->state.runs + 1;
+    char r1[32], r2[32], b1[32], b2[32], cover[160];
+    bool earlier = rs->baseline_run && rs->baseline_run != run;
+    bool warm = s->state.start && strcmp(s->state.start, "cold") != 0 &&
+                strcmp(s->state.start, "none") != 0 && strcmp(s->state.start, "unreadable") != 0;
+    if (earlier)
+        cli_msg("seed bytes: %s select-only (%s), %s afl-cmin's rule, simulated (%s), of run "
+                "%llu's inputs: the baseline the state keeps",
+                ratio(seeds, rs->baseline_select_only_bytes, r1, sizeof r1),
+                cli_bytes(rs->baseline_select_only_bytes, b1, sizeof b1),
+                ratio(seeds, rs->baseline_cmin_bytes, r2, sizeof r2),
+                cli_bytes(rs->baseline_cmin_bytes, b2, sizeof b2),
+                (unsigned long long)rs->baseline_run);
+    cli_msg("seed bytes: %s select-only (%s), %s afl-cmin's rule, simulated (%s)%s; cover %s",
+            ratio(seeds, rs->select_only_bytes, r1, sizeof r1),
+            cli_bytes(rs->select_only_bytes, b1, sizeof b1),
+            ratio(seeds, rs->cmin_bytes, r2, sizeof r2), cli_bytes(rs->cmin_bytes, b2, sizeof b2),
+            earlier ? ", of this run's inputs, the last seeds among them"
+            : warm  ? ", of this run's inputs, the last seeds among them (the state kept no "
+                      "baseline: the next runs keep this one)"
+                    : "",
+            cover_text(rs, cover, sizeof cover));
+}
+
 /* Appends to the line buf (cap bytes, *n used), never past its end. */
 static void add(char *buf, size_t cap, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -216,15 +257,8 @@ void cli_run_print_summary(struct run_state *s, int code)
                 add(line, sizeof line, &n, "; %llu reproducers", (unsigned long long)c.reproducers);
             cli_msg("%s", line);
         }
-        if (rs->select_only_bytes) {
-            char b3[32], b4[32], cover[160];
-            cli_msg("seed bytes: %.3fx select-only (%s), %.3fx afl-cmin's rule (%s); cover %s",
-                    (double)s->emitted.seed_bytes / (double)rs->select_only_bytes,
-                    cli_bytes(rs->select_only_bytes, b3, sizeof b3),
-                    rs->cmin_bytes ? (double)s->emitted.seed_bytes / (double)rs->cmin_bytes : 0.0,
-                    cli_bytes(rs->cmin_bytes, b4, sizeof b4),
-                    cover_text(rs, cover, sizeof cover));
-        }
+        if (rs->select_only_bytes)
+            seed_bytes_lines(s);
         char left[64];
         cli_msg("labels: %zu (%llu after the first pass), %llu finished%s; %llu execs in %.1f s "
                 "(%.0f/s); %s%s",

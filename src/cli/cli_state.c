@@ -341,6 +341,9 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     st->runs = st->prev.runs;
     st->execs = st->prev.execs;
     st->wall_ms = st->prev.wall_ms;
+    st->base_run = st->prev.base_run;
+    st->base_select_only = st->prev.base_select_only;
+    st->base_cmin = st->prev.base_cmin;
     unsigned n_was;
     bool same_common;
     uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
@@ -497,12 +500,22 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     return rc == CD_OK ? CD_OK : cd_error_mark(err, rc, CD_ERR_INPUT);
 }
 
+void cli_state_baseline(struct cli_state *st, uint64_t select_only, uint64_t cmin)
+{
+    if (st->base_run)
+        return;
+    st->base_run = st->runs + 1;
+    st->base_select_only = select_only;
+    st->base_cmin = cmin;
+}
+
 /* What the state saved now says of itself: this run added to the runs before it. */
 static struct cd_table_meta state_meta(const struct cli_state *st, uint64_t execs,
                                        uint64_t wall_ms, bool complete)
 {
     struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
-                                 st->wall_ms + wall_ms, complete};
+                                 st->wall_ms + wall_ms, complete, st->base_run,
+                                 st->base_select_only, st->base_cmin};
     memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
     return meta;
 }

@@ -60,6 +60,10 @@ struct cd_result_stats {
     uint64_t labels_input;       /* labels known after the first pass */
     uint64_t select_only_bytes;  /* seed bytes of the first pass's cover (the --no-reduce output) */
     uint64_t cmin_bytes;         /* bytes afl-cmin's rule picks from the first pass (0 if unknown) */
+    uint64_t baseline_run;       /* the run whose first pass gave the two below (the state's
+                                    count of runs; 0: none known, this run's stopped early) */
+    uint64_t baseline_select_only_bytes; /* select_only_bytes of that run: of the inputs as */
+    uint64_t baseline_cmin_bytes;        /* they came, when it started cold; and cmin_bytes */
     uint64_t cover_bound;        /* no seed cover of these examples weighs less (select_seeds) */
     uint64_t cover_lp_bound;     /* the cover's linear relaxation, rounded up (0: not solved) */
     uint64_t cover_required_bytes; /* the seed cover's bytes before found labels' (the bound's) */

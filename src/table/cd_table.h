@@ -226,6 +226,10 @@ struct cd_table_meta {
     uint64_t execs;           /* their executions */
     uint64_t wall_ms;         /* their wall time */
     bool complete;            /* the last of them ended with every label skippable */
+    /* The baseline the seeds are weighed against: the select-only cover's bytes and those
+       afl-cmin's rule picks, from the first pass of run base_run (1: the first run, over the
+       inputs as they came; 0: none known) */
+    uint64_t base_run, base_select_only, base_cmin;
 };
 
 /* Serialises t and meta into the state format (table_state.c documents it): *buf is owned, free

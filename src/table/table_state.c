@@ -5,10 +5,12 @@
  * kept while best for no label): the seed cover of a warm run that changes nothing is then the
  * one its predecessor wrote.
  *
- * Format, version 4. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
+ * Format, version 5. Integers little-endian; "str" is a u32 byte count and the bytes, no NUL.
  *
- *   magic "CDSTATE\0" (8 bytes), u32 version (3), u32 0
+ *   magic "CDSTATE\0" (8 bytes), u32 version (5), u32 0
  *   str target_sha1, str settings, u64 runs, u64 execs, u64 wall_ms, u8 complete (0 or 1)
+ *   u64 base_run, u64 base_select_only, u64 base_cmin: the baseline (versions 1 to 4 lack this
+ *       line: none)
  *   u64 changes
  *   u64 examples, then each: u64 len, len bytes, str origin, u32 labels, that many u32 label ids
  *       in ascending order, u8 flags (1: finished, 2: pinned, 4: checked)
@@ -33,7 +35,7 @@
 #include <string.h>
 
 #define STATE_MAGIC "CDSTATE"   /* and its NUL: 8 bytes */
-#define STATE_VERSION 4u
+#define STATE_VERSION 5u
 #define SUM_LEN 16
 
 enum { EX_FINISHED = 1, EX_PINNED = 2, EX_CHECKED = 4 };
@@ -221,6 +223,9 @@ enum cd_status cd_table_snapshot_save(struct cd_table_snapshot *s, const struct 
     put_u64(&o, meta->execs);
     put_u64(&o, meta->wall_ms);
     put_u8(&o, meta->complete);
+    put_u64(&o, meta->base_run);
+    put_u64(&o, meta->base_select_only);
+    put_u64(&o, meta->base_cmin);
     put(&o, s->body.p, s->body.n);
     cd_fingerprints_sort(s->fps, s->n_fps);
     put_u64(&o, s->forgotten);
@@ -531,6 +536,14 @@ static bool get_header(struct in *r, struct cd_table_meta *meta, const char **wh
     meta->execs = get_u64(r);
     meta->wall_ms = get_u64(r);
     meta->complete = get_u8(r) != 0;
+    meta->base_run = meta->base_select_only = meta->base_cmin = 0;
+    if (*version >= 5) {
+        meta->base_run = get_u64(r);
+        meta->base_select_only = get_u64(r);
+        meta->base_cmin = get_u64(r);
+        if (meta->base_run > meta->runs) /* a baseline of a run the state has not had */
+            meta->base_run = meta->base_select_only = meta->base_cmin = 0;
+    }
     if (oom)
         return *why = "out of memory", false;
     return r->bad ? (*why = "header past the end", false) : true;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bash completion the build generates from the option tables (build/corpus-distill.bash):
-# every option --help shows completes from its prefix, and so does every option "audit --help"
+# every option --help all shows completes from its prefix, and so does every option "audit --help"
 # shows after "audit"; --order offers exactly the orders the tool accepts; -o offers directories
 # only, --state files; names with blanks and glob characters come whole; after "--" the first
 # word is a command and the next ones offer @@.
@@ -24,8 +24,8 @@ comp() {
 
 # Every option of --help's option lines (the usage lines name audit's too), completed from all
 # but its last character.
-opts=$("$bin" --help | grep '^  -' | grep -oE '(^|[][ ,(|])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[][ ,(|]//' | sort -u)
-[ "$(printf '%s\n' "$opts" | wc -l)" -ge 30 ] || err "too few options in --help: $opts"
+opts=$("$bin" --help all | grep '^  -' | grep -oE '(^|[][ ,(|])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[][ ,(|]//' | sort -u)
+[ "$(printf '%s\n' "$opts" | wc -l)" -ge 30 ] || err "too few options in --help all: $opts"
 for o in $opts; do
     comp in "${o%?}" | grep -qx -- "$o" || err "option $o does not complete from '${o%?}'"
 done

@@ -37,6 +37,15 @@ grep -q "warm start from 's.state' (after 1 run)" d2.err || err "no warm start l
 [ "$(labels s.manifest.json)" = "$(labels d1.manifest.json)" ] || err "warm run's labels differ"
 [ "$(field d2.json seed_bytes)" -le "$(field d1.json seed_bytes)" ] || err "warm run's seeds grew"
 [ "$(mfield s.manifest.json state runs)" = 2 ] || err "manifest state.runs $(mfield s.manifest.json state runs)"
+# The seeds are weighed against day 1's first pass (the inputs as they came), not against the
+# warm run's, whose inputs hold the seeds: the baseline stays, and the summary says whose it is.
+[ "$(field d2.json baseline_run)" = 1 ] || err "warm run's baseline_run $(field d2.json baseline_run)"
+[ "$(field d2.json baseline_select_only_bytes)" = "$(field d1.json select_only_bytes)" ] &&
+  [ "$(field d2.json baseline_cmin_rule_bytes)" = "$(field d1.json cmin_rule_bytes)" ] ||
+  err "warm run's baseline is not day 1's first pass"
+grep -q "of run 1's inputs: the baseline the state keeps" d2.err &&
+  grep -q "of this run's inputs, the last seeds among them" d2.err ||
+  err "the summary does not name the two baselines: $(grep 'seed bytes' d2.err)"
 # Once warm, a run over unchanged inputs changes nothing at all.
 ls s >d2.list
 "$bin" -q -j 1 --json-summary small -o s -- "$target" @@ >d2b.json

@@ -520,7 +520,7 @@ static void on_checkpoint(void *ctx, struct cd_table_snapshot *snap, uint64_t ex
     c->overlapped += atomic_fetch_add(&c->in_flight, 1) != 0;
     if (c->calls++ == 0)
         c->progressed = others_run(c->rc);
-    struct cd_table_meta meta = {"", "s", 1, 0, 0, false}, back;
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false, 0, 0, 0}, back;
     struct cd_error err;
     uint8_t *buf = NULL;
     size_t len = 0;
@@ -630,7 +630,7 @@ static void distill_from(const char *dir, struct cd_distill_opts *opts, const ui
     struct cd_distill *d = NULL;
     struct cd_ingest *ing = NULL;
     struct cd_table *t = NULL;
-    struct cd_table_meta meta = {"", "s", 1, 0, 0, false}, back;
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false, 0, 0, 0}, back;
     struct cd_error err;
     const char *ops[] = {dir};
     struct cd_ingest_opts io = {.operands = ops, .n_operands = 1};

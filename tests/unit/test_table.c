@@ -379,7 +379,7 @@ static void test_table_snapshot(void)
 {
     struct cd_table *t = state_sample();
     struct cd_error err;
-    struct cd_table_meta meta = {"", "argv=./t @@", 1, 10, 20, false};
+    struct cd_table_meta meta = {"", "argv=./t @@", 1, 10, 20, false, 0, 0, 0};
     uint8_t *then = NULL, *snap_bytes = NULL, *now = NULL;
     size_t then_len = 0, snap_len = 0, now_len = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &then, &then_len, &err), CD_OK);
@@ -407,7 +407,7 @@ static void test_table_state_round_trip(void)
     struct cd_table *t = state_sample(), *u = NULL;
     struct cd_error err;
     struct cd_table_meta meta = {"0123456789abcdef0123456789abcdef01234567", "argv=./t @@", 2, 1234,
-                                 5678, true},
+                                 5678, true, 0, 0, 0},
                          back;
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, alen = 0;
@@ -472,8 +472,8 @@ static void resum(uint8_t *buf, size_t len)
     }
 }
 
-/* A state of format version 1 (no unstable edges: the count before the checksum goes, and no
- * found marks) loads as the same table; a run upgraded overnight keeps its state. */
+/* A state of format version 1 (no baseline, no unstable edges: the count before the checksum
+ * goes, and no found marks) loads as the same table; a run upgraded overnight keeps its state. */
 static void test_table_state_version_1(void)
 {
     struct cd_table *t = NULL, *u = NULL;
@@ -481,20 +481,45 @@ static void test_table_state_version_1(void)
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
     cd_table_count_shown(t, true); /* a first pass: input labels, as older versions have them */
     offer(t, "abc", (uint32_t[]){8, 16}, 2, NULL);
-    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0}, back;
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, alen = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
-    CU_ASSERT_FATAL(buf[8] == 4 && len > 40);
-    uint8_t *v1 = malloc(len - 8);
+    CU_ASSERT_FATAL(buf[8] == 5 && len > 90);
+    /* The header ends at 50 (magic, version, 0, sha1 "", settings "x", three u64, complete);
+       the baseline's three u64 follow it. */
+    size_t head = 8 + 4 + 4 + 4 + 4 + 1 + 24 + 1, v1_len = len - 24 - 24 + 16;
+    uint8_t *v1 = malloc(v1_len);
     CU_ASSERT_FATAL(v1 != NULL);
-    memcpy(v1, buf, len - 24); /* without the unstable edges' and the notes' counts */
+    memcpy(v1, buf, head);
+    /* without the baseline, and the unstable edges' and the notes' counts */
+    memcpy(v1 + head, buf + head + 24, len - 24 - head - 24);
     v1[8] = 1;
-    resum(v1, len - 8);
-    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, len - 8, 0, &err), CD_OK);
+    resum(v1, v1_len);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, v1, v1_len, 0, &err), CD_OK);
     CU_ASSERT(best_of_is(u, 8, "abc") && best_of_is(u, 16, "abc"));
+    CU_ASSERT(back.base_run == 0 && back.base_select_only == 0 && back.base_cmin == 0);
     CU_ASSERT_EQUAL_FATAL(cd_table_save(u, &back, &again, &alen, &err), CD_OK);
-    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 4 */
+    CU_ASSERT(alen == len && memcmp(buf, again, len) == 0); /* saved again as version 5 */
+    cd_table_meta_release(&back);
+    cd_table_free(u);
+    u = NULL;
+    free(again);
+    again = NULL;
+    /* the baseline comes back as saved; one of a run the state has not had is none */
+    struct cd_table_meta based = {"", "x", 3, 1, 1, false, 2, 1000, 700};
+    free(buf);
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &based, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+    CU_ASSERT(back.base_run == 2 && back.base_select_only == 1000 && back.base_cmin == 700);
+    cd_table_meta_release(&back);
+    cd_table_free(u);
+    u = NULL;
+    free(buf);
+    based.base_run = 4;
+    CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &based, &buf, &len, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_table_load(&u, &back, buf, len, 0, &err), CD_OK);
+    CU_ASSERT(back.base_run == 0 && back.base_select_only == 0 && back.base_cmin == 0);
     free(v1);
     free(buf);
     free(again);
@@ -518,7 +543,7 @@ static void test_table_notes(void)
     CU_ASSERT_EQUAL(cd_table_note(t, bug, "other", &err), CD_OK);
     CU_ASSERT_STRING_EQUAL(cd_table_note_of(t, bug), "asan:heap-buffer-overflow READ\nparse\nmain");
     CU_ASSERT_PTR_NULL(cd_table_note_of(t, 8));
-    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0}, back;
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, alen = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
@@ -572,7 +597,7 @@ static void test_table_forged_notes(void)
         CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
         offer(t, "abc", (uint32_t[]){8, bug}, 2, NULL);
         CU_ASSERT_EQUAL(cd_table_note(t, bug, bad[k], &err), CD_OK);
-        struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+        struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0}, back;
         uint8_t *buf = NULL;
         size_t len = 0;
         CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
@@ -605,7 +630,7 @@ static void test_table_merge_bug_collision(void)
     CU_ASSERT_EQUAL_FATAL(cd_table_merge(&m[1], ba, 2, &err), CD_OK);
     uint8_t *buf[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
-    struct cd_table_meta meta = {"", "x", 1, 1, 1, false};
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0};
     for (int k = 0; k < 2; k++) {
         CU_ASSERT_STRING_EQUAL(cd_table_note_of(m[k], bug), a);
         CU_ASSERT_STRING_EQUAL(cd_table_note_of(m[k], moved) ? cd_table_note_of(m[k], moved) : "", b);
@@ -630,7 +655,7 @@ static void test_table_state_refuses_damage(void)
 {
     struct cd_table *t = state_sample(), *u = NULL;
     struct cd_error err;
-    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0}, back;
     uint8_t *buf = NULL;
     size_t len = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
@@ -664,7 +689,7 @@ static void test_table_state_refuses_damage(void)
     CU_ASSERT_EQUAL(cd_table_load(&u, &back, copy, len, 0, &err), CD_FAILED);
     CU_ASSERT_STRING_EQUAL(err.msg, "damaged state file: a label of an unstable edge");
     /* a target SHA-1 that is no hex (a terminal escape in it) */
-    struct cd_table_meta evil = {"\x1b]0;pwned\x07", "x", 1, 1, 1, false};
+    struct cd_table_meta evil = {"\x1b]0;pwned\x07", "x", 1, 1, 1, false, 0, 0, 0};
     uint8_t *ebuf = NULL;
     size_t elen = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &evil, &ebuf, &elen, &err), CD_OK);
@@ -716,7 +741,7 @@ static void test_table_state_refuses_damage(void)
 /* The saved bytes of t (meta fixed), owned. */
 static uint8_t *saved(const struct cd_table *t, size_t *len)
 {
-    struct cd_table_meta meta = {"", "s", 1, 0, 0, false};
+    struct cd_table_meta meta = {"", "s", 1, 0, 0, false, 0, 0, 0};
     uint8_t *buf = NULL;
     struct cd_error err;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, len, &err), CD_OK);
@@ -814,7 +839,7 @@ static void test_table_found_marks(void)
     offer(t, "other input", (uint32_t[]){32}, 1, NULL);
     cd_table_count_shown(t, false);
     CU_ASSERT(cd_table_find(t, 24)->found && !cd_table_find(t, 32)->found);
-    struct cd_table_meta meta = {"", "x", 1, 1, 1, false}, back;
+    struct cd_table_meta meta = {"", "x", 1, 1, 1, false, 0, 0, 0}, back;
     uint8_t *buf = NULL;
     size_t len = 0;
     CU_ASSERT_EQUAL_FATAL(cd_table_save(t, &meta, &buf, &len, &err), CD_OK);
@@ -1001,7 +1026,7 @@ static void test_table_random_offers(void)
         }
         if (k == OFFERS / 2) {
             struct cd_table_meta meta = {"0123456789abcdef0123456789abcdef01234567", "s", 1, 1, 1,
-                                         false},
+                                         false, 0, 0, 0},
                                  back;
             uint8_t *buf = NULL;
             size_t len = 0;
