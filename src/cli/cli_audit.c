@@ -530,22 +530,6 @@ static int audit_diff(const struct cd_manifest *now, const char *now_path, const
     return CLI_EXIT_OK;
 }
 
-#define NO_KIND UINT32_MAX
-
-/* The kind label (crash:SIGSEGV, timeout, ...) of a reproducer no bug label names: one whose
- * crash no sanitizer reported; NO_KIND for one that shows a bug. */
-static uint32_t unreported_kind(const struct cd_manifest_example *x)
-{
-    uint32_t kind = NO_KIND;
-    for (size_t k = 0; k < x->labels.n; k++) {
-        if (cd_labels_is_bug(x->labels.v[k]))
-            return NO_KIND;
-        if (kind == NO_KIND && cd_labels_is_outcome(x->labels.v[k]))
-            kind = x->labels.v[k];
-    }
-    return kind;
-}
-
 /* One line per distinct bug (--crashes): label, kind and access, inputs that showed it, the
  * reproducer's size and file, then its frames. */
 static int audit_crashes(const struct cd_manifest *m, bool as_json)
@@ -558,7 +542,8 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
         distinct += cd_manifest_bug_first(m, i) == i;
     size_t unreported = 0;
     for (size_t i = 0; i < m->n_reproducers; i++)
-        unreported += unreported_kind(&m->reproducers[i]) != NO_KIND;
+        unreported += cd_labels_unreported(m->reproducers[i].labels.v,
+                                           m->reproducers[i].labels.n) != 0;
     if (!as_json)
         cli_line(stdout, "%zu distinct bug%s by sanitizer report; %zu reproducer%s without one",
                  distinct, distinct == 1 ? "" : "s", unreported, unreported == 1 ? "" : "s");
@@ -616,8 +601,8 @@ static int audit_crashes(const struct cd_manifest *m, bool as_json)
        timeout): by their kind, so that no reproducer goes uncounted. */
     for (size_t i = 0; i < m->n_reproducers; i++) {
         const struct cd_manifest_example *x = &m->reproducers[i];
-        uint32_t kind = unreported_kind(x);
-        if (kind == NO_KIND)
+        uint32_t kind = cd_labels_unreported(x->labels.v, x->labels.n);
+        if (!kind)
             continue;
         char label[160], f[512], o[512];
         label_text(m, kind, label, sizeof label);

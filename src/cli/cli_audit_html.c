@@ -366,8 +366,45 @@ static void preview(FILE *f, const struct example_dir *d, const struct cd_manife
     fputs("</pre>", f);
 }
 
+/* The reproducers of m whose crash or hang no sanitizer reported. */
+static size_t count_unreported(const struct cd_manifest *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_reproducers; i++)
+        n += cd_labels_unreported(m->reproducers[i].labels.v, m->reproducers[i].labels.n) != 0;
+    return n;
+}
+
+/* The crashes and hangs no sanitizer reported, each by its kind with its reproducer: counted
+ * beside the bugs, never left out. */
+static void unreported_section(FILE *f, const struct cd_manifest *m,
+                               const struct example_dir *crashes)
+{
+    size_t n = count_unreported(m);
+    if (!n)
+        return;
+    fprintf(f, "<h1 id=\"unreported\">%zu reproducer%s without a sanitizer report</h1>\n", n,
+            n == 1 ? "" : "s");
+    struct cd_label_names names = cd_manifest_names(&m->info);
+    for (size_t i = 0; i < m->n_reproducers; i++) {
+        const struct cd_manifest_example *x = &m->reproducers[i];
+        uint32_t kind = cd_labels_unreported(x->labels.v, x->labels.n);
+        if (!kind)
+            continue;
+        char label[160];
+        cd_labels_format_in(kind, &names, label, sizeof label);
+        fputs("<h2>", f);
+        esc(f, label, -1);
+        fprintf(f, "</h2><table><tr><td>reproducer</td><td><a href=\"seed-%.40s.html\">%.40s</a>"
+                   " (%llu bytes, from ", x->sha1, x->sha1, (unsigned long long)x->size);
+        esc(f, x->origin ? x->origin : "", -1);
+        fputs(")</td></tr></table>\n", f);
+        preview(f, crashes, x);
+    }
+}
+
 /* crashes.html: one section per distinct bug, with its kind, frames, the inputs that showed it
- * and a preview of its reproducer. */
+ * and a preview of its reproducer; then the reproducers no sanitizer reported. */
 static bool crashes_page(const char *dir, const struct cd_manifest *m,
                          const struct example_dir *crashes)
 {
@@ -378,8 +415,12 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m,
     size_t distinct = 0;
     for (size_t i = 0; i < m->n_bugs; i++)
         distinct += cd_manifest_bug_first(m, i) == i;
-    fprintf(f, "<p><a href=\"index.html\">overview</a></p><h1>%zu distinct bug%s</h1>\n",
-            distinct, distinct == 1 ? "" : "s");
+    size_t unreported = count_unreported(m);
+    fprintf(f, "<p><a href=\"index.html\">overview</a></p><h1>%zu distinct bug%s by sanitizer "
+               "report</h1>\n", distinct, distinct == 1 ? "" : "s");
+    if (unreported)
+        fprintf(f, "<p><a href=\"#unreported\">%zu reproducer%s without a sanitizer report</a>"
+                   "</p>\n", unreported, unreported == 1 ? "" : "s");
     for (size_t i = 0; i < m->n_bugs; i++) {
         const struct cd_manifest_bug *b = &m->bugs[i];
         const struct cd_manifest_example *x = cd_manifest_find_reproducer(m, b->reproducer);
@@ -420,6 +461,7 @@ static bool crashes_page(const char *dir, const struct cd_manifest *m,
         if (x)
             preview(f, crashes, x);
     }
+    unreported_section(f, m, crashes);
     fputs("</body></html>\n", f);
     return fclose(f) == 0;
 }
@@ -582,10 +624,12 @@ int cli_audit_html(const struct cli_opts *o, const struct cd_manifest *m, const 
                "<tr><td>reproducers</td><td id=\"reproducers\">%zu</td></tr>"
                "<tr><td>labels</td><td id=\"labels\">%zu</td></tr>"
                "<tr><td>labels finished</td><td>%llu</td></tr>"
-               "<tr><td>distinct bugs</td><td id=\"bugs\"><a href=\"crashes.html\">%zu</a>"
-               "</td></tr>",
+               "<tr><td>distinct bugs by sanitizer report</td><td id=\"bugs\">"
+               "<a href=\"crashes.html\">%zu</a></td></tr>"
+               "<tr><td>reproducers without a sanitizer report</td><td id=\"unreported\">"
+               "<a href=\"crashes.html#unreported\">%zu</a></td></tr>",
             m->n_seeds, (unsigned long long)bytes, m->n_reproducers, m->n_labels,
-            (unsigned long long)m->counts.labels_finished, bugs);
+            (unsigned long long)m->counts.labels_finished, bugs, count_unreported(m));
     ok &= crashes_page(dir, m, &crashes_d);
     const struct cd_srccov_seed **order = c ? by_size(c) : NULL;
     bool *fn_hit = c ? calloc(c->n_fns + 1, sizeof *fn_hit) : NULL;

@@ -240,10 +240,17 @@ void cli_run_print_summary(struct run_state *s, int code)
         if (s->emitted.reproducers)
             add(line, sizeof line, &n, "; %llu crash/timeout reproducers in '%s'",
                 (unsigned long long)s->emitted.reproducers, s->crashes);
+        /* what they are: bugs a sanitizer named, and crashes or hangs none reported */
         size_t bugs = cd_result_count_bugs(&s->result);
+        size_t unreported = cd_result_count_unreported(&s->result);
         if (bugs)
-            add(line, sizeof line, &n, ", %zu of them distinct bug%s (audit --crashes)", bugs,
+            add(line, sizeof line, &n, ": %zu distinct bug%s by sanitizer report", bugs,
                 bugs == 1 ? "" : "s");
+        if (unreported)
+            add(line, sizeof line, &n, "%s%zu without a sanitizer report", bugs ? ", " : ": ",
+                unreported);
+        if (bugs || unreported)
+            add(line, sizeof line, &n, " (audit --crashes)");
         cli_msg("%s", line);
         for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
             struct cd_result_target c = cd_result_target_counts(&s->result, t);
@@ -314,7 +321,8 @@ void cli_run_print_summary(struct run_state *s, int code)
         return;
     struct cd_report_counts counts = {s->emitted.seeds, s->emitted.seed_bytes,
                                       s->emitted.reproducers, cd_result_count_bugs(&s->result),
-                                      s->result.n_labels, finished};
+                                      s->result.n_labels, finished,
+                                      cd_result_count_unreported(&s->result)};
     const void *src[CD_FROM_N] = {NULL, NULL, rs, &counts};
     struct summary sum = {s, code};
     json_object *j = json_object_new_object();

@@ -53,6 +53,7 @@ struct cd_report_counts {
     uint64_t seeds, seed_bytes, reproducers;
     uint64_t bugs;            /* distinct bugs (a crash state reached from two targets is one) */
     uint64_t labels, labels_finished;
+    uint64_t unreported;      /* reproducers no sanitizer reported (cd_result_count_unreported) */
 };
 
 struct cd_report_field {

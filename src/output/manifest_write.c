@@ -164,7 +164,8 @@ static json_object *build_targets(const struct cd_manifest_info *info, const str
 
 struct cd_report_counts cd_manifest_counts(const struct cd_result *r)
 {
-    struct cd_report_counts c = {.labels = r->n_labels, .bugs = cd_result_count_bugs(r)};
+    struct cd_report_counts c = {.labels = r->n_labels, .bugs = cd_result_count_bugs(r),
+                                 .unreported = cd_result_count_unreported(r)};
     for (size_t i = 0; i < r->n_examples; i++) {
         if (r->examples[i].reproducer)
             c.reproducers++;

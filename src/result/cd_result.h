@@ -152,6 +152,10 @@ const char *cd_result_cover_solver_name(enum cd_cover_solver solver);
 /* The distinct bugs of r: its bug labels, a crash state reached from several targets once. */
 size_t cd_result_count_bugs(const struct cd_result *r);
 
+/* r's reproducers whose crash or hang no sanitizer reported (cd_labels_unreported): a plain
+ * build's signal, a crash exit status, a timeout; counted nowhere among the bugs. */
+size_t cd_result_count_unreported(const struct cd_result *r);
+
 /* How far the required seed cover may be above the best over the same examples, as a fraction of
  * its bound (0: optimal); 0 without a bound. */
 double cd_result_cover_gap(const struct cd_result_stats *stats);

@@ -693,6 +693,15 @@ struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsig
     return c;
 }
 
+size_t cd_result_count_unreported(const struct cd_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_examples; i++)
+        n += r->examples[i].reproducer &&
+             cd_labels_unreported(r->examples[i].labels.v, r->examples[i].labels.n) != 0;
+    return n;
+}
+
 size_t cd_result_count_bugs(const struct cd_result *r)
 {
     size_t n = 0; /* one crash state reached from several targets is one bug */

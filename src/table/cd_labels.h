@@ -94,6 +94,11 @@ bool cd_labels_is_bug(uint32_t id);
 /* True when id is an outcome label (crash, sanitizer, timeout), not coverage. */
 bool cd_labels_is_outcome(uint32_t id);
 
+/* The crash or hang a reproducer's labels (ids, n) show when no sanitizer reported it (no
+ * sanitizer or bug label among them): its "crash:SIGSEGV", "crash:exit86" or "timeout" label,
+ * the first of them; 0 when a sanitizer did, or they show no outcome. */
+uint32_t cd_labels_unreported(const uint32_t *ids, size_t n);
+
 /* The map slot (edge) of coverage label id. */
 uint32_t cd_labels_slot(uint32_t id);
 

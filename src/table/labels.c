@@ -315,6 +315,20 @@ bool cd_labels_is_bug(uint32_t id)
     return cd_labels_is_outcome(id) && OUT_KIND(id) == OUT_BUG;
 }
 
+uint32_t cd_labels_unreported(const uint32_t *ids, size_t n)
+{
+    uint32_t kind = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cd_labels_is_outcome(ids[i]))
+            continue;
+        if (OUT_KIND(ids[i]) == OUT_BUG || OUT_KIND(ids[i]) == OUT_SAN)
+            return 0;
+        if (!kind)
+            kind = ids[i];
+    }
+    return kind;
+}
+
 int cd_labels_format(uint32_t id, char *buf, size_t cap)
 {
     if (!cd_labels_is_outcome(id))
