@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The man page and --help agree: every option --help all shows is documented in the man page and
 # every option the man page's OPTIONS section lists is in it; --help, each group's page and each
-# subcommand's fit one 80x24 screen, one option a line; the page
+# subcommand's fit one 80x24 screen, one option a line; the man page has its reference first (an
+# option at most 8 lines), DETAILS and MEASUREMENTS after; the page
 # renders without groff warnings; and the command lines of its EXAMPLES parse (with the sample
 # target and corpus built, the first example and the audit examples run for real).
 set -u
@@ -77,6 +78,21 @@ for o in $sect; do
 done
 lines=$(printf '%s\n' "$ahelp" | wc -l)
 [ "$lines" -le 23 ] || err "audit --help has $lines lines"
+
+# The reference comes first, a few lines an option; explanations and figures after it.
+order=$(printf '%s\n' "$plain" | sed -n 's/^\.SH //p' | tr '\n' ' ')
+case $order in
+  *"OPTIONS EXIT STATUS ENVIRONMENT "*"EXAMPLES DETAILS "*"MEASUREMENTS FILES SEE ALSO "*) ;;
+  *) err "sections out of order: $order" ;;
+esac
+if command -v man >/dev/null; then
+  long=$(MANWIDTH=80 man -l "$page" 2>/dev/null | awk '/^OPTIONS/{on=1; next} /^[A-Z]/{on=0} on' |
+         awk '/^       -/ { if (n > 8) print name; name=$0; n=0; next }
+              /^   [A-Z]/ { if (n > 8) print name; name=""; n=0; next }
+              name != "" && $0 != "" { n++ }
+              END { if (n > 8) print name }')
+  [ -z "$long" ] || err "OPTIONS entries over 8 lines at 80 columns: $long"
+fi
 
 # The page renders without warnings.
 if command -v groff >/dev/null; then
