@@ -248,11 +248,12 @@ void cli_settings_apply(const struct cli_opts *o, const struct cli_resolved *r,
 size_t cli_settings_manifest(const struct cli_opts *o, const struct cli_resolved *r,
                              struct cd_manifest_setting *out, char shard[32]);
 
-/* The settings that change labels as the state's identity writes them ("name=value" joined by
- * "; ", in the line's order; map_size the size the target reports, 0 to leave it out) into p
- * (cap bytes, NUL-terminated when it fits); returns the length it needs. */
-size_t cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
-                             size_t map_size, char *p, size_t cap);
+/* The settings that change labels into id's shared fields, in the order of the state's identity
+ * line (their values' text in store, cap bytes); with one_target, id->map_at gets the place of
+ * the target's map size among them. False when store is too small. */
+struct cd_identity;
+bool cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                           bool one_target, struct cd_identity *id, char *store, size_t cap);
 
 /* Parses argv into *o. On a usage error, prints one line and the --help hint to stderr and returns
  * false. What o holds is released with cli_opts_release in either case. */

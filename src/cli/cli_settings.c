@@ -6,6 +6,7 @@
  * here plus the code that uses it; what a row cannot copy (the shard, the map size the target
  * reports, AFL_CRASH_EXITCODE's "none") its kind hands to the code below. */
 #include "cli.h"
+#include "exec/cd_identity.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -168,32 +169,37 @@ static int by_identity(const void *a, const void *b)
     return (x->identity > y->identity) - (x->identity < y->identity);
 }
 
-size_t cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
-                             size_t map_size, char *p, size_t cap)
+bool cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                           bool one_target, struct cd_identity *id, char *store, size_t cap)
 {
     const struct cli_setting *rows[CLI_SETTINGS_MAX];
-    size_t n = 0, len = 0;
+    size_t n = 0, used = 0;
     for (size_t i = 0; i < cli_n_settings && n < CLI_SETTINGS_MAX; i++)
         if (cli_settings[i].identity)
             rows[n++] = &cli_settings[i];
     qsort(rows, n, sizeof *rows, by_identity);
+    id->n_shared = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cli_setting *s = rows[i];
-        uint64_t v = s->kind == CLI_SET_MAP_SIZE ? map_size : count_of(s, o, r);
-        char text[32];
-        if (s->kind == CLI_SET_MAP_SIZE && !map_size)
-            continue; /* several targets: each target's line names its own */
+        if (s->kind == CLI_SET_MAP_SIZE) { /* each target's own */
+            id->map_at = one_target ? id->n_shared : 0;
+            continue;
+        }
+        uint64_t v = count_of(s, o, r);
         if (s->omit_zero && !v)
             continue;
+        int k;
         if (s->kind == CLI_SET_EXITCODE && r->crash_exitcode_set)
-            snprintf(text, sizeof text, "%d", r->crash_exitcode);
+            k = snprintf(store + used, cap - used, "%d", r->crash_exitcode);
         else if (s->kind == CLI_SET_EXITCODE)
-            snprintf(text, sizeof text, "none");
+            k = snprintf(store + used, cap - used, "none");
         else
-            snprintf(text, sizeof text, "%llu", (unsigned long long)v);
-        int k = snprintf(p && len < cap ? p + len : NULL, p && len < cap ? cap - len : 0,
-                         "%s%s=%s", len ? "; " : "", s->name, text);
-        len += k > 0 ? (size_t)k : 0;
+            k = snprintf(store + used, cap - used, "%llu", (unsigned long long)v);
+        if (k < 0 || (size_t)k >= cap - used || id->n_shared == CD_IDENTITY_SHARED_MAX)
+            return false;
+        id->shared[id->n_shared++] = (struct cd_identity_field){cd_span_of(s->name),
+                                                                {store + used, (size_t)k}};
+        used += (size_t)k + 1;
     }
-    return len;
+    return true;
 }

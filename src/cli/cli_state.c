@@ -5,6 +5,7 @@
  * table's (cd_table_save); this file knows paths, identities and messages. */
 #include "common/cd_file.h"
 #include "common/cd_hash.h"
+#include "exec/cd_identity.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -19,181 +20,63 @@
  * writes at most about 170 MiB of fingerprints). */
 #define STATE_MAX_BYTES ((off_t)4 << 30)
 
-/* How the settings line names a shard (--shard K/N), at its end. */
-#define SHARD_KEY "; shard="
-
-/* Where a run of several targets starts each target's line in its settings. */
-#define TARGET_KEY "\ntarget "
-
-/* This run's settings that change labels: the target's arguments (its path is identified by the
- * binary's SHA-1), then those the settings table marks (cli_settings_identity: the timeout as
- * given, the memory limit, edge labels, the map size, AFL_CRASH_EXITCODE, the frames of a crash
- * state), as one line. With several targets,
- * the line holds the settings they share, and each target adds a line of its own
- * ("\ntarget SHA1 map_size=N args=ARGS"). Owned; NULL when out of memory. */
+/* This run's identity (cd_identity.h): the settings that change labels (cli_settings_identity:
+ * the timeout as given, the memory limit, edge labels, AFL_CRASH_EXITCODE, the frames of a crash
+ * state) and each target's binary SHA-1, map size and arguments, with the shard, as one line
+ * written from those fields. Owned; NULL when out of memory. */
 static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
                            const struct cli_resolved *r, const struct cd_exec_info *info)
 {
-    size_t n = 256 + cli_settings_identity(o, r, info[0].map_size, NULL, 0);
+    struct cd_identity id = {.several = o->n_targets > 1};
+    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32];
+    char *args[CD_LABEL_TARGETS_MAX] = {NULL};
+    char *line = NULL;
+    if (!cli_settings_identity(o, r, o->n_targets == 1, &id, store, sizeof store))
+        return NULL;
     for (unsigned t = 0; t < o->n_targets; t++) {
-        n += 96;
+        size_t n = 1;
         for (char **a = o->targets[t] + 1; *a; a++)
             n += strlen(*a) + 1;
-    }
-    char *s = malloc(n), *p = s;
-    if (!s)
-        return NULL;
-    if (o->n_targets == 1) {
-        p += sprintf(p, "args=");
-        for (char **a = o->target_argv + 1; *a; a++)
-            p += sprintf(p, "%s%s", a == o->target_argv + 1 ? "" : " ", *a);
-        p += sprintf(p, "; ");
-    }
-    p += cli_settings_identity(o, r, o->n_targets == 1 ? info[0].map_size : 0, p,
-                               n - (size_t)(p - s));
-    for (unsigned t = 0; o->n_targets > 1 && t < o->n_targets; t++) {
-        p += sprintf(p, TARGET_KEY "%s map_size=%zu args=", st->target_sha1s[t],
-                     info[t].map_size);
+        if (!(args[t] = malloc(n)))
+            goto out;
+        char *p = args[t];
+        *p = '\0';
         for (char **a = o->targets[t] + 1; *a; a++)
             p += sprintf(p, "%s%s", a == o->targets[t] + 1 ? "" : " ", *a);
+        snprintf(maps[t], sizeof maps[t], "%zu", info[t].map_size);
+        id.targets[t] = (struct cd_identity_target){
+            cd_span_of(id.several ? st->target_sha1s[t] : ""), cd_span_of(maps[t]),
+            cd_span_of(args[t])};
     }
-    if (o->shards > 1)
-        sprintf(p, "%s%u/%u", SHARD_KEY, o->shard, o->shards);
-    return s;
+    id.n_targets = o->n_targets;
+    if (o->shards > 1) {
+        snprintf(shard, sizeof shard, "%u/%u", o->shard, o->shards);
+        id.shard = cd_span_of(shard);
+    }
+    size_t len = cd_identity_write(&id, NULL, 0);
+    if ((line = malloc(len + 1)))
+        cd_identity_write(&id, line, len + 1);
+out:
+    for (unsigned t = 0; t < o->n_targets; t++)
+        free(args[t]);
+    return line;
 }
 
-/* The length of settings without its shard (always last: the target's arguments, earlier, may
- * hold the same text): shards of one run differ only there. */
-static size_t unsharded(const char *settings)
+/* Whether the identities of two states' settings (a's first target sha1 a_sha1, b's b_sha1) are
+ * the same but for their shards: shards of one run merge. */
+static bool same_unsharded(const char *a, const char *a_sha1, const char *b, const char *b_sha1)
 {
-    const char *k = NULL;
-    for (const char *p = settings; p && (p = strstr(p, SHARD_KEY)) != NULL; p++)
-        k = p;
-    unsigned a, b;
-    if (k && cli_parse_shard(k + strlen(SHARD_KEY), &a, &b))
-        return (size_t)(k - settings);
-    return settings ? strlen(settings) : 0;
-}
-
-/* Whether settings a and b are the same but for their shards. */
-static bool same_unsharded(const char *a, const char *b)
-{
-    size_t n = unsharded(a);
-    return n == unsharded(b) && (n == 0 || memcmp(a, b, n) == 0);
-}
-
-/* Writes "KEY was 'A', now 'B'" for the first setting of now that was is without or has
- * otherwise into buf. */
-static void first_difference(const char *was, const char *now, char *buf, size_t cap)
-{
-    while (*now) {
-        size_t n = strcspn(now, ";"), k = strcspn(now, "=");
-        if (k > n)
-            k = n;
-        const char *w = was; /* the same key in was */
-        while (*w && !(strncmp(w, now, k) == 0 && w[k] == '=')) {
-            w += strcspn(w, ";");
-            w += strspn(w, "; ");
-        }
-        size_t wn = *w ? strcspn(w, ";") : 0;
-        if (wn != n || strncmp(w, now, n) != 0) {
-            char sa[80], sb[80], va[96], vb[96];
-            snprintf(sa, sizeof sa, "%.*s", wn > k ? (int)(wn - k - 1) : 0, wn > k ? w + k + 1 : "");
-            snprintf(sb, sizeof sb, "%.*s", n > k ? (int)(n - k - 1) : 0, n > k ? now + k + 1 : "");
-            snprintf(buf, cap, "%.*s was '%s', now '%s'", (int)k, now, cd_shown(sa, va, sizeof va),
-                     cd_shown(sb, vb, sizeof vb));
-            return;
-        }
-        now += n;
-        now += strspn(now, "; ");
-    }
-    snprintf(buf, cap, "settings differ");
-}
-
-/* One target's identity in a state's settings: its SHA-1, map size and arguments. */
-struct target_id {
-    const char *at; /* "SHA1 map_size=N args=ARGS" up to len, or NULL (the single form) */
-    size_t len;
-    const char *sha1;
-};
-
-/* Splits settings (as settings_line writes them, sha1 the state's first target) into the part
- * every target shares, which *common and *common_len get (without a single target's arguments and
- * map size), and the targets' identities (at most CD_LABEL_TARGETS_MAX); returns their number. A
- * single target's identity is its arguments and map size, compared as written. */
-static unsigned split_settings(const char *settings, const char *sha1, struct target_id *ids,
-                               char *common, size_t cap)
-{
-    settings = settings ? settings : "";
-    const char *nl = strstr(settings, TARGET_KEY);
-    if (nl) {
-        snprintf(common, cap, "%.*s", (int)(nl - settings), settings);
-        unsigned n = 0;
-        for (const char *p = nl; p && n < CD_LABEL_TARGETS_MAX; n++) {
-            p += strlen(TARGET_KEY);
-            const char *next = strstr(p, TARGET_KEY);
-            ids[n] = (struct target_id){p, next ? (size_t)(next - p) : unsharded(p), NULL};
-            p = next;
-        }
-        return n;
-    }
-    /* "args=ARGS; timeout_ms=...; map_size=N; crash_exitcode=...": the target is the args and
-       the map size, the rest shared */
-    const char *t = strstr(settings, "; timeout_ms=");
-    const char *m = t ? strstr(t, "; map_size=") : NULL;
-    const char *after = m ? strstr(m + 2, "; ") : NULL;
-    if (strncmp(settings, "args=", 5) != 0 || !t || !m || !after) {
-        snprintf(common, cap, "%s", settings);
-        return 0;
-    }
-    snprintf(common, cap, "%.*s%s", (int)(m - t - 2), t + 2, after);
-    ids[0] = (struct target_id){settings, (size_t)(t - settings), sha1};
-    return 1;
+    struct cd_identity x, y;
+    return cd_identity_parse(a, a_sha1, &x) && cd_identity_parse(b, b_sha1, &y) &&
+           cd_identity_same_unsharded(&x, &y);
 }
 
 /* How many targets the identity of the state meta names (at least one). */
 static unsigned state_targets(const struct cd_table_meta *meta)
 {
-    struct target_id ids[CD_LABEL_TARGETS_MAX];
-    char common[2048];
-    unsigned n = split_settings(meta->settings, meta->target_sha1, ids, common, sizeof common);
-    return n ? n : 1;
-}
-
-/* The SHA-1, map size and arguments (*args, *len) of identity id of the settings whole; false
- * when it is malformed. */
-static bool target_fields(const struct target_id *id, const char *whole, char sha[41],
-                          char map[32], const char **args, size_t *len)
-{
-    if (id->sha1) { /* the single form: "args=ARGS; ...; map_size=N; ..." */
-        const char *m = strstr(whole, "; map_size=");
-        snprintf(sha, 41, "%s", id->sha1);
-        snprintf(map, 32, "%.*s", m ? (int)strcspn(m + 11, ";") : 0, m ? m + 11 : "");
-        *args = id->at + 5;
-        *len = id->len - 5;
-        return true;
-    }
-    const char *m = strstr(id->at, " map_size="), *g = strstr(id->at, " args=");
-    if (!m || !g || g < m || (size_t)(g + 6 - id->at) > id->len)
-        return false;
-    snprintf(sha, 41, "%.*s", (int)strcspn(id->at, " "), id->at);
-    snprintf(map, 32, "%.*s", (int)(g - m - 10), m + 10);
-    *args = g + 6;
-    *len = id->len - (size_t)(*args - id->at);
-    return true;
-}
-
-/* Whether two targets' identities are one: the same binary, map size and arguments, whichever
- * form each came in. */
-static bool same_target(const struct target_id *a, const char *a_whole, const struct target_id *b,
-                        const char *b_whole)
-{
-    char sha_a[41], sha_b[41], map_a[32], map_b[32];
-    const char *args_a, *args_b;
-    size_t la, lb;
-    return target_fields(a, a_whole, sha_a, map_a, &args_a, &la) &&
-           target_fields(b, b_whole, sha_b, map_b, &args_b, &lb) && strcmp(sha_a, sha_b) == 0 &&
-           strcmp(map_a, map_b) == 0 && la == lb && memcmp(args_a, args_b, la) == 0;
+    struct cd_identity id;
+    return cd_identity_parse(meta->settings, meta->target_sha1, &id) && id.n_targets
+               ? id.n_targets : 1;
 }
 
 /* Reads the state file at path whole into *buf (owned), its first 8 bytes first: -1 with errno,
@@ -280,18 +163,27 @@ enum cd_status cli_state_check(const char *path, bool force, struct cd_error *er
 static uint32_t same_targets(const char *was, const char *was_sha1, const char *now,
                              const char *now_sha1, unsigned *n_was, bool *same_common)
 {
-    struct target_id a[CD_LABEL_TARGETS_MAX], b[CD_LABEL_TARGETS_MAX];
-    char ca[1024], cb[1024];
-    was = was ? was : "";
-    *n_was = split_settings(was, was_sha1, a, ca, sizeof ca);
-    unsigned n_now = split_settings(now, now_sha1, b, cb, sizeof cb);
-    ca[unsharded(ca)] = cb[unsharded(cb)] = '\0';
-    *same_common = strcmp(ca, cb) == 0 && strcmp(was + unsharded(was), now + unsharded(now)) == 0;
+    struct cd_identity a, b;
+    bool ok = cd_identity_parse(was, was_sha1, &a), ok_now = cd_identity_parse(now, now_sha1, &b);
+    *n_was = ok ? a.n_targets : 0;
+    *same_common = ok && ok_now && cd_identity_same_shared(&a, &b) &&
+                   a.shard.n == b.shard.n && (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
     uint32_t same = 0;
-    for (unsigned t = 0; t < *n_was && t < n_now; t++)
-        if (same_target(&a[t], was, &b[t], now))
+    for (unsigned t = 0; ok && ok_now && t < a.n_targets && t < b.n_targets; t++)
+        if (cd_identity_same_target(&a.targets[t], &b.targets[t]))
             same |= 1u << t;
     return same;
+}
+
+/* "KEY was 'A', now 'B'": the first setting of now that the state's settings was lack or hold
+ * otherwise, into buf. */
+static void first_difference(const char *was, const char *now, char *buf, size_t cap)
+{
+    struct cd_identity a, b;
+    if (cd_identity_parse(was, NULL, &a) && cd_identity_parse(now, NULL, &b))
+        cd_identity_first_difference(&a, &b, buf, cap);
+    else
+        snprintf(buf, cap, "settings differ");
 }
 
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
@@ -460,7 +352,8 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
                 rc = cd_error_set(err, CD_FAILED, "'%s' holds the same state as '%s': name each "
                                   "shard's state once", o->inputs[i], o->inputs[k]);
         if (rc == CD_OK && i > 0 && (strcmp(meta[i].target_sha1, meta[0].target_sha1) != 0 ||
-                                     !same_unsharded(meta[i].settings, meta[0].settings)))
+                                     !same_unsharded(meta[i].settings, meta[i].target_sha1,
+                                                     meta[0].settings, meta[0].target_sha1)))
             rc = cd_error_set(err, CD_FAILED, "'%s' and '%s' were made by different %s: only "
                               "shards of one run merge", o->inputs[0], o->inputs[i],
                               strcmp(meta[i].target_sha1, meta[0].target_sha1) ? "targets"
@@ -477,7 +370,8 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
     if (rc == CD_OK && !cd_table_seen_limit(m, seen_mem))
         rc = cd_error_oom(err, CD_FAILED, "out of memory");
     bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->target_sha1) == 0 &&
-                same_unsharded(meta[0].settings, st->settings);
+                same_unsharded(meta[0].settings, meta[0].target_sha1, st->settings,
+                               st->target_sha1);
     if (rc == CD_OK) {
         st->start = "merged";
         snprintf(st->note, sizeof st->note, "merged %zu state%s: %zu labels, %zu best examples%s",

@@ -4,6 +4,7 @@
  * identity line is byte for byte the one earlier states were written with (a warm start
  * compares it whole). */
 #include "cli/cli.h"
+#include "exec/cd_identity.h"
 #include "harness.h"
 
 #include <stdlib.h>
@@ -84,20 +85,31 @@ static void test_settings_identity_unchanged(void)
 {
     struct cli_opts o = {.crash_frames = 3};
     struct cli_resolved r;
-    char line[256];
+    struct cd_identity id = {0};
+    char store[256], line[256];
     cli_resolve(&o, 1, &r);
-    size_t n = cli_settings_identity(&o, &r, 65536, line, sizeof line);
-    CU_ASSERT_STRING_EQUAL(line, "timeout_ms=0; mem_limit_mb=0; edges_only=0; map_size=65536; "
-                                 "crash_exitcode=none; crash_frames=3");
+    CU_ASSERT_FATAL(cli_settings_identity(&o, &r, true, &id, store, sizeof store));
+    id.n_targets = 1;
+    id.targets[0] = (struct cd_identity_target){cd_span_of(""), cd_span_of("65536"),
+                                                cd_span_of("@@")};
+    size_t n = cd_identity_write(&id, line, sizeof line);
+    CU_ASSERT_STRING_EQUAL(line, "args=@@; timeout_ms=0; mem_limit_mb=0; edges_only=0; "
+                                 "map_size=65536; crash_exitcode=none; crash_frames=3");
     CU_ASSERT_EQUAL(n, strlen(line));
     struct cli_opts p = {.timeout_ms = 50, .mem_limit_mb = 100, .edges_only = true};
     setenv("AFL_CRASH_EXITCODE", "-9", 1);
     cli_resolve(&p, 1, &r);
     unsetenv("AFL_CRASH_EXITCODE");
-    cli_settings_identity(&p, &r, 0, line, sizeof line);
+    struct cd_identity two = {.several = true, .n_targets = 1};
+    CU_ASSERT_FATAL(cli_settings_identity(&p, &r, false, &two, store, sizeof store));
+    two.targets[0] = (struct cd_identity_target){cd_span_of("0123456789abcdef0123456789abcdef0"
+                                                            "1234567"),
+                                                 cd_span_of("139"), cd_span_of("-x @@")};
+    cd_identity_write(&two, line, sizeof line);
     CU_ASSERT_STRING_EQUAL(line, "timeout_ms=50; mem_limit_mb=100; edges_only=1; "
-                                 "crash_exitcode=-9");
-    CU_ASSERT_EQUAL(cli_settings_identity(&p, &r, 0, NULL, 0), strlen(line));
+                                 "crash_exitcode=-9\ntarget 0123456789abcdef0123456789abcdef0"
+                                 "1234567 map_size=139 args=-x @@");
+    CU_ASSERT_EQUAL(cd_identity_write(&two, NULL, 0), strlen(line));
 }
 
 int main(void)
