@@ -98,8 +98,22 @@ const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap);
 /* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
 bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);
 
+/* Adds the target argv (NULL-ended) named name (NULL: from its program's file name) to o; false
+ * after a usage error (an empty target, one too many). */
+struct cli_opts;
+bool cli_target_add(struct cli_opts *o, char **argv, const char *name);
+
+/* Gives every target of o a name: its own, else its program's file name (characters other than
+ * letters, digits, '.', '_' and '-' as '_'), a second of one name getting ".2"; false after a
+ * usage error (an invalid or repeated given name). */
+bool cli_targets_name(struct cli_opts *o);
+
 /* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
 void cli_target_sha1(const char *target, char hex[41]);
+
+/* The path of the view of the target named name in the views directory views
+ * (DIR.by-target/NAME), into buf; returns buf. The one place a view's path is made. */
+const char *cli_view_path(const char *views, const char *name, char *buf, size_t cap);
 
 enum cli_mode {
     CLI_MODE_DISTILL,

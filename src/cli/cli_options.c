@@ -608,18 +608,6 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
     return true;
 }
 
-/* Adds the target argv (NULL-ended) named name (NULL: from its program's file name). */
-static bool add_target(struct cli_opts *o, char **argv, const char *name)
-{
-    if (!argv[0])
-        return cli_usage_error("an empty target: '--' with nothing after it"), false;
-    if (o->n_targets == CD_LABEL_TARGETS_MAX)
-        return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX), false;
-    o->targets[o->n_targets] = argv;
-    o->target_names[o->n_targets++] = name;
-    return true;
-}
-
 /* --targets FILE: one target a line, its words split at blanks, an optional first word "NAME:"
  * naming it. The file's text and vectors stay in lists[CD_LABEL_TARGETS_MAX + 1]. */
 static bool read_targets(struct cli_opts *o)
@@ -657,50 +645,10 @@ static bool read_targets(struct cli_opts *o)
             }
         }
         *v++ = NULL;
-        ok = add_target(o, argv, name);
+        ok = cli_target_add(o, argv, name);
     }
     free(lines);
     return ok;
-}
-
-/* Gives every target a name: its own, else its program's file name (characters other than
- * letters, digits, '.', '_' and '-' as '_'), a second of one name getting ".2". */
-static bool name_targets(struct cli_opts *o)
-{
-    if (o->n_targets == 0)
-        return true;
-    for (unsigned t = 0; t < o->n_targets; t++) {
-        char *buf = o->names_buf[t];
-        const char *given = o->target_names[t];
-        if (given && !cd_labels_name_valid(given))
-            return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
-                                   "'_', '-'; at most 64)", given), false;
-        if (!given) {
-            const char *base = strrchr(o->targets[t][0], '/');
-            base = base ? base + 1 : o->targets[t][0];
-            size_t k = 0;
-            for (; base[k] && k < 60; k++)
-                buf[k] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
-                                base[k]) ? base[k] : '_';
-            if (k == 0 || buf[0] == '.' || buf[0] == '-')
-                memcpy(buf, "target", 7);
-        } else {
-            snprintf(buf, 80, "%s", given);
-        }
-        for (unsigned k = 0, dup = 2; k < t; k++)
-            if (strcmp(o->target_names[k], buf) == 0) {
-                if (given)
-                    return cli_usage_error("two targets named '%s'", given), false;
-                char *dot = strrchr(buf, '.');
-                size_t at = dot && strspn(dot + 1, "0123456789") == strlen(dot + 1) && dot[1]
-                                ? (size_t)(dot - buf) : strlen(buf);
-                snprintf(buf + at, 80 - at, ".%u", dup++);
-                k = (unsigned)-1; /* again from the first */
-            }
-        o->target_names[t] = buf;
-    }
-    o->target_argv = o->targets[0];
-    return true;
 }
 
 /* Reads --inputs-from's list onto the inputs and --target-from's as the target. */
@@ -735,12 +683,12 @@ static bool read_lists(struct cli_opts *o)
         if (!read_list("--target-from", o->target_from[k], &o->lists[1 + k],
                        &o->target_lists[1 + k], &n))
             return false;
-        if (!add_target(o, o->target_lists[1 + k], NULL))
+        if (!cli_target_add(o, o->target_lists[1 + k], NULL))
             return false;
     }
     if (o->targets_file && !read_targets(o))
         return false;
-    return name_targets(o);
+    return cli_targets_name(o);
 }
 
 bool cli_parse(int argc, char **argv, struct cli_opts *o)
@@ -794,7 +742,7 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
         /* a lone "--" at the end names none when it is the only one: the targets come from
            --target-from or --targets */
         bool none = k == i + 1 && k == argc && o->n_targets == 0;
-        if (!none && !add_target(o, &argv[i + 1], NULL))
+        if (!none && !cli_target_add(o, &argv[i + 1], NULL))
             return false;
         i = k;
     }

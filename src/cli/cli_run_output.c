@@ -81,7 +81,7 @@ static void write_views(struct run_state *s, const struct cd_emit_opts *base)
     for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
         struct cd_error err;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", s->views, o->target_names[t]);
+        cli_view_path(s->views, o->target_names[t], path, sizeof path);
         struct view_pick pick = {&s->result, t};
         struct cd_emit_opts eo = *base;
         eo.seed_dir = path;
@@ -137,8 +137,8 @@ int cli_run_write_output(struct run_state *s)
         info.n_targets = o->n_targets;
         for (unsigned t = 0; t < o->n_targets; t++) {
             char v[4400];
-            snprintf(views[t], sizeof views[t], "%s/%s",
-                     s->views ? cli_shown_path(s->views, v, sizeof v) : "", o->target_names[t]);
+            cli_view_path(s->views ? cli_shown_path(s->views, v, sizeof v) : NULL,
+                          o->target_names[t], views[t], sizeof views[t]);
             targets[t] = (struct cd_manifest_target){
                 .name = (char *)o->target_names[t], .argv = o->targets[t],
                 .map_size = s->runner.info[t].map_size,

@@ -186,7 +186,7 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
             json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
             cd_report_put_target(e, &c);
             char view[4200];
-            snprintf(view, sizeof view, "%s/%s", s->views ? s->views : "", o->target_names[t]);
+            cli_view_path(s->views, o->target_names[t], view, sizeof view);
             json_object_object_add(e, "view", s->views ? shown_string(view) : NULL);
             json_object_array_add(ta, e);
         }
@@ -258,8 +258,10 @@ void cli_run_print_summary(struct run_state *s, int code)
             add(line, sizeof line, &n, "target %s: %llu labels, %llu finished; %llu seeds, %s",
                 o->target_names[t], (unsigned long long)c.labels, (unsigned long long)c.finished,
                 (unsigned long long)c.seeds, cli_bytes(c.seed_bytes, b1, sizeof b1));
+            char view[4200];
             if (s->views)
-                add(line, sizeof line, &n, " in '%s/%s'", s->views, o->target_names[t]);
+                add(line, sizeof line, &n, " in '%s'",
+                    cli_view_path(s->views, o->target_names[t], view, sizeof view));
             if (c.reproducers)
                 add(line, sizeof line, &n, "; %llu reproducers", (unsigned long long)c.reproducers);
             cli_msg("%s", line);

@@ -1,0 +1,115 @@
+/* The command line's targets: each added as it comes, named, its binary hashed, and the path of
+ * its view (DIR.by-target/NAME) made in one place. */
+#include "common/cd_hash.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool cli_target_add(struct cli_opts *o, char **argv, const char *name)
+{
+    if (!argv[0])
+        return cli_usage_error("an empty target: '--' with nothing after it"), false;
+    if (o->n_targets == CD_LABEL_TARGETS_MAX)
+        return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX), false;
+    o->targets[o->n_targets] = argv;
+    o->target_names[o->n_targets++] = name;
+    return true;
+}
+
+bool cli_targets_name(struct cli_opts *o)
+{
+    if (o->n_targets == 0)
+        return true;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        char *buf = o->names_buf[t];
+        const char *given = o->target_names[t];
+        if (given && !cd_labels_name_valid(given))
+            return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
+                                   "'_', '-'; at most 64)", given), false;
+        if (!given) {
+            const char *base = strrchr(o->targets[t][0], '/');
+            base = base ? base + 1 : o->targets[t][0];
+            size_t k = 0;
+            for (; base[k] && k < 60; k++)
+                buf[k] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+                                base[k]) ? base[k] : '_';
+            if (k == 0 || buf[0] == '.' || buf[0] == '-')
+                memcpy(buf, "target", 7);
+        } else {
+            snprintf(buf, 80, "%s", given);
+        }
+        for (unsigned k = 0, dup = 2; k < t; k++)
+            if (strcmp(o->target_names[k], buf) == 0) {
+                if (given)
+                    return cli_usage_error("two targets named '%s'", given), false;
+                char *dot = strrchr(buf, '.');
+                size_t at = dot && strspn(dot + 1, "0123456789") == strlen(dot + 1) && dot[1]
+                                ? (size_t)(dot - buf) : strlen(buf);
+                snprintf(buf + at, 80 - at, ".%u", dup++);
+                k = (unsigned)-1; /* again from the first */
+            }
+        o->target_names[t] = buf;
+    }
+    o->target_argv = o->targets[0];
+    return true;
+}
+
+void cli_target_sha1(const char *target, char hex[41])
+{
+    hex[0] = '\0';
+    char *path = NULL;
+    if (strchr(target, '/')) {
+        path = strdup(target);
+    } else {
+        const char *env = getenv("PATH");
+        char *dirs = strdup(env ? env : "/usr/bin:/bin");
+        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save)) {
+            size_t n = strlen(d) + strlen(target) + 2;
+            char *p = malloc(n);
+            if (!p)
+                break;
+            snprintf(p, n, "%s/%s", d, target);
+            if (access(p, X_OK) == 0) {
+                path = p;
+                break;
+            }
+            free(p);
+        }
+        free(dirs);
+    }
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!f)
+        return;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb)
+                goto out;
+            buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (!ferror(f))
+        cd_hash_sha1_hex(buf, len, hex);
+out:
+    free(buf);
+    fclose(f);
+}
+
+const char *cli_view_path(const char *views, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", views ? views : "", name);
+    return buf;
+}
