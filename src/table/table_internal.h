@@ -76,4 +76,14 @@ bool table_add_unstable(struct cd_table *t, uint32_t edge);
 /* Frees an unlinked example. */
 void table_example_free(struct cd_table_example *e);
 
+/* Drops a reference to e, unlinking and freeing it at the last one unless it is pinned. */
+void table_example_unref(struct cd_table *t, struct cd_table_example *e);
+
+/* v (*n elements of size bytes) grown, zeroed, to hold index at: doubled from first or *n;
+ * *n updated; NULL when out of memory (v is then unchanged). */
+void *table_grow_zeroed(void *v, size_t *n, size_t at, size_t size, size_t first);
+
+/* The slot of label id in a map of cap (a power of two) slots, by the process's keyed hash. */
+size_t table_slot_of(uint32_t id, size_t cap);
+
 #endif
