@@ -125,6 +125,8 @@ enum cli_mode {
     CLI_MODE_RESTORE,
 };
 
+#define CLI_TARGET_VALUES_MAX 64
+
 /* Settings parsed from argv and the environment; run state lives elsewhere. */
 struct cli_opts {
     enum cli_mode mode;
@@ -203,6 +205,14 @@ struct cli_opts {
     bool audit_crashes;          /* --crashes */
     const char *audit_html;      /* --html DIR: the report */
     const char *ids;             /* --ids FILE (both modes): afl-clang-lto's edge ID file */
+    /* Target-scoped settings given for one target ("-t NAME=MS"): the row of cli_settings, the
+       target's name as given, the value (folded into the run's with one target) */
+    struct cli_target_value {
+        size_t row;
+        const char *target;
+        uint64_t value;
+    } target_values[CLI_TARGET_VALUES_MAX];
+    size_t n_target_values;
 };
 
 /* What the run made of the command line and the environment, for the settings a run reports or
@@ -230,6 +240,9 @@ enum cli_setting_kind {
     CLI_SET_EXITCODE,            /* AFL_CRASH_EXITCODE, or "none" when unset */
 };
 enum cli_setting_from { CLI_FROM_OPTS, CLI_FROM_RESOLVED, CLI_FROM_CODE };
+/* A run's setting holds for every target; a target's may also be given for one target by name
+ * ("-t html=2000"): copied into that target's executor options, written in its identity line. */
+enum cli_setting_scope { CLI_SCOPE_RUN, CLI_SCOPE_TARGET };
 struct cli_setting {
     const char *name;            /* in the manifest's "settings" and the state's identity */
     enum cli_setting_kind kind;
@@ -243,6 +256,7 @@ struct cli_setting {
     bool omit_zero;              /* left out of the identity when 0 */
     const char *values;          /* the texts it may hold, "a|b|c"; NULL: any */
     const char *meaning;
+    enum cli_setting_scope scope;
 };
 #define CLI_SETTINGS_MAX 32
 extern const struct cli_setting cli_settings[];
@@ -250,6 +264,28 @@ extern const size_t cli_n_settings;
 
 /* Fills r from o, the workers the run takes and the environment. */
 void cli_resolve(const struct cli_opts *o, unsigned jobs, struct cli_resolved *r);
+
+/* Records spec "NAME=VALUE" of the target-scoped setting row (its name) for target NAME, the
+ * value parsed by parse; false after a usage error (no such row, a bad value, too many). */
+bool cli_settings_for_target(struct cli_opts *o, const char *row, const char *spec,
+                             bool (*parse)(const char *text, uint64_t *value));
+
+/* Once the targets are named: every target-scoped value names one of them (else a usage error
+ * and false); with one target they become the run's values. */
+bool cli_settings_targets_check(struct cli_opts *o);
+
+/* Copies target t's own values of target-scoped settings into dst, the executor's options of
+ * that target (after cli_settings_apply). */
+void cli_settings_apply_target(const struct cli_opts *o, unsigned t, struct cd_exec_opts *dst);
+
+/* Target t's own values of target-scoped settings that change labels into it->own, in the
+ * identity's order (their text in store, cap bytes); false when store is too small. */
+struct cd_identity_target;
+bool cli_settings_identity_target(const struct cli_opts *o, unsigned t,
+                                  struct cd_identity_target *it, char *store, size_t cap);
+
+/* Frees the names of the target-scoped values of o, which then holds none. */
+void cli_settings_release_targets(struct cli_opts *o);
 
 /* Copies every setting the engine's (CLI_TO_ENGINE: a struct cd_distill_opts) or the executor's
  * options (CLI_TO_EXEC: a struct cd_exec_opts) take into dst. */

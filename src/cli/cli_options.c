@@ -19,7 +19,8 @@
 const struct cli_option cli_options[] = {
     /* short, long, argument, group, in the short --help, help */
     {'o', NULL, "DIR", RUN, true, "the seeds directory (required)", OPT_OUT},
-    {'t', NULL, "MS", RUN, true, "timeout per run in ms (default: calibrated)", OPT_TIMEOUT},
+    {'t', NULL, "MS", RUN, true, "timeout per run in ms (calibrated); NAME=MS: a target's",
+     OPT_TIMEOUT},
     {'m', NULL, "MB", RUN, true, "memory limit in MiB (default: none)", OPT_MEM},
     {'f', NULL, "FILE", RUN, true, "the target reads FILE, not @@ (made and removed)",
      OPT_INPUT_FILE},
@@ -123,6 +124,12 @@ static bool parse_num(const char *s, bool suffixes, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* A timeout in milliseconds: 1 ms to an hour. */
+static bool parse_ms(const char *s, uint64_t *out)
+{
+    return parse_num(s, false, 3600000, out) && *out > 0;
+}
+
 /* Parses a duration in seconds with an optional unit (s, m, h). */
 static bool parse_seconds(const char *s, uint64_t *out)
 {
@@ -174,8 +181,10 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
             goto bad;
         o->input_file = val;
         break;
-    case OPT_TIMEOUT:
-        if (!parse_num(val, false, 3600000, &v) || v == 0)
+    case OPT_TIMEOUT: /* MS, or NAME=MS for one target */
+        if (strchr(val, '='))
+            return cli_settings_for_target(o, "timeout_ms", val, parse_ms);
+        if (!parse_ms(val, &v))
             goto bad;
         o->timeout_ms = (unsigned)v;
         break;
@@ -522,6 +531,7 @@ static bool parse_option(int argc, char **argv, int *i, struct cli_opts *o)
 
 void cli_opts_release(struct cli_opts *o)
 {
+    cli_settings_release_targets(o);
     free(o->inputs);
     free(o->optional);
     o->optional = NULL;
@@ -756,6 +766,8 @@ bool cli_parse(int argc, char **argv, struct cli_opts *o)
                                           "distill)"), false;
     if (o->n_targets == 0)
         return cli_usage_error("missing '-- TARGET [ARGS...]'"), false;
+    if (!cli_settings_targets_check(o))
+        return false;
     if (o->input_file && o->n_targets > 1)
         return cli_usage_error("-f FILE serves one target; give the others @@"), false;
     if (o->input_file && o->jobs > 1)

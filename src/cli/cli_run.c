@@ -110,6 +110,7 @@ static void fill_exec_opts(struct run_state *s)
     for (unsigned t = 0; t < o->n_targets; t++) {
         s->exec_opts[t] = eo;
         s->exec_opts[t].argv = o->targets[t];
+        cli_settings_apply_target(o, t, &s->exec_opts[t]);
     }
     s->runner.exec_opts = s->exec_opts;
     s->runner.n_targets = o->n_targets;

@@ -23,52 +23,55 @@
     offsetof(struct cd_distill_opts, f), sizeof(((struct cd_distill_opts *)0)->f)
 #define EXEC(f) offsetof(struct cd_exec_opts, f), sizeof(((struct cd_exec_opts *)0)->f)
 #define NOT NONE, 0
+#define RUN CLI_SCOPE_RUN
+#define TARGET CLI_SCOPE_TARGET
 
 const struct cli_setting cli_settings[] = {
     /* name, type, from, engine, executor, in the manifest, place in the identity (0: none),
-       left out of it when 0, texts it may hold, meaning; the manifest's in its order */
+       left out of it when 0, texts it may hold, meaning, scope (TARGET: also given for one
+       target, "-t NAME=MS"); the manifest's in its order */
     {"seed", CLI_SET_U64, OPTS(seed), ENGINE(seed), NOT, true, 0, false, NULL,
-     "the random seed"},
-    {"jobs", CLI_SET_UINT, RES(jobs), ENGINE(jobs), NOT, true, 0, false, NULL, "workers"},
+     "the random seed", RUN},
+    {"jobs", CLI_SET_UINT, RES(jobs), ENGINE(jobs), NOT, true, 0, false, NULL, "workers", RUN},
     {"max_time_s", CLI_SET_U64, OPTS(max_time_s), NOT, NOT, true, 0, false, NULL,
-     "--max-time, 0 for no limit"},
+     "--max-time, 0 for no limit", RUN},
     {"max_execs", CLI_SET_U64, OPTS(max_execs), ENGINE(max_execs), NOT, true, 0, false, NULL,
-     "--max-execs, 0 for no limit"},
+     "--max-execs, 0 for no limit", RUN},
     {"max_input_size", CLI_SET_U64, OPTS(max_input_size), NOT, NOT, true, 0, false, NULL,
-     "the largest input run"},
+     "the largest input run", RUN},
     {"no_reduce", CLI_SET_BOOL, OPTS(no_reduce), ENGINE(no_reduce), NOT, true, 0, false, NULL,
-     "--no-reduce"},
+     "--no-reduce", RUN},
     {"edges_only", CLI_SET_BOOL, OPTS(edges_only), NOT, NOT, true, 3, false, NULL,
-     "-e: labels are edges only"},
+     "-e: labels are edges only", RUN},
     {"order", CLI_SET_ORDER, OPTS(order), ENGINE(order), NOT, true, 0, false,
-     "cover|fresh|uniform|bytes", "the reduction order"},
+     "cover|fresh|uniform|bytes", "the reduction order", RUN},
     {"keep_found", CLI_SET_BOOL, OPTS(keep_found), ENGINE(keep_found), NOT, true, 0, false, NULL,
-     "--keep-found"},
+     "--keep-found", RUN},
     {"seen_mem", CLI_SET_U64, RES(seen_mem), ENGINE(seen_mem), NOT, true, 0, false, NULL,
-     "the seen-set's memory bound"},
+     "the seen-set's memory bound", RUN},
     {"shard", CLI_SET_SHARD, CODE, NOT, NOT, true, 0, false, NULL,
-     "\"K/N\" for a shard, else null"},
+     "\"K/N\" for a shard, else null", RUN},
     /* the engine's and the executor's alone */
     {"crashes_only", CLI_SET_BOOL, OPTS(cmin_crashes), ENGINE(crashes_only), NOT, false, 0, false,
-     NULL, "cmin -C: crashing inputs only"},
+     NULL, "cmin -C: crashing inputs only", RUN},
     {"max_time_ms", CLI_SET_U64, RES(max_time_ms), ENGINE(max_time_ms), NOT, false, 0, false,
-     NULL, "--max-time in milliseconds"},
+     NULL, "--max-time in milliseconds", RUN},
     {"first_pass_once", CLI_SET_BOOL, RES(first_pass_once), ENGINE(first_pass_once), NOT, false,
-     0, false, NULL, "AFL_NO_STARTUP_CALIBRATION: the first pass runs no input twice"},
+     0, false, NULL, "AFL_NO_STARTUP_CALIBRATION: the first pass runs no input twice", RUN},
     {"timeout_ms", CLI_SET_UINT, OPTS(timeout_ms), NOT, EXEC(timeout_ms), false, 1, false, NULL,
-     "-t as given, 0: calibrated"},
+     "-t as given, 0: calibrated", TARGET},
     {"mem_limit_mb", CLI_SET_UINT, OPTS(mem_limit_mb), NOT, EXEC(mem_limit_mb), false, 2, false,
-     NULL, "-m, 0: none"},
+     NULL, "-m, 0: none", RUN},
     {"map_size", CLI_SET_MAP_SIZE, CODE, NOT, NOT, false, 4, false, NULL,
-     "the coverage map's size the target reports (one target: several name theirs)"},
+     "the coverage map's size the target reports (one target: several name theirs)", RUN},
     {"crash_exitcode", CLI_SET_EXITCODE, RES(crash_exitcode), NOT, EXEC(crash_exitcode), false, 5,
-     false, NULL, "AFL_CRASH_EXITCODE, or none"},
+     false, NULL, "AFL_CRASH_EXITCODE, or none", RUN},
     {"crash_exitcode_set", CLI_SET_BOOL, RES(crash_exitcode_set), NOT, EXEC(crash_exitcode_set),
-     false, 0, false, NULL, "whether AFL_CRASH_EXITCODE is set"},
+     false, 0, false, NULL, "whether AFL_CRASH_EXITCODE is set", RUN},
     {"map_size_env", CLI_SET_SIZE, RES(map_size), NOT, EXEC(map_size), false, 0, false, NULL,
-     "AFL_MAP_SIZE, 0: the target's own"},
+     "AFL_MAP_SIZE, 0: the target's own", RUN},
     {"crash_frames", CLI_SET_UINT, OPTS(crash_frames), NOT, EXEC(crash_frames), false, 6, true,
-     NULL, "--crash-frames"},
+     NULL, "--crash-frames", RUN},
 };
 const size_t cli_n_settings = sizeof cli_settings / sizeof cli_settings[0];
 
@@ -202,4 +205,115 @@ bool cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *
         used += (size_t)k + 1;
     }
     return true;
+}
+
+/* The row named name, or NULL. */
+static const struct cli_setting *row_named(const char *name)
+{
+    for (size_t i = 0; i < cli_n_settings; i++)
+        if (strcmp(cli_settings[i].name, name) == 0)
+            return &cli_settings[i];
+    return NULL;
+}
+
+bool cli_settings_for_target(struct cli_opts *o, const char *row, const char *spec,
+                             bool (*parse)(const char *text, uint64_t *value))
+{
+    const struct cli_setting *s = row_named(row);
+    const char *eq = strchr(spec, '=');
+    uint64_t v;
+    if (!s || s->scope != CLI_SCOPE_TARGET || !eq || eq == spec || !parse(eq + 1, &v))
+        return cli_usage_error("invalid value '%s': NAME=VALUE sets it for the target NAME",
+                               spec), false;
+    if (o->n_target_values == CLI_TARGET_VALUES_MAX)
+        return cli_usage_error("at most %u values for single targets",
+                               CLI_TARGET_VALUES_MAX), false;
+    /* the name stays in argv: "NAME=VALUE" is cut at '=' in a copy of its own */
+    char *name = strndup(spec, (size_t)(eq - spec));
+    if (!name)
+        return cli_usage_error("out of memory"), false;
+    o->target_values[o->n_target_values++] =
+        (struct cli_target_value){(size_t)(s - cli_settings), name, v};
+    return true;
+}
+
+/* Writes v into the field of size bytes at p. */
+static void put_value(void *p, size_t size, uint64_t v)
+{
+    unsigned u = (unsigned)v;
+    bool b = v != 0;
+    if (size == sizeof v)
+        memcpy(p, &v, sizeof v);
+    else if (size == sizeof u)
+        memcpy(p, &u, sizeof u);
+    else
+        memcpy(p, &b, sizeof b);
+}
+
+bool cli_settings_targets_check(struct cli_opts *o)
+{
+    for (size_t i = 0; i < o->n_target_values; i++) {
+        const struct cli_target_value *tv = &o->target_values[i];
+        unsigned t = 0;
+        while (t < o->n_targets && strcmp(o->target_names[t], tv->target) != 0)
+            t++;
+        if (t == o->n_targets) {
+            char names[512];
+            size_t n = 0;
+            for (unsigned k = 0; k < o->n_targets && n < sizeof names; k++)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
+                                      o->target_names[k]);
+            return cli_usage_error("%s=%llu: no target is named '%s' (the targets: %s)",
+                                   tv->target, (unsigned long long)tv->value, tv->target,
+                                   n ? names : "none"), false;
+        }
+        const struct cli_setting *s = &cli_settings[tv->row];
+        if (o->n_targets == 1 && s->from == CLI_FROM_OPTS) /* one target: the run's value */
+            put_value((char *)o + s->at, s->size, tv->value);
+    }
+    if (o->n_targets == 1)
+        cli_settings_release_targets(o);
+    return true;
+}
+
+void cli_settings_apply_target(const struct cli_opts *o, unsigned t, struct cd_exec_opts *dst)
+{
+    for (size_t i = 0; i < o->n_target_values; i++) {
+        const struct cli_target_value *tv = &o->target_values[i];
+        const struct cli_setting *s = &cli_settings[tv->row];
+        if (s->exec != NONE && strcmp(tv->target, o->target_names[t]) == 0)
+            put_value((char *)dst + s->exec, s->size, tv->value);
+    }
+}
+
+bool cli_settings_identity_target(const struct cli_opts *o, unsigned t,
+                                  struct cd_identity_target *it, char *store, size_t cap)
+{
+    size_t used = 0;
+    it->n_own = 0;
+    /* in the table's identity order, the last value given for the target of each row */
+    for (size_t i = 0; i < cli_n_settings; i++) {
+        const struct cli_setting *s = &cli_settings[i];
+        const struct cli_target_value *last = NULL;
+        for (size_t k = 0; k < o->n_target_values; k++)
+            if (o->target_values[k].row == i &&
+                strcmp(o->target_values[k].target, o->target_names[t]) == 0)
+                last = &o->target_values[k];
+        if (!last || !s->identity)
+            continue;
+        int n = snprintf(store + used, cap - used, "%llu", (unsigned long long)last->value);
+        if (n < 0 || (size_t)n >= cap - used || it->n_own == CD_IDENTITY_OWN_MAX)
+            return false;
+        it->own[it->n_own++] = (struct cd_identity_field){cd_span_of(s->name),
+                                                          {store + used, (size_t)n}};
+        used += (size_t)n + 1;
+    }
+    return true;
+}
+
+void cli_settings_release_targets(struct cli_opts *o)
+{
+    for (size_t i = 0; i < o->n_target_values; i++)
+        free((char *)o->target_values[i].target);
+    o->n_target_values = 0;
 }

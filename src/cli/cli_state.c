@@ -28,7 +28,7 @@ static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
                            const struct cli_resolved *r, const struct cd_exec_info *info)
 {
     struct cd_identity id = {.several = o->n_targets > 1};
-    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32];
+    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32], own[CD_LABEL_TARGETS_MAX][128];
     char *args[CD_LABEL_TARGETS_MAX] = {NULL};
     char *line = NULL;
     if (!cli_settings_identity(o, r, o->n_targets == 1, &id, store, sizeof store))
@@ -45,8 +45,10 @@ static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
             p += sprintf(p, "%s%s", a == o->targets[t] + 1 ? "" : " ", *a);
         snprintf(maps[t], sizeof maps[t], "%zu", info[t].map_size);
         id.targets[t] = (struct cd_identity_target){
-            cd_span_of(id.several ? st->target_sha1s[t] : ""), cd_span_of(maps[t]),
-            cd_span_of(args[t])};
+            .sha1 = cd_span_of(id.several ? st->target_sha1s[t] : ""),
+            .map_size = cd_span_of(maps[t]), .args = cd_span_of(args[t])};
+        if (!cli_settings_identity_target(o, t, &id.targets[t], own[t], sizeof own[t]))
+            goto out;
     }
     id.n_targets = o->n_targets;
     if (o->shards > 1) {

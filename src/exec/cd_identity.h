@@ -7,7 +7,8 @@
  *                 crash_exitcode=C[; crash_frames=F][; shard=K/N]"
  *                (its SHA-1 is the state header's; crash_frames came later)
  *   several      "timeout_ms=T; ...; crash_exitcode=C[; crash_frames=F]"
- *                then "\ntarget SHA1 map_size=S args=ARGS" for each target, "[; shard=K/N]"
+ *                then "\ntarget SHA1 map_size=S[ KEY=VALUE]... args=ARGS" for each target
+ *                (KEY=VALUE: a setting given for that target alone), "[; shard=K/N]"
  *
  * The shared settings are "key=value" pairs in the order the settings table gives them, values
  * without ';'; the arguments are joined by blanks and may hold anything but a newline. */
@@ -20,6 +21,7 @@
 
 #define CD_IDENTITY_TARGETS_MAX 16 /* CD_LABEL_TARGETS_MAX */
 #define CD_IDENTITY_SHARED_MAX 24
+#define CD_IDENTITY_OWN_MAX 4
 
 /* Bytes of a line, not NUL-terminated. */
 struct cd_span {
@@ -34,6 +36,8 @@ struct cd_identity_field {
 struct cd_identity_target {
     struct cd_span sha1;     /* 40 hex digits, or "" when unknown */
     struct cd_span map_size; /* decimal */
+    struct cd_identity_field own[CD_IDENTITY_OWN_MAX]; /* settings given for it alone */
+    size_t n_own;
     struct cd_span args;     /* the arguments after the program, joined by blanks */
 };
 
@@ -59,7 +63,7 @@ bool cd_identity_parse(const char *line, const char *sha1, struct cd_identity *i
  * whole line takes, as snprintf does. cd_identity_parse reads it back field for field. */
 size_t cd_identity_write(const struct cd_identity *id, char *buf, size_t cap);
 
-/* Whether two targets are one: the same binary, map size and arguments. */
+/* Whether two targets are one: the same binary, map size, own settings and arguments. */
 bool cd_identity_same_target(const struct cd_identity_target *a,
                              const struct cd_identity_target *b);
 

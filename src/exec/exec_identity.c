@@ -78,7 +78,7 @@ static bool parse_shared(const char *p, const char *end, struct cd_identity *id,
     return true;
 }
 
-/* Reads "SHA1 map_size=S args=ARGS" in [p, end) into t; false when malformed. */
+/* Reads "SHA1 map_size=S[ KEY=VALUE]... args=ARGS" in [p, end) into t; false when malformed. */
 static bool parse_target(const char *p, const char *end, struct cd_identity_target *t)
 {
     const char *sp = memchr(p, ' ', (size_t)(end - p));
@@ -86,10 +86,23 @@ static bool parse_target(const char *p, const char *end, struct cd_identity_targ
         return false;
     t->sha1 = (struct cd_span){p, (size_t)(sp - p)};
     const char *m = sp + 1, *a = find(m, end, " args=");
-    if (!a || (size_t)(a - m) < 9 || memcmp(m, "map_size=", 9) != 0 ||
-        !is_number(m + 9, (size_t)(a - m - 9)))
+    if (!a || (size_t)(a - m) < 9 || memcmp(m, "map_size=", 9) != 0)
         return false;
-    t->map_size = (struct cd_span){m + 9, (size_t)(a - m - 9)};
+    const char *f = memchr(m, ' ', (size_t)(a - m)); /* its own settings, if any */
+    f = f ? f : a;
+    if (!is_number(m + 9, (size_t)(f - m - 9)))
+        return false;
+    t->map_size = (struct cd_span){m + 9, (size_t)(f - m - 9)};
+    while (f < a) {
+        const char *k = f + 1, *next = memchr(k, ' ', (size_t)(a - k));
+        next = next ? next : a;
+        const char *eq = memchr(k, '=', (size_t)(next - k));
+        if (!eq || eq == k || eq + 1 == next || t->n_own == CD_IDENTITY_OWN_MAX)
+            return false;
+        t->own[t->n_own++] = (struct cd_identity_field){{k, (size_t)(eq - k)},
+                                                        {eq + 1, (size_t)(next - eq - 1)}};
+        f = next;
+    }
     t->args = (struct cd_span){a + 6, (size_t)(end - a - 6)};
     return true;
 }
@@ -187,6 +200,12 @@ size_t cd_identity_write(const struct cd_identity *id, char *buf, size_t cap)
         put_span(buf, cap, &len, id->targets[t].sha1);
         put_str(buf, cap, &len, " map_size=");
         put_span(buf, cap, &len, id->targets[t].map_size);
+        for (size_t k = 0; k < id->targets[t].n_own; k++) {
+            put_str(buf, cap, &len, " ");
+            put_span(buf, cap, &len, id->targets[t].own[k].key);
+            put_str(buf, cap, &len, "=");
+            put_span(buf, cap, &len, id->targets[t].own[k].value);
+        }
         put_str(buf, cap, &len, " args=");
         put_span(buf, cap, &len, id->targets[t].args);
     }
@@ -200,8 +219,13 @@ size_t cd_identity_write(const struct cd_identity *id, char *buf, size_t cap)
 bool cd_identity_same_target(const struct cd_identity_target *a,
                              const struct cd_identity_target *b)
 {
-    return span_eq(a->sha1, b->sha1) && span_eq(a->map_size, b->map_size) &&
-           span_eq(a->args, b->args);
+    if (!span_eq(a->sha1, b->sha1) || !span_eq(a->map_size, b->map_size) ||
+        !span_eq(a->args, b->args) || a->n_own != b->n_own)
+        return false;
+    for (size_t k = 0; k < a->n_own; k++)
+        if (!span_eq(a->own[k].key, b->own[k].key) || !span_eq(a->own[k].value, b->own[k].value))
+            return false;
+    return true;
 }
 
 bool cd_identity_same_shared(const struct cd_identity *a, const struct cd_identity *b)

@@ -267,6 +267,26 @@ static void test_cli_usage_errors(void)
     free(o.inputs);
     CU_ASSERT(PARSE(&o, "restore", "-h") && o.help_page && !strcmp(o.help_page, "restore"));
     free(o.inputs);
+    /* -t NAME=MS: one target's timeout; with one target, the run's */
+    CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "out", "-t", "b=500", "-t", "40", "--", "./a", "@@",
+                          "--", "./b", "@@"));
+    CU_ASSERT(o.timeout_ms == 40 && o.n_target_values == 1 &&
+              strcmp(o.target_values[0].target, "b") == 0 && o.target_values[0].value == 500);
+    struct cd_exec_opts eo = {.timeout_ms = 40};
+    cli_settings_apply_target(&o, 0, &eo);
+    CU_ASSERT_EQUAL(eo.timeout_ms, 40);
+    cli_settings_apply_target(&o, 1, &eo);
+    CU_ASSERT_EQUAL(eo.timeout_ms, 500);
+    cli_opts_release(&o);
+    CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "out", "-t", "a=300", "--", "./a", "@@"));
+    CU_ASSERT(o.timeout_ms == 300 && o.n_target_values == 0);
+    cli_opts_release(&o);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "-t", "c=300", "--", "./a", "@@", "--", "./b"));
+    cli_opts_release(&o);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "-t", "a=0", "--", "./a", "@@", "--", "./b"));
+    cli_opts_release(&o);
+    CU_ASSERT(!PARSE(&o, "in", "-o", "out", "-t", "=5", "--", "./a", "@@", "--", "./b"));
+    cli_opts_release(&o);
     /* -f FILE: one target, one worker */
     CU_ASSERT(PARSE(&o, "in", "-o", "out", "-f", "fixed", "--", "./t", "fixed") &&
               o.input_file && strcmp(o.input_file, "fixed") == 0);

@@ -90,8 +90,9 @@ static void test_settings_identity_unchanged(void)
     cli_resolve(&o, 1, &r);
     CU_ASSERT_FATAL(cli_settings_identity(&o, &r, true, &id, store, sizeof store));
     id.n_targets = 1;
-    id.targets[0] = (struct cd_identity_target){cd_span_of(""), cd_span_of("65536"),
-                                                cd_span_of("@@")};
+    id.targets[0] = (struct cd_identity_target){.sha1 = cd_span_of(""),
+                                                .map_size = cd_span_of("65536"),
+                                                .args = cd_span_of("@@")};
     size_t n = cd_identity_write(&id, line, sizeof line);
     CU_ASSERT_STRING_EQUAL(line, "args=@@; timeout_ms=0; mem_limit_mb=0; edges_only=0; "
                                  "map_size=65536; crash_exitcode=none; crash_frames=3");
@@ -102,9 +103,9 @@ static void test_settings_identity_unchanged(void)
     unsetenv("AFL_CRASH_EXITCODE");
     struct cd_identity two = {.several = true, .n_targets = 1};
     CU_ASSERT_FATAL(cli_settings_identity(&p, &r, false, &two, store, sizeof store));
-    two.targets[0] = (struct cd_identity_target){cd_span_of("0123456789abcdef0123456789abcdef0"
-                                                            "1234567"),
-                                                 cd_span_of("139"), cd_span_of("-x @@")};
+    two.targets[0] = (struct cd_identity_target){
+        .sha1 = cd_span_of("0123456789abcdef0123456789abcdef01234567"),
+        .map_size = cd_span_of("139"), .args = cd_span_of("-x @@")};
     cd_identity_write(&two, line, sizeof line);
     CU_ASSERT_STRING_EQUAL(line, "timeout_ms=50; mem_limit_mb=100; edges_only=1; "
                                  "crash_exitcode=-9\ntarget 0123456789abcdef0123456789abcdef0"

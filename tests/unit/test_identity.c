@@ -72,6 +72,17 @@ static void test_identity_several_targets(void)
               is(id.targets[0].args, "@@"));
     CU_ASSERT(is(id.targets[1].sha1, SHA_B) && is(id.targets[1].map_size, "139") &&
               is(id.targets[1].args, "--mode=x; y @@"));
+    /* a target with settings of its own (-t NAME=MS) */
+    CU_ASSERT_FATAL(round_trip("timeout_ms=0; mem_limit_mb=0\ntarget " SHA_A " map_size=8 "
+                               "timeout_ms=500 mem_limit_mb=64 args=-x args=@@", SHA_A, &id));
+    CU_ASSERT(id.targets[0].n_own == 2 && is(id.targets[0].own[0].key, "timeout_ms") &&
+              is(id.targets[0].own[1].value, "64") && is(id.targets[0].args, "-x args=@@"));
+    struct cd_identity plain;
+    CU_ASSERT_FATAL(cd_identity_parse("timeout_ms=0; mem_limit_mb=0\ntarget " SHA_A
+                                      " map_size=8 args=-x args=@@", SHA_A, &plain));
+    CU_ASSERT(!cd_identity_same_target(&id.targets[0], &plain.targets[0]));
+    CU_ASSERT(!cd_identity_parse("timeout_ms=0\ntarget " SHA_A " map_size=8 oops args=@@",
+                                 SHA_A, &id));
     /* a target whose binary could not be hashed */
     CU_ASSERT(round_trip("timeout_ms=0; mem_limit_mb=0; edges_only=0; crash_exitcode=none\n"
                          "target  map_size=8 args=@@", SHA_A, &id));
