@@ -21,7 +21,7 @@ const struct cli_option cli_options[] = {
     {'o', NULL, "DIR", RUN, true, "the seeds directory (required)", OPT_OUT},
     {'t', NULL, "MS", RUN, true, "timeout per run in ms (calibrated); NAME=MS: a target's",
      OPT_TIMEOUT},
-    {'m', NULL, "MB", RUN, true, "memory limit in MiB (default: none)", OPT_MEM},
+    {'m', NULL, "MB", RUN, true, "memory limit in MiB (none); NAME=MB: a target's", OPT_MEM},
     {'f', NULL, "FILE", RUN, true, "the target reads FILE, not @@ (made and removed)",
      OPT_INPUT_FILE},
     {'j', NULL, "N", RUN, true, "workers (default: the online CPUs)", OPT_JOBS},
@@ -130,6 +130,14 @@ static bool parse_ms(const char *s, uint64_t *out)
     return parse_num(s, false, 3600000, out) && *out > 0;
 }
 
+/* A memory limit in MiB, "none" or 0 for none. */
+static bool parse_mb(const char *s, uint64_t *out)
+{
+    if (strcmp(s, "none") == 0)
+        return *out = 0, true;
+    return parse_num(s, false, 1u << 30, out);
+}
+
 /* Parses a duration in seconds with an optional unit (s, m, h). */
 static bool parse_seconds(const char *s, uint64_t *out)
 {
@@ -188,13 +196,12 @@ static bool apply(struct cli_opts *o, const struct cli_option *opt, const char *
             goto bad;
         o->timeout_ms = (unsigned)v;
         break;
-    case OPT_MEM:
-        if (strcmp(val, "none") == 0 || strcmp(val, "0") == 0)
-            o->mem_limit_mb = 0;
-        else if (parse_num(val, false, 1u << 30, &v))
-            o->mem_limit_mb = (unsigned)v;
-        else
+    case OPT_MEM: /* MB or none, or NAME=MB for one target */
+        if (strchr(val, '='))
+            return cli_settings_for_target(o, "mem_limit_mb", val, parse_mb);
+        if (!parse_mb(val, &v))
             goto bad;
+        o->mem_limit_mb = (unsigned)v;
         break;
     case OPT_JOBS:
         if (!parse_num(val, false, 4096, &v) || v == 0)

@@ -61,7 +61,7 @@ const struct cli_setting cli_settings[] = {
     {"timeout_ms", CLI_SET_UINT, OPTS(timeout_ms), NOT, EXEC(timeout_ms), false, 1, false, NULL,
      "-t as given, 0: calibrated", TARGET},
     {"mem_limit_mb", CLI_SET_UINT, OPTS(mem_limit_mb), NOT, EXEC(mem_limit_mb), false, 2, false,
-     NULL, "-m, 0: none", RUN},
+     NULL, "-m, 0: none", TARGET},
     {"map_size", CLI_SET_MAP_SIZE, CODE, NOT, NOT, false, 4, false, NULL,
      "the coverage map's size the target reports (one target: several name theirs)", RUN},
     {"crash_exitcode", CLI_SET_EXITCODE, RES(crash_exitcode), NOT, EXEC(crash_exitcode), false, 5,
