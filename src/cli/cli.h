@@ -167,7 +167,6 @@ struct cli_opts {
     bool merge;                  /* "merge STATE...": the inputs are shards' state files */
     const char **inputs;         /* points into argv, or into lists[0] (--inputs-from) */
     size_t n_inputs;
-    char **target_argv;          /* the first target's: targets[0] */
     /* The targets, in order: each "-- TARGET [ARGS...]", then each --target-from file, then each
        line of --targets; NULL-ended argument vectors into argv or lists */
     char **targets[CD_LABEL_TARGETS_MAX];
@@ -409,11 +408,10 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
                            struct json_object *j);
 
 /* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
- * target_sha1, then cli_state_start; release with cli_state_release. */
+ * target_sha1s, then cli_state_start; release with cli_state_release. */
 struct cli_state {
     char *path;
-    char target_sha1[41];       /* the first target's */
-    char target_sha1s[CD_LABEL_TARGETS_MAX][41]; /* every target's, with several */
+    char target_sha1s[CD_LABEL_TARGETS_MAX][41]; /* every target's binary SHA-1 */
     /* A warm start of several targets where some changed or were added: their bits, the
        targets the state's examples run on (cd_distill_rerun_targets); 0 otherwise */
     uint32_t rerun;

@@ -468,7 +468,6 @@ int cli_run(const struct cli_opts *o)
     fill_exec_opts(&s);
     for (unsigned t = 0; t < o->n_targets; t++)
         cli_target_sha1(o->targets[t][0], s.state.target_sha1s[t]);
-    memcpy(s.state.target_sha1, s.state.target_sha1s[0], sizeof s.state.target_sha1);
     code = load_edge_ids(&s);
     if (code == CLI_EXIT_OK)
         code = distill(&s);

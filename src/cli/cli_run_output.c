@@ -114,7 +114,7 @@ int cli_run_write_output(struct run_state *s)
     struct cd_manifest_setting settings[CLI_SETTINGS_MAX];
     char shard[32];
     struct cd_manifest_info info = {
-        .tool_version = CD_VERSION, .target_argv = o->target_argv,
+        .tool_version = CD_VERSION, .target_argv = o->targets[0],
         .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
         .mem_limit_mb = o->mem_limit_mb, .settings = settings,
         .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
@@ -123,7 +123,7 @@ int cli_run_write_output(struct run_state *s)
     char seed_dir[4400], crashes_dir[4400], state_path[4400], note[sizeof s->state.note];
     info.seed_dir = (char *)cli_shown_path(s->out, seed_dir, sizeof seed_dir);
     info.crashes_dir = (char *)cli_shown_path(s->crashes, crashes_dir, sizeof crashes_dir);
-    memcpy(info.target_sha1, s->state.target_sha1, sizeof info.target_sha1);
+    memcpy(info.target_sha1, s->state.target_sha1s[0], sizeof info.target_sha1);
     info.state_path = s->refused || !s->state.path /* a refused run writes no state */
                           ? NULL : cli_shown_path(s->state.path, state_path, sizeof state_path);
     info.state_start = s->state.start;

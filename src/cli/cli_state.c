@@ -242,7 +242,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     bool same_common;
     uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
     uint32_t same = same_targets(st->prev.settings, st->prev.target_sha1, st->settings,
-                                 st->target_sha1, &n_was, &same_common);
+                                 st->target_sha1s[0], &n_was, &same_common);
     if ((o->n_targets > 1 || n_was > 1) && same_common && same && (same != all || n_was !=
                                                                    o->n_targets)) {
         /* Some targets as they were: their labels stay, the others' go, and the state's
@@ -273,11 +273,11 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
                  "its %zu examples run as inputs, its finished marks are dropped", st->path,
                  cd_table_n_examples(t));
         *old = t;
-    } else if (strcmp(st->prev.target_sha1, st->target_sha1) != 0) {
+    } else if (strcmp(st->prev.target_sha1, st->target_sha1s[0]) != 0) {
         st->start = "target changed";
         snprintf(st->note, sizeof st->note, "the target changed since the state '%s' was saved "
                  "(SHA-1 %.12s, now %.12s): its %zu examples run as inputs, its finished marks "
-                 "are dropped", st->path, st->prev.target_sha1, st->target_sha1,
+                 "are dropped", st->path, st->prev.target_sha1, st->target_sha1s[0],
                  cd_table_n_examples(t));
         *old = t;
     } else if (strcmp(st->prev.settings ? st->prev.settings : "", st->settings) != 0) {
@@ -371,15 +371,15 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
         rc = cd_table_merge(&m, (const struct cd_table *const *)t, o->n_inputs, err);
     if (rc == CD_OK && !cd_table_seen_limit(m, seen_mem))
         rc = cd_error_oom(err, CD_FAILED, "out of memory");
-    bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->target_sha1) == 0 &&
+    bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->target_sha1s[0]) == 0 &&
                 same_unsharded(meta[0].settings, meta[0].target_sha1, st->settings,
-                               st->target_sha1);
+                               st->target_sha1s[0]);
     if (rc == CD_OK) {
         st->start = "merged";
         snprintf(st->note, sizeof st->note, "merged %zu state%s: %zu labels, %zu best examples%s",
                  o->n_inputs, o->n_inputs == 1 ? "" : "s", cd_table_n_labels(m),
                  cd_table_n_examples(m),
-                 same ? "" : strcmp(meta[0].target_sha1, st->target_sha1)
+                 same ? "" : strcmp(meta[0].target_sha1, st->target_sha1s[0])
                                  ? "; the target changed since: they run as inputs"
                                  : "; the settings differ from this run's: they run as inputs");
         *(same ? warm : old) = m;
@@ -412,7 +412,7 @@ static struct cd_table_meta state_meta(const struct cli_state *st, uint64_t exec
     struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
                                  st->wall_ms + wall_ms, complete, st->base_run,
                                  st->base_select_only, st->base_cmin};
-    memcpy(meta.target_sha1, st->target_sha1, sizeof meta.target_sha1);
+    memcpy(meta.target_sha1, st->target_sha1s[0], sizeof meta.target_sha1);
     return meta;
 }
 

@@ -53,7 +53,6 @@ bool cli_targets_name(struct cli_opts *o)
             }
         o->target_names[t] = buf;
     }
-    o->target_argv = o->targets[0];
     return true;
 }
 

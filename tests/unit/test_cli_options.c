@@ -60,9 +60,9 @@ static void test_cli_distill_options(void)
     CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "a");
     CU_ASSERT_STRING_EQUAL(o.inputs[1], "b.tar.zst");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./target");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[2], "@@");
-    CU_ASSERT_PTR_NULL(o.target_argv[3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./target");
+    CU_ASSERT_STRING_EQUAL(o.targets[0][2], "@@");
+    CU_ASSERT_PTR_NULL(o.targets[0][3]);
     free(o.inputs);
 
     /* defaults */
@@ -179,10 +179,10 @@ static void test_cli_lists(void)
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "first");
     CU_ASSERT_STRING_EQUAL(o.inputs[1], "/a b/c");
     CU_ASSERT_STRING_EQUAL(o.inputs[2], "/x*");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "/t dir/t");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[1], "@@");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[2], "-x");
-    CU_ASSERT_PTR_NULL(o.target_argv[3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "/t dir/t");
+    CU_ASSERT_STRING_EQUAL(o.targets[0][1], "@@");
+    CU_ASSERT_STRING_EQUAL(o.targets[0][2], "-x");
+    CU_ASSERT_PTR_NULL(o.targets[0][3]);
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "--inputs-from", empty, "-o", "s", "--", "./t"));
     cli_opts_release(&o);
@@ -393,7 +393,7 @@ static void test_cli_cmin_options(void)
     CU_ASSERT_EQUAL(o.n_inputs, 1);
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "in");
     CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
-    CU_ASSERT_STRING_EQUAL(o.target_argv[0], "./t");
+    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./t");
     free(o.inputs);
     CU_ASSERT_FATAL(PARSE(&o, "cmin", "-C", "-T", "all", "-i", "in", "-o", "out", "--", "./t"));
     CU_ASSERT(o.cmin_crashes && !o.cmin_allow_any);
@@ -455,7 +455,7 @@ static void test_cli_targets(void)
     CU_ASSERT_PTR_NULL(o.targets[2][3]);
     CU_ASSERT_STRING_EQUAL(o.targets[3][1], "@@");
     CU_ASSERT_PTR_NULL(o.targets[3][2]);
-    CU_ASSERT_PTR_EQUAL(o.target_argv, o.targets[0]);
+    CU_ASSERT_PTR_EQUAL(o.targets[0], o.targets[0]);
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", bad));
     cli_opts_release(&o);

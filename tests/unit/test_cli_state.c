@@ -20,7 +20,7 @@ static void test_cli_state_encode_write_check(void)
     memset(&st, 0, sizeof st);
     st.path = cd_test_join(dir, "seeds.state");
     st.settings = strdup("edges_only=0");
-    strcpy(st.target_sha1, "0123456789abcdef0123456789abcdef01234567");
+    strcpy(st.target_sha1s[0], "0123456789abcdef0123456789abcdef01234567");
     st.runs = 2;
     st.execs = 1000;
     struct cd_error err;
@@ -38,7 +38,7 @@ static void test_cli_state_encode_write_check(void)
     struct cd_table *back = NULL;
     struct cd_table_meta meta;
     CU_ASSERT_EQUAL_FATAL(cd_table_load(&back, &meta, buf, len, 1 << 20, &err), CD_OK);
-    CU_ASSERT_STRING_EQUAL(meta.target_sha1, st.target_sha1);
+    CU_ASSERT_STRING_EQUAL(meta.target_sha1, st.target_sha1s[0]);
     CU_ASSERT_STRING_EQUAL(meta.settings, "edges_only=0");
     CU_ASSERT_EQUAL(meta.runs, 3);
     CU_ASSERT_EQUAL(meta.execs, 1500);
@@ -72,7 +72,7 @@ static void test_cli_state_foreign_target(void)
     memset(&st, 0, sizeof st);
     st.path = cd_test_join(dir, "seeds.state");
     st.settings = strdup("edges_only=0"); /* the identity of one target */
-    strcpy(st.target_sha1, "0123456789abcdef0123456789abcdef01234567");
+    strcpy(st.target_sha1s[0], "0123456789abcdef0123456789abcdef01234567");
     struct cd_error err;
     struct cd_table *t = NULL;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
@@ -95,7 +95,7 @@ static void test_cli_state_foreign_target(void)
     struct cli_opts o;
     memset(&o, 0, sizeof o);
     o.n_targets = 1;
-    o.targets[0] = o.target_argv = argv;
+    o.targets[0] = argv;
     o.target_names[0] = "t";
     o.n_inputs = 1;
     const char *inputs[] = {st.path, NULL};
@@ -107,7 +107,7 @@ static void test_cli_state_foreign_target(void)
     struct cli_state run;
     memset(&run, 0, sizeof run);
     run.path = strdup(st.path);
-    strcpy(run.target_sha1, st.target_sha1);
+    strcpy(run.target_sha1s[0], st.target_sha1s[0]);
     struct cd_table *warm = NULL, *old = NULL;
     CU_ASSERT_EQUAL(cli_state_start(&run, &o, &res, info, 1 << 20, &warm, &old), 0);
     CU_ASSERT_PTR_NULL(warm);
@@ -117,7 +117,7 @@ static void test_cli_state_foreign_target(void)
     cli_state_release(&run);
     /* merge refuses it */
     memset(&run, 0, sizeof run);
-    strcpy(run.target_sha1, st.target_sha1);
+    strcpy(run.target_sha1s[0], st.target_sha1s[0]);
     o.merge = true;
     CU_ASSERT_NOT_EQUAL(cli_state_merge(&run, &o, &res, info, 1 << 20, &warm, &old, &err), CD_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a target its identity does not name"));
