@@ -169,8 +169,11 @@ struct cli_opts {
     size_t n_inputs;
     /* The targets, in order: each "-- TARGET [ARGS...]", then each --target-from file, then each
        line of --targets; NULL-ended argument vectors into argv or lists */
-    char **targets[CD_LABEL_TARGETS_MAX];
-    const char *target_names[CD_LABEL_TARGETS_MAX]; /* their names in labels and views */
+    struct cli_target {
+        char **argv;             /* NULL-ended, into argv or lists */
+        const char *name;        /* its name in labels and views */
+        char name_buf[80];       /* the name made from its program's, when not given */
+    } targets[CD_LABEL_TARGETS_MAX];
     unsigned n_targets;
     const char *inputs_from;     /* --inputs-from FILE: more inputs, one path a line */
     const char *target_from[CD_LABEL_TARGETS_MAX]; /* --target-from FILE: a target, one */
@@ -180,7 +183,6 @@ struct cli_opts {
        k-th --target-from, CD_LABEL_TARGETS_MAX + 1: --targets), their vectors, the names */
     char *lists[CD_LABEL_TARGETS_MAX + 2];
     char **target_lists[CD_LABEL_TARGETS_MAX + 2];
-    char names_buf[CD_LABEL_TARGETS_MAX][80]; /* the names made from the programs' */
     bool allow_root;             /* --allow-root: run as root over another user's directory */
     double collapse;             /* --collapse F: refuse seeds under F of the last edges; 0 off */
     bool accept_collapse;        /* --accept-collapse: write a collapse all the same */

@@ -118,8 +118,8 @@ bool cli_parse_cmin(int argc, char **argv, struct cli_opts *o)
         return cmin_usage("-f and -T: the one file serves one run at a time");
     if (o->cmin_crashes && o->cmin_allow_any)
         return cmin_usage("-C and -A exclude each other");
-    o->targets[0] = &argv[i + 1]; /* one target, as afl-cmin: a later "--" is its argument */
-    o->target_names[0] = "target";
+    o->targets[0].argv = &argv[i + 1]; /* one target, as afl-cmin: a later "--" is its argument */
+    o->targets[0].name = "target";
     o->n_targets = 1;
     return true;
 }

@@ -52,7 +52,7 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
     for (unsigned t = 0; t < o->n_targets; t++) {
         unsigned k = 0;
         if (m.info.n_targets > 1 || o->n_targets > 1) {
-            while (k < m.info.n_targets && strcmp(m.info.targets[k].name, o->target_names[t]))
+            while (k < m.info.n_targets && strcmp(m.info.targets[k].name, o->targets[t].name))
                 k++;
             if (k == m.info.n_targets && (t > 0 || m.info.n_targets > 1))
                 continue; /* a target the last run did not have */
@@ -114,8 +114,8 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
     for (unsigned t = 0; t < o->n_targets && !g->cause; t++) {
         const struct cd_result_first *f = &rs->first[t];
         char who[300];
-        snprintf(who, sizeof who, "'%s'", o->n_targets > 1 ? o->target_names[t]
-                                                           : o->targets[t][0]);
+        snprintf(who, sizeof who, "'%s'", o->n_targets > 1 ? o->targets[t].name
+                                                           : o->targets[t].argv[0]);
         /* A warm start ran only what is new on an unchanged target: its seeds are still there,
            and crashing new inputs (a fuzzer's crashes/) are no sign of a broken build. */
         bool fresh = !warm || (rerun >> t & 1);

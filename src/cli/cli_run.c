@@ -109,7 +109,7 @@ static void fill_exec_opts(struct run_state *s)
     eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
     for (unsigned t = 0; t < o->n_targets; t++) {
         s->exec_opts[t] = eo;
-        s->exec_opts[t].argv = o->targets[t];
+        s->exec_opts[t].argv = o->targets[t].argv;
         cli_settings_apply_target(o, t, &s->exec_opts[t]);
     }
     s->runner.exec_opts = s->exec_opts;
@@ -249,7 +249,7 @@ static int distill(struct run_state *s)
     cli_settings_apply(o, &s->res, CLI_TO_ENGINE, &dopts);
     for (unsigned t = 0; t < o->n_targets; t++) { /* the binary's SHA-1 and the arguments */
         struct cd_hash h = cd_hash_bytes((const uint8_t *)s->state.target_sha1s[t], 40);
-        for (char **a = o->targets[t] + 1; *a; a++) {
+        for (char **a = o->targets[t].argv + 1; *a; a++) {
             struct cd_hash x = cd_hash_bytes((const uint8_t *)*a, strlen(*a) + 1);
             h.lo = (h.lo ^ x.lo) * 0x100000001b3ull;
         }
@@ -289,7 +289,7 @@ static int distill(struct run_state *s)
     for (unsigned t = 0, n = 0; t < o->n_targets && n < sizeof slow; t++)
         if (!s->runner.info[t].persistent && !s->runner.info[t].deferred)
             n += (size_t)snprintf(slow + n, sizeof slow - n, "%s'%s'", n ? ", " : " ",
-                                  o->target_names[t]);
+                                  o->targets[t].name);
     if (o->verbosity >= 0 && *slow)
         cli_msg("note: the target%s has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
@@ -467,7 +467,7 @@ int cli_run(const struct cli_opts *o)
     s.progress = cli_progress_new(o->verbosity);
     fill_exec_opts(&s);
     for (unsigned t = 0; t < o->n_targets; t++)
-        cli_target_sha1(o->targets[t][0], s.state.target_sha1s[t]);
+        cli_target_sha1(o->targets[t].argv[0], s.state.target_sha1s[t]);
     code = load_edge_ids(&s);
     if (code == CLI_EXIT_OK)
         code = distill(&s);

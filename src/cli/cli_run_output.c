@@ -81,7 +81,7 @@ static void write_views(struct run_state *s, const struct cd_emit_opts *base)
     for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
         struct cd_error err;
         char path[4096];
-        cli_view_path(s->views, o->target_names[t], path, sizeof path);
+        cli_view_path(s->views, o->targets[t].name, path, sizeof path);
         struct view_pick pick = {&s->result, t};
         struct cd_emit_opts eo = *base;
         eo.seed_dir = path;
@@ -94,7 +94,7 @@ static void write_views(struct run_state *s, const struct cd_emit_opts *base)
         if (st == CD_OK)
             st = cd_emit_commit(stage, NULL, &err);
         if (st != CD_OK)
-            cli_warn("the seeds of target '%s' not written to '%s': %s", o->target_names[t],
+            cli_warn("the seeds of target '%s' not written to '%s': %s", o->targets[t].name,
                      path, err.msg);
     }
 }
@@ -114,7 +114,7 @@ int cli_run_write_output(struct run_state *s)
     struct cd_manifest_setting settings[CLI_SETTINGS_MAX];
     char shard[32];
     struct cd_manifest_info info = {
-        .tool_version = CD_VERSION, .target_argv = o->targets[0],
+        .tool_version = CD_VERSION, .target_argv = o->targets[0].argv,
         .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
         .mem_limit_mb = o->mem_limit_mb, .settings = settings,
         .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
@@ -138,13 +138,13 @@ int cli_run_write_output(struct run_state *s)
         for (unsigned t = 0; t < o->n_targets; t++) {
             char v[4400];
             cli_view_path(s->views ? cli_shown_path(s->views, v, sizeof v) : NULL,
-                          o->target_names[t], views[t], sizeof views[t]);
+                          o->targets[t].name, views[t], sizeof views[t]);
             targets[t] = (struct cd_manifest_target){
-                .name = (char *)o->target_names[t], .argv = o->targets[t],
+                .name = (char *)o->targets[t].name, .argv = o->targets[t].argv,
                 .map_size = s->runner.info[t].map_size,
                 .timeout_ms = s->runner.info[t].timeout_ms, .view = s->views ? views[t] : NULL};
             memcpy(targets[t].sha1, s->state.target_sha1s[t], sizeof targets[t].sha1);
-            info.names[t] = o->target_names[t];
+            info.names[t] = o->targets[t].name;
         }
     }
     /* The output this replaces is kept first, whole: a failure here replaces nothing. */

@@ -183,10 +183,10 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
         for (unsigned t = 0; t < o->n_targets; t++) {
             struct cd_result_target c = cd_result_target_counts(&s->result, t);
             json_object *e = json_object_new_object();
-            json_object_object_add(e, "name", json_object_new_string(o->target_names[t]));
+            json_object_object_add(e, "name", json_object_new_string(o->targets[t].name));
             cd_report_put_target(e, &c);
             char view[4200];
-            cli_view_path(s->views, o->target_names[t], view, sizeof view);
+            cli_view_path(s->views, o->targets[t].name, view, sizeof view);
             json_object_object_add(e, "view", s->views ? shown_string(view) : NULL);
             json_object_array_add(ta, e);
         }
@@ -256,12 +256,12 @@ void cli_run_print_summary(struct run_state *s, int code)
             struct cd_result_target c = cd_result_target_counts(&s->result, t);
             n = 0;
             add(line, sizeof line, &n, "target %s: %llu labels, %llu finished; %llu seeds, %s",
-                o->target_names[t], (unsigned long long)c.labels, (unsigned long long)c.finished,
+                o->targets[t].name, (unsigned long long)c.labels, (unsigned long long)c.finished,
                 (unsigned long long)c.seeds, cli_bytes(c.seed_bytes, b1, sizeof b1));
             char view[4200];
             if (s->views)
                 add(line, sizeof line, &n, " in '%s'",
-                    cli_view_path(s->views, o->target_names[t], view, sizeof view));
+                    cli_view_path(s->views, o->targets[t].name, view, sizeof view));
             if (c.reproducers)
                 add(line, sizeof line, &n, "; %llu reproducers", (unsigned long long)c.reproducers);
             cli_msg("%s", line);
@@ -341,7 +341,7 @@ void cli_run_print_details(struct run_state *s, char *report)
         const struct cd_exec_info *in = &s->runner.info[t];
         char name[96] = "";
         if (s->o->n_targets > 1)
-            snprintf(name, sizeof name, " %s", s->o->target_names[t]);
+            snprintf(name, sizeof name, " %s", s->o->targets[t].name);
         cli_msg("target%s: map %zu bytes, timeout %u ms, %s handshake%s%s%s%s, %u worker%s%s",
                 name, in->map_size, in->timeout_ms, in->new_protocol ? "new" : "old",
                 in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",

@@ -255,14 +255,14 @@ bool cli_settings_targets_check(struct cli_opts *o)
     for (size_t i = 0; i < o->n_target_values; i++) {
         const struct cli_target_value *tv = &o->target_values[i];
         unsigned t = 0;
-        while (t < o->n_targets && strcmp(o->target_names[t], tv->target) != 0)
+        while (t < o->n_targets && strcmp(o->targets[t].name, tv->target) != 0)
             t++;
         if (t == o->n_targets) {
             char names[512];
             size_t n = 0;
             for (unsigned k = 0; k < o->n_targets && n < sizeof names; k++)
                 n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "",
-                                      o->target_names[k]);
+                                      o->targets[k].name);
             return cli_usage_error("%s=%llu: no target is named '%s' (the targets: %s)",
                                    tv->target, (unsigned long long)tv->value, tv->target,
                                    n ? names : "none"), false;
@@ -281,7 +281,7 @@ void cli_settings_apply_target(const struct cli_opts *o, unsigned t, struct cd_e
     for (size_t i = 0; i < o->n_target_values; i++) {
         const struct cli_target_value *tv = &o->target_values[i];
         const struct cli_setting *s = &cli_settings[tv->row];
-        if (s->exec != NONE && strcmp(tv->target, o->target_names[t]) == 0)
+        if (s->exec != NONE && strcmp(tv->target, o->targets[t].name) == 0)
             put_value((char *)dst + s->exec, s->size, tv->value);
     }
 }
@@ -297,7 +297,7 @@ bool cli_settings_identity_target(const struct cli_opts *o, unsigned t,
         const struct cli_target_value *last = NULL;
         for (size_t k = 0; k < o->n_target_values; k++)
             if (o->target_values[k].row == i &&
-                strcmp(o->target_values[k].target, o->target_names[t]) == 0)
+                strcmp(o->target_values[k].target, o->targets[t].name) == 0)
                 last = &o->target_values[k];
         if (!last || !s->identity)
             continue;

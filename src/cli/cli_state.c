@@ -35,14 +35,14 @@ static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
         return NULL;
     for (unsigned t = 0; t < o->n_targets; t++) {
         size_t n = 1;
-        for (char **a = o->targets[t] + 1; *a; a++)
+        for (char **a = o->targets[t].argv + 1; *a; a++)
             n += strlen(*a) + 1;
         if (!(args[t] = malloc(n)))
             goto out;
         char *p = args[t];
         *p = '\0';
-        for (char **a = o->targets[t] + 1; *a; a++)
-            p += sprintf(p, "%s%s", a == o->targets[t] + 1 ? "" : " ", *a);
+        for (char **a = o->targets[t].argv + 1; *a; a++)
+            p += sprintf(p, "%s%s", a == o->targets[t].argv + 1 ? "" : " ", *a);
         snprintf(maps[t], sizeof maps[t], "%zu", info[t].map_size);
         id.targets[t] = (struct cd_identity_target){
             .sha1 = cd_span_of(id.several ? st->target_sha1s[t] : ""),
@@ -254,7 +254,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
         for (unsigned k = 0, n = 0; st->rerun && k < o->n_targets; k++)
             if (st->rerun >> k & 1)
                 n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0,
-                                      "%s'%s'", n ? ", " : "", o->target_names[k]);
+                                      "%s'%s'", n ? ", " : "", o->targets[k].name);
         int n_rerun = __builtin_popcount(st->rerun);
         if (n_rerun)
             snprintf(st->note, sizeof st->note, "target%s %s changed or added since the state "

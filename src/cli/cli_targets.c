@@ -14,8 +14,8 @@ bool cli_target_add(struct cli_opts *o, char **argv, const char *name)
         return cli_usage_error("an empty target: '--' with nothing after it"), false;
     if (o->n_targets == CD_LABEL_TARGETS_MAX)
         return cli_usage_error("at most %u targets run at once", CD_LABEL_TARGETS_MAX), false;
-    o->targets[o->n_targets] = argv;
-    o->target_names[o->n_targets++] = name;
+    o->targets[o->n_targets].argv = argv;
+    o->targets[o->n_targets++].name = name;
     return true;
 }
 
@@ -24,14 +24,14 @@ bool cli_targets_name(struct cli_opts *o)
     if (o->n_targets == 0)
         return true;
     for (unsigned t = 0; t < o->n_targets; t++) {
-        char *buf = o->names_buf[t];
-        const char *given = o->target_names[t];
+        char *buf = o->targets[t].name_buf;
+        const char *given = o->targets[t].name;
         if (given && !cd_labels_name_valid(given))
             return cli_usage_error("--targets: '%s' is no target name (letters, digits, '.', "
                                    "'_', '-'; at most 64)", given), false;
         if (!given) {
-            const char *base = strrchr(o->targets[t][0], '/');
-            base = base ? base + 1 : o->targets[t][0];
+            const char *base = strrchr(o->targets[t].argv[0], '/');
+            base = base ? base + 1 : o->targets[t].argv[0];
             size_t k = 0;
             for (; base[k] && k < 60; k++)
                 buf[k] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
@@ -42,7 +42,7 @@ bool cli_targets_name(struct cli_opts *o)
             snprintf(buf, 80, "%s", given);
         }
         for (unsigned k = 0, dup = 2; k < t; k++)
-            if (strcmp(o->target_names[k], buf) == 0) {
+            if (strcmp(o->targets[k].name, buf) == 0) {
                 if (given)
                     return cli_usage_error("two targets named '%s'", given), false;
                 char *dot = strrchr(buf, '.');
@@ -51,7 +51,7 @@ bool cli_targets_name(struct cli_opts *o)
                 snprintf(buf + at, 80 - at, ".%u", dup++);
                 k = (unsigned)-1; /* again from the first */
             }
-        o->target_names[t] = buf;
+        o->targets[t].name = buf;
     }
     return true;
 }

@@ -60,9 +60,9 @@ static void test_cli_distill_options(void)
     CU_ASSERT_EQUAL_FATAL(o.n_inputs, 2);
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "a");
     CU_ASSERT_STRING_EQUAL(o.inputs[1], "b.tar.zst");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./target");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][2], "@@");
-    CU_ASSERT_PTR_NULL(o.targets[0][3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[0], "./target");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[2], "@@");
+    CU_ASSERT_PTR_NULL(o.targets[0].argv[3]);
     free(o.inputs);
 
     /* defaults */
@@ -179,10 +179,10 @@ static void test_cli_lists(void)
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "first");
     CU_ASSERT_STRING_EQUAL(o.inputs[1], "/a b/c");
     CU_ASSERT_STRING_EQUAL(o.inputs[2], "/x*");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "/t dir/t");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][1], "@@");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][2], "-x");
-    CU_ASSERT_PTR_NULL(o.targets[0][3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[0], "/t dir/t");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[1], "@@");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[2], "-x");
+    CU_ASSERT_PTR_NULL(o.targets[0].argv[3]);
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "--inputs-from", empty, "-o", "s", "--", "./t"));
     cli_opts_release(&o);
@@ -191,10 +191,10 @@ static void test_cli_lists(void)
     /* --target-from and "-- TARGET" are two targets, the command line's first */
     CU_ASSERT_FATAL(PARSE(&o, "in", "--target-from", tg, "-o", "s", "--", "./t"));
     CU_ASSERT_EQUAL(o.n_targets, 2);
-    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./t");
-    CU_ASSERT_STRING_EQUAL(o.targets[1][0], "/t dir/t");
-    CU_ASSERT_STRING_EQUAL(o.target_names[0], "t");
-    CU_ASSERT_STRING_EQUAL(o.target_names[1], "t.2");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[0], "./t");
+    CU_ASSERT_STRING_EQUAL(o.targets[1].argv[0], "/t dir/t");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].name, "t");
+    CU_ASSERT_STRING_EQUAL(o.targets[1].name, "t.2");
     cli_opts_release(&o);
     /* an empty target between two "--" is an error */
     CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--", "--", "./t"));
@@ -393,7 +393,7 @@ static void test_cli_cmin_options(void)
     CU_ASSERT_EQUAL(o.n_inputs, 1);
     CU_ASSERT_STRING_EQUAL(o.inputs[0], "in");
     CU_ASSERT_STRING_EQUAL(o.out_dir, "out");
-    CU_ASSERT_STRING_EQUAL(o.targets[0][0], "./t");
+    CU_ASSERT_STRING_EQUAL(o.targets[0].argv[0], "./t");
     free(o.inputs);
     CU_ASSERT_FATAL(PARSE(&o, "cmin", "-C", "-T", "all", "-i", "in", "-o", "out", "--", "./t"));
     CU_ASSERT(o.cmin_crashes && !o.cmin_allow_any);
@@ -444,18 +444,18 @@ static void test_cli_targets(void)
     CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "s", "--targets", list, "--", "./bin/xml", "@@", "--",
                           "./xml", "-y", "@@"));
     CU_ASSERT_EQUAL_FATAL(o.n_targets, 4);
-    CU_ASSERT_STRING_EQUAL(o.target_names[0], "xml");
-    CU_ASSERT_STRING_EQUAL(o.target_names[1], "xml.2");
-    CU_ASSERT_STRING_EQUAL(o.target_names[2], "xpath");
-    CU_ASSERT_STRING_EQUAL(o.target_names[3], "html");
-    CU_ASSERT_STRING_EQUAL(o.targets[1][1], "-y");
-    CU_ASSERT_PTR_NULL(o.targets[1][3]);
-    CU_ASSERT_STRING_EQUAL(o.targets[2][0], "/f/fuzz_xpath");
-    CU_ASSERT_STRING_EQUAL(o.targets[2][2], "-x");
-    CU_ASSERT_PTR_NULL(o.targets[2][3]);
-    CU_ASSERT_STRING_EQUAL(o.targets[3][1], "@@");
-    CU_ASSERT_PTR_NULL(o.targets[3][2]);
-    CU_ASSERT_PTR_EQUAL(o.targets[0], o.targets[0]);
+    CU_ASSERT_STRING_EQUAL(o.targets[0].name, "xml");
+    CU_ASSERT_STRING_EQUAL(o.targets[1].name, "xml.2");
+    CU_ASSERT_STRING_EQUAL(o.targets[2].name, "xpath");
+    CU_ASSERT_STRING_EQUAL(o.targets[3].name, "html");
+    CU_ASSERT_STRING_EQUAL(o.targets[1].argv[1], "-y");
+    CU_ASSERT_PTR_NULL(o.targets[1].argv[3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[2].argv[0], "/f/fuzz_xpath");
+    CU_ASSERT_STRING_EQUAL(o.targets[2].argv[2], "-x");
+    CU_ASSERT_PTR_NULL(o.targets[2].argv[3]);
+    CU_ASSERT_STRING_EQUAL(o.targets[3].argv[1], "@@");
+    CU_ASSERT_PTR_NULL(o.targets[3].argv[2]);
+    CU_ASSERT_PTR_EQUAL(o.targets[0].argv, o.targets[0].argv);
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", bad));
     cli_opts_release(&o);
@@ -463,7 +463,7 @@ static void test_cli_targets(void)
     cli_opts_release(&o);
     CU_ASSERT_FATAL(PARSE(&o, "in", "-o", "s", "--targets", many));
     CU_ASSERT_EQUAL(o.n_targets, 16);
-    CU_ASSERT_STRING_EQUAL(o.target_names[15], "t.16");
+    CU_ASSERT_STRING_EQUAL(o.targets[15].name, "t.16");
     cli_opts_release(&o);
     CU_ASSERT_FALSE(PARSE(&o, "in", "-o", "s", "--targets", many, "--", "./t"));
     cli_opts_release(&o);

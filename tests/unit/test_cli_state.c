@@ -95,8 +95,8 @@ static void test_cli_state_foreign_target(void)
     struct cli_opts o;
     memset(&o, 0, sizeof o);
     o.n_targets = 1;
-    o.targets[0] = argv;
-    o.target_names[0] = "t";
+    o.targets[0].argv = argv;
+    o.targets[0].name = "t";
     o.n_inputs = 1;
     const char *inputs[] = {st.path, NULL};
     o.inputs = inputs;
