@@ -368,10 +368,9 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
  * what is new to be evidence. Returns true when one fired and --accept-collapse was not given
  * (cause, line); accepted is set when it was. */
 struct cd_table;
-struct cd_exec_info;
 bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      const struct cd_result_stats *rs, const struct cd_table *table,
-                     const struct cd_exec_info *info, bool warm, uint32_t rerun);
+                     const struct cd_target *targets, bool warm, uint32_t rerun);
 
 /* Checks that every input operand of o can be opened, but one marked optional ('?' in
  * --inputs-from: a warning) and the output directory itself, not there on the first night of a
@@ -410,10 +409,10 @@ void cli_audit_source_diff(const char *now_manifest, const char *old_manifest,
                            struct json_object *j);
 
 /* The state file of a run (cli_state.c). Zero-initialise, set path (owned; NULL: no state) and
- * target_sha1s, then cli_state_start; release with cli_state_release. */
+ * targets, then cli_state_start; release with cli_state_release. */
 struct cli_state {
     char *path;
-    char target_sha1s[CD_LABEL_TARGETS_MAX][41]; /* every target's binary SHA-1 */
+    const struct cd_target *targets; /* the run's (their SHA-1s, map sizes, own settings) */
     /* A warm start of several targets where some changed or were added: their bits, the
        targets the state's examples run on (cd_distill_rerun_targets); 0 otherwise */
     uint32_t rerun;
@@ -444,10 +443,10 @@ enum cd_status cli_state_check(const char *path, bool force, struct cd_error *er
  * ("none") or it cannot be read ("unreadable", st->note says why). With several targets, when
  * only some changed or were added (a target keeps its place in the list, binary and arguments),
  * *warm gets the table without their labels and st->rerun their bits ("targets changed").
- * info: each target's executor (its map size). Returns 0, or -1 when out of memory. */
+ * The targets are st->targets. Returns 0, or -1 when out of memory. */
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cli_resolved *res, const struct cd_exec_info *info,
-                    size_t seen_mem, struct cd_table **warm, struct cd_table **old);
+                    const struct cli_resolved *res, size_t seen_mem, struct cd_table **warm,
+                    struct cd_table **old);
 
 /* cli_state_start for "merge STATE...": loads every state o->inputs names and merges them
  * (cd_table_merge) into *warm when they were made by this target and these settings (their
@@ -455,8 +454,8 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
  * totals of runs, executions and time are the states' sums. FAILED (kind INPUT, one line naming
  * the file) when a state cannot be read or the states come from different targets or settings. */
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cli_resolved *res, const struct cd_exec_info *info,
-                               size_t seen_mem, struct cd_table **warm, struct cd_table **old,
+                               const struct cli_resolved *res, size_t seen_mem,
+                               struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err);
 
 /* Takes this run's first pass (its select-only cover's bytes and afl-cmin's rule's) as the

@@ -97,7 +97,7 @@ static bool names_output(const char *operand, const char *out)
 
 bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      const struct cd_result_stats *rs, const struct cd_table *table,
-                     const struct cd_exec_info *info, bool warm, uint32_t rerun)
+                     const struct cd_target *targets, bool warm, uint32_t rerun)
 {
     uint64_t edges[CD_LABEL_TARGETS_MAX] = {0};
     size_t n_labels = cd_table_n_labels(table), n = 0;
@@ -135,7 +135,8 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
             g->cause = "same-traces";
             /* the executor knows how the input goes in: @@, shared memory, a libFuzzer
                binary's own open of the file, or stdin, which a run must then have read */
-            bool no_input = !info[t].file_input && !info[t].shm_testcase && !info[t].stdin_read;
+            const struct cd_exec_info *in = &targets[t].info;
+            bool no_input = !in->file_input && !in->shm_testcase && !in->stdin_read;
             snprintf(g->line, sizeof g->line,
                      "every one of %llu inputs showed the same labels on %s: %s",
                      (unsigned long long)f->ok, who,

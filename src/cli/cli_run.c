@@ -96,7 +96,10 @@ int cli_run_fail(struct run_state *s, int code, const char *fmt, ...)
     return code;
 }
 
-static void fill_exec_opts(struct run_state *s)
+/* The run's targets, declared once: each one's name, its executor's options (the run's, its own
+ * values of target-scoped settings, its arguments), its binary's SHA-1 (with sha1; else "") and
+ * its identity; the runner and the state take them from there. */
+static void fill_targets(struct run_state *s, bool sha1)
 {
     const struct cli_opts *o = s->o;
     struct cd_exec_opts eo = {0};
@@ -108,14 +111,19 @@ static void fill_exec_opts(struct run_state *s)
     const char *dbg = getenv("AFL_DEBUG");
     eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
     for (unsigned t = 0; t < o->n_targets; t++) {
-        s->exec_opts[t] = eo;
-        s->exec_opts[t].argv = o->targets[t].argv;
-        cli_settings_apply_target(o, t, &s->exec_opts[t]);
+        struct cd_target *tg = &s->targets[t];
+        *tg = (struct cd_target){.name = o->targets[t].name, .opts = eo};
+        tg->opts.argv = o->targets[t].argv;
+        cli_settings_apply_target(o, t, &tg->opts);
+        if (sha1)
+            cli_target_sha1(tg->opts.argv[0], tg->sha1);
+        tg->id = cd_target_id(tg);
     }
-    s->runner.exec_opts = s->exec_opts;
+    s->runner.targets = s->targets;
     s->runner.n_targets = o->n_targets;
     s->runner.bind_cpus = !o->no_bind;
     s->runner.edges_only = o->edges_only;
+    s->state.targets = s->targets;
 }
 
 /* Starts the engine from the state file: warm from its table, or with its examples as the first
@@ -126,9 +134,8 @@ static enum cd_status start_from_state(struct run_state *s, struct cd_error *err
     struct cd_table *warm = NULL, *old = NULL;
     size_t seen_mem = s->res.seen_mem;
     if (o->merge)
-        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, &s->res, s->runner.info, seen_mem,
-                                            &warm, &old, err));
-    else if (cli_state_start(&s->state, o, &s->res, s->runner.info, seen_mem, &warm, &old) != 0)
+        CD_FORWARD_IF_ERROR(cli_state_merge(&s->state, o, &s->res, seen_mem, &warm, &old, err));
+    else if (cli_state_start(&s->state, o, &s->res, seen_mem, &warm, &old) != 0)
         return cd_error_oom(err, CD_FAILED, "out of memory reading the state");
     if (s->state.note[0] && o->verbosity >= 0) {
         cli_progress_clear(s->progress);
@@ -198,7 +205,7 @@ static void run_guard(struct run_state *s)
     bool warm = strcmp(start, "warm") == 0 || strcmp(start, "targets changed") == 0 ||
                 strcmp(start, "merged") == 0;
     bool refuse = cli_guard_check(&s->guard, o, cd_distill_stats(s->d),
-                                  cd_distill_table(s->d), s->runner.info, warm, s->state.rerun);
+                                  cd_distill_table(s->d), s->targets, warm, s->state.rerun);
     if (o->cmin && s->guard.cause) {
         cli_warn("%s", s->guard.line);
         return;
@@ -247,14 +254,7 @@ static int distill(struct run_state *s)
         .checkpoint = s->state.path ? cli_state_checkpoint : NULL,
         .checkpoint_ms = o->checkpoint_s * 1000, .checkpoint_ctx = &s->state};
     cli_settings_apply(o, &s->res, CLI_TO_ENGINE, &dopts);
-    for (unsigned t = 0; t < o->n_targets; t++) { /* the binary's SHA-1 and the arguments */
-        struct cd_hash h = cd_hash_bytes((const uint8_t *)s->state.target_sha1s[t], 40);
-        for (char **a = o->targets[t].argv + 1; *a; a++) {
-            struct cd_hash x = cd_hash_bytes((const uint8_t *)*a, strlen(*a) + 1);
-            h.lo = (h.lo ^ x.lo) * 0x100000001b3ull;
-        }
-        dopts.target_ids[t] = h.lo;
-    }
+    dopts.target_list = s->targets;
     if (cd_distill_new(&s->d, &dopts, &cd_distill_exec_runner, &s->runner, &err) != CD_OK)
         return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_TARGET), "%s", err.msg);
     enum cd_status st = start_from_state(s, &err);
@@ -287,7 +287,7 @@ static int distill(struct run_state *s)
     /* Once every input has run, before the long part: the harness build decides the speed. */
     char slow[400] = "";
     for (unsigned t = 0, n = 0; t < o->n_targets && n < sizeof slow; t++)
-        if (!s->runner.info[t].persistent && !s->runner.info[t].deferred)
+        if (!s->targets[t].info.persistent && !s->targets[t].info.deferred)
             n += (size_t)snprintf(slow + n, sizeof slow - n, "%s'%s'", n ? ", " : " ",
                                   o->targets[t].name);
     if (o->verbosity >= 0 && *slow)
@@ -408,7 +408,7 @@ int cli_run_engine(const struct cli_opts *o, struct cd_result *result, uint64_t 
     if (code == CLI_EXIT_OK) {
         install_signals(true);
         s.progress = cli_progress_new(-1);
-        fill_exec_opts(&s);
+        fill_targets(&s, false);
         code = distill(&s);
     }
     if (code == CLI_EXIT_OK) {
@@ -465,9 +465,7 @@ int cli_run(const struct cli_opts *o)
     s.state.hold = s.state.path && lstat(s.state.path, &sb) == 0;
     install_signals(o->verbosity < 0);
     s.progress = cli_progress_new(o->verbosity);
-    fill_exec_opts(&s);
-    for (unsigned t = 0; t < o->n_targets; t++)
-        cli_target_sha1(o->targets[t].argv[0], s.state.target_sha1s[t]);
+    fill_targets(&s, true);
     code = load_edge_ids(&s);
     if (code == CLI_EXIT_OK)
         code = distill(&s);

@@ -115,7 +115,7 @@ int cli_run_write_output(struct run_state *s)
     char shard[32];
     struct cd_manifest_info info = {
         .tool_version = CD_VERSION, .target_argv = o->targets[0].argv,
-        .map_size = s->runner.info[0].map_size, .timeout_ms = s->runner.info[0].timeout_ms,
+        .map_size = s->targets[0].info.map_size, .timeout_ms = s->targets[0].info.timeout_ms,
         .mem_limit_mb = o->mem_limit_mb, .settings = settings,
         .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips};
@@ -123,7 +123,7 @@ int cli_run_write_output(struct run_state *s)
     char seed_dir[4400], crashes_dir[4400], state_path[4400], note[sizeof s->state.note];
     info.seed_dir = (char *)cli_shown_path(s->out, seed_dir, sizeof seed_dir);
     info.crashes_dir = (char *)cli_shown_path(s->crashes, crashes_dir, sizeof crashes_dir);
-    memcpy(info.target_sha1, s->state.target_sha1s[0], sizeof info.target_sha1);
+    memcpy(info.target_sha1, s->targets[0].sha1, sizeof info.target_sha1);
     info.state_path = s->refused || !s->state.path /* a refused run writes no state */
                           ? NULL : cli_shown_path(s->state.path, state_path, sizeof state_path);
     info.state_start = s->state.start;
@@ -141,9 +141,9 @@ int cli_run_write_output(struct run_state *s)
                           o->targets[t].name, views[t], sizeof views[t]);
             targets[t] = (struct cd_manifest_target){
                 .name = (char *)o->targets[t].name, .argv = o->targets[t].argv,
-                .map_size = s->runner.info[t].map_size,
-                .timeout_ms = s->runner.info[t].timeout_ms, .view = s->views ? views[t] : NULL};
-            memcpy(targets[t].sha1, s->state.target_sha1s[t], sizeof targets[t].sha1);
+                .map_size = s->targets[t].info.map_size,
+                .timeout_ms = s->targets[t].info.timeout_ms, .view = s->views ? views[t] : NULL};
+            memcpy(targets[t].sha1, s->targets[t].sha1, sizeof targets[t].sha1);
             info.names[t] = o->targets[t].name;
         }
     }

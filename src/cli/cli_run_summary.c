@@ -338,7 +338,7 @@ void cli_run_print_details(struct run_state *s, char *report)
 {
     cli_progress_clear(s->progress);
     for (unsigned t = 0; t < s->o->n_targets; t++) {
-        const struct cd_exec_info *in = &s->runner.info[t];
+        const struct cd_exec_info *in = &s->targets[t].info;
         char name[96] = "";
         if (s->o->n_targets > 1)
             snprintf(name, sizeof name, " %s", s->o->targets[t].name);

@@ -25,7 +25,7 @@
  * state) and each target's binary SHA-1, map size and arguments, with the shard, as one line
  * written from those fields. Owned; NULL when out of memory. */
 static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
-                           const struct cli_resolved *r, const struct cd_exec_info *info)
+                           const struct cli_resolved *r)
 {
     struct cd_identity id = {.several = o->n_targets > 1};
     char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32], own[CD_LABEL_TARGETS_MAX][128];
@@ -43,9 +43,9 @@ static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
         *p = '\0';
         for (char **a = o->targets[t].argv + 1; *a; a++)
             p += sprintf(p, "%s%s", a == o->targets[t].argv + 1 ? "" : " ", *a);
-        snprintf(maps[t], sizeof maps[t], "%zu", info[t].map_size);
+        snprintf(maps[t], sizeof maps[t], "%zu", st->targets[t].info.map_size);
         id.targets[t] = (struct cd_identity_target){
-            .sha1 = cd_span_of(id.several ? st->target_sha1s[t] : ""),
+            .sha1 = cd_span_of(id.several ? st->targets[t].sha1 : ""),
             .map_size = cd_span_of(maps[t]), .args = cd_span_of(args[t])};
         if (!cli_settings_identity_target(o, t, &id.targets[t], own[t], sizeof own[t]))
             goto out;
@@ -168,8 +168,8 @@ static uint32_t same_targets(const char *was, const char *was_sha1, const char *
     struct cd_identity a, b;
     bool ok = cd_identity_parse(was, was_sha1, &a), ok_now = cd_identity_parse(now, now_sha1, &b);
     *n_was = ok ? a.n_targets : 0;
-    *same_common = ok && ok_now && cd_identity_same_shared(&a, &b) &&
-                   a.shard.n == b.shard.n && (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
+    *same_common = ok && ok_now && cd_identity_same_shared(&a, &b) && a.shard.n == b.shard.n &&
+                   (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
     uint32_t same = 0;
     for (unsigned t = 0; ok && ok_now && t < a.n_targets && t < b.n_targets; t++)
         if (cd_identity_same_target(&a.targets[t], &b.targets[t]))
@@ -189,15 +189,15 @@ static void first_difference(const char *was, const char *now, char *buf, size_t
 }
 
 int cli_state_start(struct cli_state *st, const struct cli_opts *o,
-                    const struct cli_resolved *res, const struct cd_exec_info *info,
-                    size_t seen_mem, struct cd_table **warm, struct cd_table **old)
+                    const struct cli_resolved *res, size_t seen_mem, struct cd_table **warm,
+                    struct cd_table **old)
 {
     struct cd_error err;
     uint8_t *buf = NULL;
     size_t len = 0;
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, res, info);
+    st->settings = settings_line(o, st, res);
     if (!st->settings)
         return -1;
     if (!st->path) {
@@ -242,7 +242,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     bool same_common;
     uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
     uint32_t same = same_targets(st->prev.settings, st->prev.target_sha1, st->settings,
-                                 st->target_sha1s[0], &n_was, &same_common);
+                                 st->targets[0].sha1, &n_was, &same_common);
     if ((o->n_targets > 1 || n_was > 1) && same_common && same && (same != all || n_was !=
                                                                    o->n_targets)) {
         /* Some targets as they were: their labels stay, the others' go, and the state's
@@ -273,11 +273,11 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
                  "its %zu examples run as inputs, its finished marks are dropped", st->path,
                  cd_table_n_examples(t));
         *old = t;
-    } else if (strcmp(st->prev.target_sha1, st->target_sha1s[0]) != 0) {
+    } else if (strcmp(st->prev.target_sha1, st->targets[0].sha1) != 0) {
         st->start = "target changed";
         snprintf(st->note, sizeof st->note, "the target changed since the state '%s' was saved "
                  "(SHA-1 %.12s, now %.12s): its %zu examples run as inputs, its finished marks "
-                 "are dropped", st->path, st->prev.target_sha1, st->target_sha1s[0],
+                 "are dropped", st->path, st->prev.target_sha1, st->targets[0].sha1,
                  cd_table_n_examples(t));
         *old = t;
     } else if (strcmp(st->prev.settings ? st->prev.settings : "", st->settings) != 0) {
@@ -329,13 +329,13 @@ static enum cd_status load_state(const char *path, size_t seen_mem, struct cd_ta
 }
 
 enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
-                               const struct cli_resolved *res, const struct cd_exec_info *info,
-                               size_t seen_mem, struct cd_table **warm, struct cd_table **old,
+                               const struct cli_resolved *res, size_t seen_mem,
+                               struct cd_table **warm, struct cd_table **old,
                                struct cd_error *err)
 {
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, res, info);
+    st->settings = settings_line(o, st, res);
     struct cd_table **t = calloc(o->n_inputs, sizeof *t);
     struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
     struct cd_hash *sums = calloc(o->n_inputs, sizeof *sums);
@@ -371,15 +371,15 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
         rc = cd_table_merge(&m, (const struct cd_table *const *)t, o->n_inputs, err);
     if (rc == CD_OK && !cd_table_seen_limit(m, seen_mem))
         rc = cd_error_oom(err, CD_FAILED, "out of memory");
-    bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->target_sha1s[0]) == 0 &&
+    bool same = rc == CD_OK && strcmp(meta[0].target_sha1, st->targets[0].sha1) == 0 &&
                 same_unsharded(meta[0].settings, meta[0].target_sha1, st->settings,
-                               st->target_sha1s[0]);
+                               st->targets[0].sha1);
     if (rc == CD_OK) {
         st->start = "merged";
         snprintf(st->note, sizeof st->note, "merged %zu state%s: %zu labels, %zu best examples%s",
                  o->n_inputs, o->n_inputs == 1 ? "" : "s", cd_table_n_labels(m),
                  cd_table_n_examples(m),
-                 same ? "" : strcmp(meta[0].target_sha1, st->target_sha1s[0])
+                 same ? "" : strcmp(meta[0].target_sha1, st->targets[0].sha1)
                                  ? "; the target changed since: they run as inputs"
                                  : "; the settings differ from this run's: they run as inputs");
         *(same ? warm : old) = m;
@@ -412,7 +412,7 @@ static struct cd_table_meta state_meta(const struct cli_state *st, uint64_t exec
     struct cd_table_meta meta = {"", st->settings, st->runs + 1, st->execs + execs,
                                  st->wall_ms + wall_ms, complete, st->base_run,
                                  st->base_select_only, st->base_cmin};
-    memcpy(meta.target_sha1, st->target_sha1s[0], sizeof meta.target_sha1);
+    memcpy(meta.target_sha1, st->targets[0].sha1, sizeof meta.target_sha1);
     return meta;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/cd_common.h"
 #include "exec/cd_exec.h"
+#include "exec/cd_target.h"
 #include "ingest/cd_ingest.h"
 #include "table/cd_labels.h"
 #include "result/cd_result.h"
@@ -110,10 +111,10 @@ struct cd_distill_opts {
      * for it runs once on the others, what they show credited to it, so one seed can serve
      * several. */
     unsigned targets;
-    /* Each target's identity (its binary and arguments, hashed; 0 for none), told into the
-     * seen-set's key of a candidate run on some of the targets: a changed target's candidates
+    /* The targets (targets of them; NULL: identities 0), whose identity (cd_target_id) is told
+     * into the seen-set's key of a candidate run on some of them: a changed target's candidates
      * are not taken as tried by the one it replaces. */
-    uint64_t target_ids[CD_LABEL_TARGETS_MAX];
+    const struct cd_target *target_list;
     /* Shard shard of shards (1-based; shards 0 or 1: none): only inputs whose content hash (the
      * low 64 bits of XXH3-128) is shard - 1 modulo shards run, the others are counted in
      * other_shards. The content decides, so the split is the same however the inputs are ordered
@@ -228,15 +229,15 @@ void cd_distill_free(struct cd_distill *d);
  * unbound. Without bind_cpus exec_opts->cpu is used as it is for worker 0 and -1 for the others.
  * The context is borrowed for the engine's lifetime and not thread-safe: one engine per context. */
 struct cd_exec_runner_ctx {
-    const struct cd_exec_opts *exec_opts; /* n_targets of them: one executor each per worker */
-    unsigned n_targets;                   /* 0 counts as 1 */
+    struct cd_target *targets;  /* n_targets of them: one executor each per worker, from their
+                                   opts; the first worker's executor's info is written into
+                                   their info after open, refreshed when it closes (execs,
+                                   restarts), for the manifest */
+    unsigned n_targets;         /* 0 counts as 1 */
     bool bind_cpus;
     bool cpu_fixed;           /* with bind_cpus: bind worker i to first_cpu + i, busy or not */
     unsigned first_cpu;
     bool edges_only;          /* labels are edges, hit counts ignored (afl-cmin -e) */
-    /* filled by the runner: the first worker's executor info after open, refreshed when it
-       closes (execs, restarts), for the manifest; one per target */
-    struct cd_exec_info info[CD_LABEL_TARGETS_MAX];
 };
 extern const struct cd_runner_ops cd_distill_exec_runner;
 

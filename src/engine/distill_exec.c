@@ -60,7 +60,8 @@ struct cd_hash distill_seen_on(const struct cd_distill *d, uint32_t targets, str
         uint64_t salt = (uint64_t)targets * 0x9e3779b97f4a7c15ull;
         for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++)
             if (targets >> t & 1)
-                salt ^= (d->opts.target_ids[t] + t) * 0xbf58476d1ce4e5b9ull;
+                salt ^= ((d->opts.target_list ? d->opts.target_list[t].id : 0) + t) *
+                        0xbf58476d1ce4e5b9ull;
         h.lo ^= salt;
         h.hi ^= salt >> 7 | salt << 57;
     }

@@ -94,7 +94,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     r->ctx = ctx;
     r->worker = worker;
     r->n = ctx->n_targets ? ctx->n_targets : 1;
-    int cpu = ctx->exec_opts[0].cpu;
+    int cpu = ctx->targets[0].opts.cpu;
     if (ctx->bind_cpus)
         cpu = ctx->cpu_fixed ? (int)(ctx->first_cpu + worker) : free_cpu();
     else if (worker > 0)
@@ -102,7 +102,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
     r->cpu = cpu;
     for (unsigned t = 0; t < r->n; t++) {
         /* A worker's targets take turns, so they share its CPU. */
-        struct cd_exec_opts opts = ctx->exec_opts[t];
+        struct cd_exec_opts opts = ctx->targets[t].opts;
         opts.cpu = cpu;
         enum cd_status st = cd_exec_new(&r->ex[t], &opts, err);
         if (st != CD_OK) {
@@ -110,7 +110,7 @@ static enum cd_status runner_open(void *vctx, unsigned worker, void **state, str
             return cd_error_mark(err, st, CD_ERR_TARGET);
         }
         if (worker == 0)
-            ctx->info[t] = *cd_exec_info(r->ex[t]);
+            ctx->targets[t].info = *cd_exec_info(r->ex[t]);
     }
     *state = r;
     return CD_OK;
@@ -150,8 +150,9 @@ static enum cd_status run_one(struct exec_runner *r, unsigned t, const uint8_t *
     if (r->n > 1 && run.map_size > CD_LABEL_TARGET_EDGES)
         run.map_size = CD_LABEL_TARGET_EDGES;
     *outcome = run.outcome;
-    if (r->worker == 0 && !r->ctx->info[t].stdin_read) /* read by the guard after the first pass */
-        r->ctx->info[t].stdin_read = cd_exec_info(r->ex[t])->stdin_read;
+    struct cd_exec_info *in = &r->ctx->targets[t].info;
+    if (r->worker == 0 && !in->stdin_read) /* read by the guard after the first pass */
+        in->stdin_read = cd_exec_info(r->ex[t])->stdin_read;
     if (run.crash_state && !r->crash_state)
         r->crash_state = run.crash_state;
     st = cd_labels_from_run(&run, r->ctx->edges_only, set, err);
@@ -220,7 +221,7 @@ static void runner_close(void *vstate)
         return;
     for (unsigned t = 0; t < r->n; t++) {
         if (r->worker == 0 && r->ex[t])
-            r->ctx->info[t] = *cd_exec_info(r->ex[t]);
+            r->ctx->targets[t].info = *cd_exec_info(r->ex[t]);
         cd_exec_free(r->ex[t]);
     }
     cd_labelset_release(&r->part);

@@ -20,7 +20,8 @@ static void test_cli_state_encode_write_check(void)
     memset(&st, 0, sizeof st);
     st.path = cd_test_join(dir, "seeds.state");
     st.settings = strdup("edges_only=0");
-    strcpy(st.target_sha1s[0], "0123456789abcdef0123456789abcdef01234567");
+    struct cd_target target = {.sha1 = "0123456789abcdef0123456789abcdef01234567"};
+    st.targets = &target;
     st.runs = 2;
     st.execs = 1000;
     struct cd_error err;
@@ -38,7 +39,7 @@ static void test_cli_state_encode_write_check(void)
     struct cd_table *back = NULL;
     struct cd_table_meta meta;
     CU_ASSERT_EQUAL_FATAL(cd_table_load(&back, &meta, buf, len, 1 << 20, &err), CD_OK);
-    CU_ASSERT_STRING_EQUAL(meta.target_sha1, st.target_sha1s[0]);
+    CU_ASSERT_STRING_EQUAL(meta.target_sha1, st.targets[0].sha1);
     CU_ASSERT_STRING_EQUAL(meta.settings, "edges_only=0");
     CU_ASSERT_EQUAL(meta.runs, 3);
     CU_ASSERT_EQUAL(meta.execs, 1500);
@@ -72,7 +73,8 @@ static void test_cli_state_foreign_target(void)
     memset(&st, 0, sizeof st);
     st.path = cd_test_join(dir, "seeds.state");
     st.settings = strdup("edges_only=0"); /* the identity of one target */
-    strcpy(st.target_sha1s[0], "0123456789abcdef0123456789abcdef01234567");
+    struct cd_target target = {.sha1 = "0123456789abcdef0123456789abcdef01234567"};
+    st.targets = &target;
     struct cd_error err;
     struct cd_table *t = NULL;
     CU_ASSERT_EQUAL_FATAL(cd_table_new(&t, &err), CD_OK);
@@ -102,14 +104,12 @@ static void test_cli_state_foreign_target(void)
     o.inputs = inputs;
     struct cli_resolved res;
     memset(&res, 0, sizeof res);
-    struct cd_exec_info info[CD_LABEL_TARGETS_MAX];
-    memset(info, 0, sizeof info);
     struct cli_state run;
     memset(&run, 0, sizeof run);
     run.path = strdup(st.path);
-    strcpy(run.target_sha1s[0], st.target_sha1s[0]);
+    run.targets = &target;
     struct cd_table *warm = NULL, *old = NULL;
-    CU_ASSERT_EQUAL(cli_state_start(&run, &o, &res, info, 1 << 20, &warm, &old), 0);
+    CU_ASSERT_EQUAL(cli_state_start(&run, &o, &res, 1 << 20, &warm, &old), 0);
     CU_ASSERT_PTR_NULL(warm);
     CU_ASSERT_PTR_NULL(old);
     CU_ASSERT_STRING_EQUAL(run.start, "unreadable");
@@ -117,9 +117,9 @@ static void test_cli_state_foreign_target(void)
     cli_state_release(&run);
     /* merge refuses it */
     memset(&run, 0, sizeof run);
-    strcpy(run.target_sha1s[0], st.target_sha1s[0]);
+    run.targets = &target;
     o.merge = true;
-    CU_ASSERT_NOT_EQUAL(cli_state_merge(&run, &o, &res, info, 1 << 20, &warm, &old, &err), CD_OK);
+    CU_ASSERT_NOT_EQUAL(cli_state_merge(&run, &o, &res, 1 << 20, &warm, &old, &err), CD_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a target its identity does not name"));
     CU_ASSERT_PTR_NULL(warm);
     cli_state_release(&run);
