@@ -70,6 +70,34 @@ static const char *cover_text(const struct cd_result_stats *rs, char *buf, size_
     return buf;
 }
 
+/* The kinds of the reproducers of r no sanitizer reported, with their counts, into buf:
+ * "2 crash:SIGSEGV, 1 timeout". */
+static const char *unreported_kinds(const struct cd_result *r, char *buf, size_t cap)
+{
+    uint32_t kind[8];
+    size_t count[8], k = 0, n = 0;
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const struct cd_result_example *e = &r->examples[i];
+        uint32_t id = e->reproducer ? cd_labels_unreported(e->labels.v, e->labels.n) : 0;
+        size_t j = 0;
+        while (j < k && kind[j] != id)
+            j++;
+        if (id && j == k && k < 8)
+            kind[k] = id, count[k++] = 0;
+        if (id && j < k)
+            count[j]++;
+    }
+    buf[0] = '\0';
+    for (size_t j = 0; j < k; j++) {
+        char label[64];
+        cd_labels_format(kind[j], label, sizeof label);
+        int w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%zu %s", j ? ", " : "", count[j],
+                         label);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 /* seeds / of, as "0.412x", or "-" when of is 0. */
 static const char *ratio(uint64_t seeds, uint64_t of, char *buf, size_t cap)
 {
@@ -246,9 +274,11 @@ void cli_run_print_summary(struct run_state *s, int code)
         if (bugs)
             add(line, sizeof line, &n, ": %zu distinct bug%s by sanitizer report", bugs,
                 bugs == 1 ? "" : "s");
-        if (unreported)
-            add(line, sizeof line, &n, "%s%zu without a sanitizer report", bugs ? ", " : ": ",
-                unreported);
+        if (unreported) {
+            char kinds[256];
+            add(line, sizeof line, &n, "%s%zu without a sanitizer report: %s", bugs ? ", " : ": ",
+                unreported, unreported_kinds(&s->result, kinds, sizeof kinds));
+        }
         if (bugs || unreported)
             add(line, sizeof line, &n, " (audit --crashes)");
         cli_msg("%s", line);

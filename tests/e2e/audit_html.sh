@@ -21,9 +21,12 @@ mkdir in
 printf '{"a": [1, 2.5, "x"], "b": {"c": null}}' >in/a.json
 printf '[true, false, "\\u00e9"]' >in/b.json
 printf '{"":{"":{"crash":0}}}' >in/crash.json
-"$bin" -q -j 1 --max-execs 2000 in -o seeds -- "$target" @@
+"$bin" -j 1 --max-execs 2000 in -o seeds -- "$target" @@ 2>run.err
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || { echo "FAIL: distill exited $rc"; exit 1; }
+# the summary counts the crash no sanitizer reported, by its kind
+grep -qE "without a sanitizer report: 1 crash:SIG[A-Z]+ \(audit --crashes\)" run.err ||
+  err "the summary does not count the unreported crash by kind: $(grep 'out:' run.err)"
 
 "$bin" audit seeds.manifest.json --coverage "$cov" --html report 2>err.txt ||
   err "--html exited $?: $(cat err.txt)"
