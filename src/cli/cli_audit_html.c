@@ -200,10 +200,21 @@ static void overview_plots(FILE *f, const struct cd_manifest *m, uint64_t seed_b
         plot_lines(f, "Labels over the run", xs, labels, names, 2, n, "s");
         plot_lines(f, "Seed bytes over the run", xs, seed_series, bnames, 1, n, "s");
     }
-    double io[4] = {(double)m->stats.input_bytes, (double)m->stats.cmin_bytes,
-                    (double)m->stats.select_only_bytes, (double)seed_bytes};
-    const char *ionames[4] = {"input", "afl-cmin rule", "select only", "seeds"};
-    plot_bars(f, "Input against output bytes", io, ionames, 4);
+    /* a warm run's inputs hold the last seeds: the baseline the state keeps comes first */
+    bool earlier = m->stats.baseline_run && m->stats.baseline_run != m->info.state_runs;
+    char base_cmin[64], base_sel[64];
+    snprintf(base_cmin, sizeof base_cmin, "run %llu's afl-cmin rule",
+             (unsigned long long)m->stats.baseline_run);
+    snprintf(base_sel, sizeof base_sel, "run %llu's select only",
+             (unsigned long long)m->stats.baseline_run);
+    double io[6] = {(double)m->stats.baseline_cmin_bytes,
+                    (double)m->stats.baseline_select_only_bytes, (double)m->stats.input_bytes,
+                    (double)m->stats.cmin_bytes, (double)m->stats.select_only_bytes,
+                    (double)seed_bytes};
+    const char *ionames[6] = {base_cmin, base_sel, "input", "afl-cmin's rule (simulated)",
+                              "select only", "seeds"};
+    plot_bars(f, "Input against output bytes (this run's inputs)", io + (earlier ? 0 : 2),
+              ionames + (earlier ? 0 : 2), earlier ? 6 : 4);
     double *sizes = calloc(m->n_seeds + 1, sizeof *sizes), *labels = calloc(m->n_seeds + 1,
                                                                              sizeof *labels);
     for (size_t i = 0; sizes && labels && i < m->n_seeds; i++) {

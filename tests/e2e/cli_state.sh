@@ -43,6 +43,9 @@ grep -q "warm start from 's.state' (after 1 run)" d2.err || err "no warm start l
 [ "$(field d2.json baseline_select_only_bytes)" = "$(field d1.json select_only_bytes)" ] &&
   [ "$(field d2.json baseline_cmin_rule_bytes)" = "$(field d1.json cmin_rule_bytes)" ] ||
   err "warm run's baseline is not day 1's first pass"
+"$bin" audit s.manifest.json --html rep >/dev/null 2>&1 || err "audit --html of the warm run"
+grep -q "run 1's select only" rep/index.html && grep -q "afl-cmin's rule (simulated)" rep/index.html ||
+  err "the report does not show the kept baseline beside this run's figures"
 grep -q "of run 1's inputs: the baseline the state keeps" d2.err &&
   grep -q "of this run's inputs, the last seeds among them" d2.err ||
   err "the summary does not name the two baselines: $(grep 'seed bytes' d2.err)"
