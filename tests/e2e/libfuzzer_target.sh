@@ -116,12 +116,13 @@ features red red.ctl "$plain" | awk '{ print $2 }' | sort -u >got_red
 mkdir priv
 TMPDIR=$PWD/priv "$bin" -q in -o fd_run --no-state -j 1 --max-execs 100000 -- "$plain" &
 run=$!
-for _ in $(seq 200); do
-    pgrep -f -- "-merge_control_file=/proc/self/fd/197" >/dev/null && break
+# (as long as the run lives, however slow the machine: it ends by its executions)
+seen=0
+while kill -0 $run 2>/dev/null; do
+    pgrep -f -- "-merge_control_file=/proc/self/fd/197" >/dev/null && { seen=1; break; }
     sleep 0.05
 done
-pgrep -f -- "-merge_control_file=/proc/self/fd/197" >/dev/null ||
-    err "no libFuzzer process with its control file as a descriptor"
+[ $seen = 1 ] || err "no libFuzzer process with its control file as a descriptor"
 [ -z "$(ls -A priv)" ] || err "names left in the temporary directory: $(ls -A priv | head -3)"
 kill -INT $run 2>/dev/null
 wait $run
