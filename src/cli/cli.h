@@ -111,6 +111,26 @@ bool cli_targets_name(struct cli_opts *o);
 /* Fills hex with the SHA-1 of the target binary (looked up in PATH without a slash), or "". */
 void cli_target_sha1(const char *target, char hex[41]);
 
+/* The run's target records from o, the run's executor options run and each target's own values
+ * of target-scoped settings, with each binary's SHA-1 when sha1 (else "") and its identity. */
+struct cd_target;
+void cli_targets_fill(const struct cli_opts *o, const struct cd_exec_opts *run,
+                      struct cd_target *targets, bool sha1);
+
+/* The targets of o whose bit is set in mask, as "'a', 'b'", into buf; returns buf. */
+const char *cli_targets_names(const struct cli_opts *o, uint32_t mask, char *buf, size_t cap);
+
+/* The bits of the targets whose executor has neither persistent mode nor a deferred fork
+ * server (the build that decides the speed). */
+uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets);
+
+/* The run's identity as the state records it (cd_identity.h): the settings that change labels
+ * and each target's SHA-1, map size, own settings and arguments, with the shard, written from
+ * those fields. Owned; NULL when out of memory. */
+struct cli_resolved;
+char *cli_targets_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                           const struct cd_target *targets);
+
 /* The path of the view of the target named name in the views directory views
  * (DIR.by-target/NAME), into buf; returns buf. The one place a view's path is made. */
 const char *cli_view_path(const char *views, const char *name, char *buf, size_t cap);

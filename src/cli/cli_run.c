@@ -110,15 +110,7 @@ static void fill_targets(struct run_state *s, bool sha1)
     eo.input_file = o->input_file;
     const char *dbg = getenv("AFL_DEBUG");
     eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
-    for (unsigned t = 0; t < o->n_targets; t++) {
-        struct cd_target *tg = &s->targets[t];
-        *tg = (struct cd_target){.name = o->targets[t].name, .opts = eo};
-        tg->opts.argv = o->targets[t].argv;
-        cli_settings_apply_target(o, t, &tg->opts);
-        if (sha1)
-            cli_target_sha1(tg->opts.argv[0], tg->sha1);
-        tg->id = cd_target_id(tg);
-    }
+    cli_targets_fill(o, &eo, s->targets, sha1);
     s->runner.targets = s->targets;
     s->runner.n_targets = o->n_targets;
     s->runner.bind_cpus = !o->no_bind;
@@ -286,14 +278,15 @@ static int distill(struct run_state *s)
     run_guard(s); /* refused: nothing to reduce; its output goes aside as it is */
     /* Once every input has run, before the long part: the harness build decides the speed. */
     char slow[400] = "";
-    for (unsigned t = 0, n = 0; t < o->n_targets && n < sizeof slow; t++)
-        if (!s->targets[t].info.persistent && !s->targets[t].info.deferred)
-            n += (size_t)snprintf(slow + n, sizeof slow - n, "%s'%s'", n ? ", " : " ",
-                                  o->targets[t].name);
-    if (o->verbosity >= 0 && *slow)
+    uint32_t slow_mask = cli_targets_slow(o, s->targets);
+    if (o->n_targets > 1) { /* with several, the line names them */
+        slow[0] = ' ';
+        cli_targets_names(o, slow_mask, slow + 1, sizeof slow - 1);
+    }
+    if (o->verbosity >= 0 && slow_mask)
         cli_msg("note: the target%s has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
-                "(corpus-distill(1), NOTES)", o->n_targets > 1 ? slow : "");
+                "(corpus-distill(1), NOTES)", slow);
     if (!o->no_reduce && !stop_flag && !s->refused) {
         st = cd_distill_reduce(s->d, &err);
         /* Every input has run: what the table holds covers them all, and may be hours of

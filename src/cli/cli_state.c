@@ -20,50 +20,6 @@
  * writes at most about 170 MiB of fingerprints). */
 #define STATE_MAX_BYTES ((off_t)4 << 30)
 
-/* This run's identity (cd_identity.h): the settings that change labels (cli_settings_identity:
- * the timeout as given, the memory limit, edge labels, AFL_CRASH_EXITCODE, the frames of a crash
- * state) and each target's binary SHA-1, map size and arguments, with the shard, as one line
- * written from those fields. Owned; NULL when out of memory. */
-static char *settings_line(const struct cli_opts *o, const struct cli_state *st,
-                           const struct cli_resolved *r)
-{
-    struct cd_identity id = {.several = o->n_targets > 1};
-    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32], own[CD_LABEL_TARGETS_MAX][128];
-    char *args[CD_LABEL_TARGETS_MAX] = {NULL};
-    char *line = NULL;
-    if (!cli_settings_identity(o, r, o->n_targets == 1, &id, store, sizeof store))
-        return NULL;
-    for (unsigned t = 0; t < o->n_targets; t++) {
-        size_t n = 1;
-        for (char **a = o->targets[t].argv + 1; *a; a++)
-            n += strlen(*a) + 1;
-        if (!(args[t] = malloc(n)))
-            goto out;
-        char *p = args[t];
-        *p = '\0';
-        for (char **a = o->targets[t].argv + 1; *a; a++)
-            p += sprintf(p, "%s%s", a == o->targets[t].argv + 1 ? "" : " ", *a);
-        snprintf(maps[t], sizeof maps[t], "%zu", st->targets[t].info.map_size);
-        id.targets[t] = (struct cd_identity_target){
-            .sha1 = cd_span_of(id.several ? st->targets[t].sha1 : ""),
-            .map_size = cd_span_of(maps[t]), .args = cd_span_of(args[t])};
-        if (!cli_settings_identity_target(o, t, &id.targets[t], own[t], sizeof own[t]))
-            goto out;
-    }
-    id.n_targets = o->n_targets;
-    if (o->shards > 1) {
-        snprintf(shard, sizeof shard, "%u/%u", o->shard, o->shards);
-        id.shard = cd_span_of(shard);
-    }
-    size_t len = cd_identity_write(&id, NULL, 0);
-    if ((line = malloc(len + 1)))
-        cd_identity_write(&id, line, len + 1);
-out:
-    for (unsigned t = 0; t < o->n_targets; t++)
-        free(args[t]);
-    return line;
-}
-
 /* Whether the identities of two states' settings (a's first target sha1 a_sha1, b's b_sha1) are
  * the same but for their shards: shards of one run merge. */
 static bool same_unsharded(const char *a, const char *a_sha1, const char *b, const char *b_sha1)
@@ -170,11 +126,7 @@ static uint32_t same_targets(const char *was, const char *was_sha1, const char *
     *n_was = ok ? a.n_targets : 0;
     *same_common = ok && ok_now && cd_identity_same_shared(&a, &b) && a.shard.n == b.shard.n &&
                    (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
-    uint32_t same = 0;
-    for (unsigned t = 0; ok && ok_now && t < a.n_targets && t < b.n_targets; t++)
-        if (cd_identity_same_target(&a.targets[t], &b.targets[t]))
-            same |= 1u << t;
-    return same;
+    return ok && ok_now ? cd_identity_same_targets(&a, &b) : 0;
 }
 
 /* "KEY was 'A', now 'B'": the first setting of now that the state's settings was lack or hold
@@ -197,7 +149,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     size_t len = 0;
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, res);
+    st->settings = cli_targets_identity(o, res, st->targets);
     if (!st->settings)
         return -1;
     if (!st->path) {
@@ -250,11 +202,8 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
         st->start = "targets changed";
         st->rerun = all & ~same;
         size_t dropped = cd_table_drop_targets(t, ~same & ((1u << CD_LABEL_TARGETS_MAX) - 1));
-        char names[400] = "";
-        for (unsigned k = 0, n = 0; st->rerun && k < o->n_targets; k++)
-            if (st->rerun >> k & 1)
-                n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0,
-                                      "%s'%s'", n ? ", " : "", o->targets[k].name);
+        char names[400];
+        cli_targets_names(o, st->rerun, names, sizeof names);
         int n_rerun = __builtin_popcount(st->rerun);
         if (n_rerun)
             snprintf(st->note, sizeof st->note, "target%s %s changed or added since the state "
@@ -335,7 +284,7 @@ enum cd_status cli_state_merge(struct cli_state *st, const struct cli_opts *o,
 {
     *warm = *old = NULL;
     st->start_ns = cd_now_ns();
-    st->settings = settings_line(o, st, res);
+    st->settings = cli_targets_identity(o, res, st->targets);
     struct cd_table **t = calloc(o->n_inputs, sizeof *t);
     struct cd_table_meta *meta = calloc(o->n_inputs, sizeof *meta);
     struct cd_hash *sums = calloc(o->n_inputs, sizeof *sums);

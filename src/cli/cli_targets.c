@@ -1,6 +1,8 @@
-/* The command line's targets: each added as it comes, named, its binary hashed, and the path of
- * its view (DIR.by-target/NAME) made in one place. */
+/* The command line's targets: each added as it comes, named, its binary hashed, built into the
+ * run's records, written as the state's identity line, listed in messages, and the path of its
+ * view (DIR.by-target/NAME) made in one place. */
 #include "common/cd_hash.h"
+#include "exec/cd_identity.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -111,4 +113,78 @@ const char *cli_view_path(const char *views, const char *name, char *buf, size_t
 {
     snprintf(buf, cap, "%s/%s", views ? views : "", name);
     return buf;
+}
+
+char *cli_targets_identity(const struct cli_opts *o, const struct cli_resolved *r,
+                           const struct cd_target *targets)
+{
+    struct cd_identity id = {.several = o->n_targets > 1};
+    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32], own[CD_LABEL_TARGETS_MAX][128];
+    char *args[CD_LABEL_TARGETS_MAX] = {NULL};
+    char *line = NULL;
+    if (!cli_settings_identity(o, r, o->n_targets == 1, &id, store, sizeof store))
+        return NULL;
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        size_t n = 1;
+        for (char **a = o->targets[t].argv + 1; *a; a++)
+            n += strlen(*a) + 1;
+        if (!(args[t] = malloc(n)))
+            goto out;
+        char *p = args[t];
+        *p = '\0';
+        for (char **a = o->targets[t].argv + 1; *a; a++)
+            p += sprintf(p, "%s%s", a == o->targets[t].argv + 1 ? "" : " ", *a);
+        snprintf(maps[t], sizeof maps[t], "%zu", targets[t].info.map_size);
+        id.targets[t] = (struct cd_identity_target){
+            .sha1 = cd_span_of(id.several ? targets[t].sha1 : ""),
+            .map_size = cd_span_of(maps[t]), .args = cd_span_of(args[t])};
+        if (!cli_settings_identity_target(o, t, &id.targets[t], own[t], sizeof own[t]))
+            goto out;
+    }
+    id.n_targets = o->n_targets;
+    if (o->shards > 1) {
+        snprintf(shard, sizeof shard, "%u/%u", o->shard, o->shards);
+        id.shard = cd_span_of(shard);
+    }
+    size_t len = cd_identity_write(&id, NULL, 0);
+    if ((line = malloc(len + 1)))
+        cd_identity_write(&id, line, len + 1);
+out:
+    for (unsigned t = 0; t < o->n_targets; t++)
+        free(args[t]);
+    return line;
+}
+
+void cli_targets_fill(const struct cli_opts *o, const struct cd_exec_opts *run,
+                      struct cd_target *targets, bool sha1)
+{
+    for (unsigned t = 0; t < o->n_targets; t++) {
+        struct cd_target *tg = &targets[t];
+        *tg = (struct cd_target){.name = o->targets[t].name, .opts = *run};
+        tg->opts.argv = o->targets[t].argv;
+        cli_settings_apply_target(o, t, &tg->opts);
+        if (sha1)
+            cli_target_sha1(tg->opts.argv[0], tg->sha1);
+        tg->id = cd_target_id(tg);
+    }
+}
+
+const char *cli_targets_names(const struct cli_opts *o, uint32_t mask, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned t = 0; t < o->n_targets; t++)
+        if (mask >> t & 1)
+            n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s'%s'", n ? ", " : "",
+                                  o->targets[t].name);
+    return buf;
+}
+
+uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets)
+{
+    uint32_t mask = 0;
+    for (unsigned t = 0; t < o->n_targets; t++)
+        if (!targets[t].info.persistent && !targets[t].info.deferred)
+            mask |= 1u << t;
+    return mask;
 }

@@ -67,6 +67,9 @@ size_t cd_identity_write(const struct cd_identity *id, char *buf, size_t cap);
 bool cd_identity_same_target(const struct cd_identity_target *a,
                              const struct cd_identity_target *b);
 
+/* The bits of the targets of b that are a's target at the same place (cd_identity_same_target). */
+uint32_t cd_identity_same_targets(const struct cd_identity *a, const struct cd_identity *b);
+
 /* Whether a and b share the same settings, field for field (their shards aside). */
 bool cd_identity_same_shared(const struct cd_identity *a, const struct cd_identity *b);
 

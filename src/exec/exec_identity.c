@@ -230,6 +230,15 @@ bool cd_identity_same_target(const struct cd_identity_target *a,
     return true;
 }
 
+uint32_t cd_identity_same_targets(const struct cd_identity *a, const struct cd_identity *b)
+{
+    uint32_t same = 0;
+    for (unsigned t = 0; t < a->n_targets && t < b->n_targets; t++)
+        if (cd_identity_same_target(&a->targets[t], &b->targets[t]))
+            same |= 1u << t;
+    return same;
+}
+
 bool cd_identity_same_shared(const struct cd_identity *a, const struct cd_identity *b)
 {
     if (a->n_shared != b->n_shared)
