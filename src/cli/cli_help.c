@@ -129,6 +129,8 @@ static const char *complete_arg(const char *arg)
         return "compgen -f";
     if (strcmp(arg, "O") == 0)
         return "orders";
+    if (strcmp(arg, "[GROUP]") == 0)
+        return "groups";
     return NULL;
 }
 
@@ -164,9 +166,9 @@ static void completion_case(FILE *f, const char *mode, const char *arg, bool aud
     }
     if (!any)
         return;
-    if (how && strcmp(how, "orders") == 0)
-        cli_puts(")\n            mapfile -t COMPREPLY < <(compgen -W \"$orders\" -- \"$cur\")\n"
-                 "            return ;;\n", f);
+    if (how && (strcmp(how, "orders") == 0 || strcmp(how, "groups") == 0))
+        cli_text(f, ")\n            mapfile -t COMPREPLY < <(compgen -W \"$%s\" -- \"$cur\")\n"
+                    "            return ;;\n", how);
     else if (how)
         cli_text(f, ")\n            mapfile -t COMPREPLY < <(%s -- \"$cur\")\n"
                     "            return ;;\n", how);
@@ -198,6 +200,9 @@ void cli_print_completion(FILE *f)
     cli_puts("    local orders='", f);
     for (int k = 0; k < CD_ORDER_COUNT; k++)
         cli_text(f, "%s%s", k ? " " : "", cd_distill_order_name(k));
+    cli_puts("'\n    local groups='all", f);
+    for (int g = 0; g < GROUP_COUNT; g++)
+        cli_text(f, " %s", cli_opt_group_names[g]);
     cli_puts("'\n    local run_opts='", f);
     bool first = true;
     for (size_t i = 0; i < N_OPTIONS; i++) {

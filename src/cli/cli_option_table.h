@@ -33,6 +33,9 @@ struct cli_option {
 extern const struct cli_option cli_options[];
 extern const size_t cli_n_options;
 
+/* The groups' names, as --help GROUP takes them ("all" aside). */
+extern const char *const cli_opt_group_names[GROUP_COUNT];
+
 /* The group named name ("run", "budget", ...), GROUP_COUNT for "all", -1 for none. */
 int cli_opt_group_named(const char *name);
 

@@ -81,7 +81,7 @@ const size_t cli_n_options = sizeof cli_options / sizeof cli_options[0];
 #define options cli_options
 #define N_OPTIONS cli_n_options
 
-static const char *const group_names[GROUP_COUNT] = {"run", "budget", "output", "nightly",
+const char *const cli_opt_group_names[GROUP_COUNT] = {"run", "budget", "output", "nightly",
                                                      "targets", "info"};
 
 int cli_opt_group_named(const char *name)
@@ -89,7 +89,7 @@ int cli_opt_group_named(const char *name)
     if (strcmp(name, "all") == 0)
         return GROUP_COUNT;
     for (int g = 0; g < GROUP_COUNT; g++)
-        if (strcmp(name, group_names[g]) == 0)
+        if (strcmp(name, cli_opt_group_names[g]) == 0)
             return g;
     return -1;
 }

@@ -43,6 +43,14 @@ for v in $orders; do
     "$bin" --order "$v" --help >/dev/null 2>&1 || err "--order offers '$v', which the tool refuses"
 done
 
+# --help: the groups it takes, each of which prints a page.
+groups=$(comp --help "" | sort)
+[ "$(printf '%s\n' "$groups" | wc -l)" -ge 7 ] || err "--help offers: $groups"
+for g in $groups; do
+    "$bin" --help "$g" >/dev/null 2>&1 || err "--help offers '$g', which the tool refuses"
+done
+[ "$(comp --help bu)" = budget ] || err "--help bu offers $(comp --help bu | tr '\n' ' ')"
+
 # -o: directories only; --state: files too.
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/outdir" && : >"$tmp/outfile"
