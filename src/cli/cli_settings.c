@@ -172,6 +172,20 @@ static int by_identity(const void *a, const void *b)
     return (x->identity > y->identity) - (x->identity < y->identity);
 }
 
+/* Appends the field "name=text" to fields (*n of max), its text copied into store (cap bytes,
+ * *used taken); false when either is full. */
+static bool push_field(struct cd_identity_field *fields, size_t *n, size_t max, const char *name,
+                       const char *text, char *store, size_t cap, size_t *used)
+{
+    size_t len = strlen(text);
+    if (*n == max || len + 1 > cap - *used)
+        return false;
+    memcpy(store + *used, text, len + 1);
+    fields[(*n)++] = (struct cd_identity_field){cd_span_of(name), {store + *used, len}};
+    *used += len + 1;
+    return true;
+}
+
 bool cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *r,
                            bool one_target, struct cd_identity *id, char *store, size_t cap)
 {
@@ -191,18 +205,16 @@ bool cli_settings_identity(const struct cli_opts *o, const struct cli_resolved *
         uint64_t v = count_of(s, o, r);
         if (s->omit_zero && !v)
             continue;
-        int k;
+        char text[32];
         if (s->kind == CLI_SET_EXITCODE && r->crash_exitcode_set)
-            k = snprintf(store + used, cap - used, "%d", r->crash_exitcode);
+            snprintf(text, sizeof text, "%d", r->crash_exitcode);
         else if (s->kind == CLI_SET_EXITCODE)
-            k = snprintf(store + used, cap - used, "none");
+            snprintf(text, sizeof text, "none");
         else
-            k = snprintf(store + used, cap - used, "%llu", (unsigned long long)v);
-        if (k < 0 || (size_t)k >= cap - used || id->n_shared == CD_IDENTITY_SHARED_MAX)
+            snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+        if (!push_field(id->shared, &id->n_shared, CD_IDENTITY_SHARED_MAX, s->name, text, store,
+                        cap, &used))
             return false;
-        id->shared[id->n_shared++] = (struct cd_identity_field){cd_span_of(s->name),
-                                                                {store + used, (size_t)k}};
-        used += (size_t)k + 1;
     }
     return true;
 }
@@ -291,7 +303,7 @@ bool cli_settings_identity_target(const struct cli_opts *o, unsigned t,
 {
     size_t used = 0;
     it->n_own = 0;
-    /* in the table's identity order, the last value given for the target of each row */
+    /* in the table's order, the last value given for the target of each row */
     for (size_t i = 0; i < cli_n_settings; i++) {
         const struct cli_setting *s = &cli_settings[i];
         const struct cli_target_value *last = NULL;
@@ -301,12 +313,11 @@ bool cli_settings_identity_target(const struct cli_opts *o, unsigned t,
                 last = &o->target_values[k];
         if (!last || !s->identity)
             continue;
-        int n = snprintf(store + used, cap - used, "%llu", (unsigned long long)last->value);
-        if (n < 0 || (size_t)n >= cap - used || it->n_own == CD_IDENTITY_OWN_MAX)
+        char text[32];
+        snprintf(text, sizeof text, "%llu", (unsigned long long)last->value);
+        if (!push_field(it->own, &it->n_own, CD_IDENTITY_OWN_MAX, s->name, text, store, cap,
+                        &used))
             return false;
-        it->own[it->n_own++] = (struct cd_identity_field){cd_span_of(s->name),
-                                                          {store + used, (size_t)n}};
-        used += (size_t)n + 1;
     }
     return true;
 }
