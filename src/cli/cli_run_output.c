@@ -219,7 +219,9 @@ void cli_run_write_state(struct run_state *s)
  * one-line reason goes into why. */
 bool cli_run_foreign_output(const struct run_state *s, char *why, size_t cap)
 {
-    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path, s->views};
+    /* -f's file too: written by the tool, read by the target by its name */
+    const char *paths[] = {s->out, s->crashes, s->manifest, s->state.path, s->views,
+                           s->o->input_file};
     bool root = geteuid() == 0 && !s->o->allow_root;
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         char link[4096];

@@ -2,7 +2,7 @@
 # -f FILE, afl's fixed input path: a target that reads one named file (its path written in its
 # arguments, no @@) gives the labels and seeds the same target gives with @@; the file is made by
 # the tool and gone after; a file or a link already at that path is refused (exit 3) and left as
-# it was; -f with workers or several targets is a usage error; cmin -f keeps the files cmin keeps
+# it was; as root, a path in another user's directory is refused (exit 5); -f with workers or several targets is a usage error; cmin -f keeps the files cmin keeps
 # with @@.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
@@ -42,7 +42,22 @@ ln -s mine.json link.json
 rc=$?
 [ $rc = 3 ] || err "-f through a link exited $rc, not 3"
 [ "$(cat mine.json)" = mine ] && [ -L link.json ] || err "-f followed or removed a link"
-[ ! -e o1 ] && [ ! -e o2 ] || err "a refused -f run wrote an output"
+mkfifo fifo.json
+timeout 20 "$bin" -q --no-reduce "$corpus" -o o3 -f fifo.json -- "$target" fifo.json 2>/dev/null
+rc=$?
+[ $rc = 3 ] && [ -p fifo.json ] || err "-f at a FIFO: exit $rc, or the FIFO was touched"
+[ ! -e o1 ] && [ ! -e o2 ] && [ ! -e o3 ] || err "a refused -f run wrote an output"
+
+# As root, -f in a directory another user can write in is refused (exit 5) as an output there
+# is: that user could swap what the target reads, or plant links.
+if [ "$(id -u)" = 0 ]; then
+  mkdir other && chown nobody other && chmod 755 other
+  "$bin" -q --no-reduce "$corpus" -o o4 -f other/in.json -- "$target" other/in.json 2>e5
+  rc=$?
+  [ $rc = 5 ] && grep -q "refusing to run as root in '.*other'" e5 ||
+    err "-f in another user's directory as root: exit $rc, $(cat e5)"
+  [ ! -e other/in.json ] && [ ! -e o4 ] || err "a refused -f run made its file or its output"
+fi
 
 # Usage errors: one file serves one run of one target.
 "$bin" -q "$corpus" -o o3 -j 2 -f x.json -- "$target" x.json 2>/dev/null
