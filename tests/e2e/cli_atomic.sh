@@ -47,7 +47,9 @@ find seeds -mindepth 1 -type f | sed 's|.*/||' | grep -qvE '^[0-9a-f]{40}$' && e
 # A second run on the same -o while one works: refused at once, whatever the first is doing.
 "$bin" -q -j 1 all -o seeds -- "$target" @@ &
 pid=$!
-for _ in $(seq 100); do [ -e .seeds.lock ] && break; sleep 0.1; done
+# (however slow the machine: as long as the first run lives)
+while kill -0 "$pid" 2>/dev/null && [ ! -e .seeds.lock ]; do sleep 0.1; done
+[ -e .seeds.lock ] || err "the first run never took its lock (premise)"
 start=$(date +%s)
 "$bin" -q -j 1 in -o seeds -- "$target" @@ 2>second.txt
 rc=$?

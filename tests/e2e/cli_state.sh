@@ -70,10 +70,11 @@ mkdir big && find all -type f -printf '%s %p\n' | sort -n | head -n 200 | cut -d
 "$bin" -j 1 --no-reduce big -o ref -- "$target" @@ 2>/dev/null
 "$bin" -j 1 --checkpoint 1 big -o k -- "$target" @@ 2>k.err &
 pid=$!
-for _ in $(seq 600); do grep -q "reduce:" k.err && break; sleep 0.1; done
+# (the waits last as long as the run lives, however slow the machine)
+while kill -0 "$pid" 2>/dev/null && ! grep -q "reduce:" k.err; do sleep 0.1; done
 grep -q "reduce:" k.err || err "no reduction line from the run to kill (premise)"
 mark=$(date +%s.%N)
-for _ in $(seq 600); do
+while kill -0 "$pid" 2>/dev/null; do
     [ -f k.state ] && [ "$(stat -c %.9Y k.state)" \> "$mark" ] && break
     sleep 0.05
 done

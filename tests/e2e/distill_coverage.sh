@@ -341,8 +341,7 @@ if [ -d "$WORK/in/png" ]; then
     # input ran, however fast the machine is.
     "$CD_BIN" -j 1 "$WORK/in/png" -o "$WORK/int" -- "$CD_TARGETS/sample_png" @@ 2>"$WORK/int.log" &
     bg_pid=$!
-    for _ in $(seq 600); do
-        grep -q ' reduce: ' "$WORK/int.log" && break
+    while kill -0 "$bg_pid" 2>/dev/null && ! grep -q ' reduce: ' "$WORK/int.log"; do
         sleep 0.2
     done
     kill -INT "$bg_pid" 2>/dev/null || true

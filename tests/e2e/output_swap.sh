@@ -25,7 +25,7 @@ snap >victim.before
 "$bin" -q -j 1 --checkpoint 1 --max-execs 6000 camp/seeds in -o camp/seeds -- "$target" @@ \
     2>run.err &
 run=$!
-for _ in $(seq 200); do [ -e camp/.seeds.lock ] && break; sleep 0.05; done
+while kill -0 "$run" 2>/dev/null && [ ! -e camp/.seeds.lock ]; do sleep 0.05; done
 [ -e camp/.seeds.lock ] || err "the run never took its lock (premise)"
 python3 - <<'PY' &
 import os, time

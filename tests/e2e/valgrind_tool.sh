@@ -50,7 +50,7 @@ fi
 # nothing either, and still writes its output.
 "${vg[@]}" "$bin" -q -j 2 -t 2000 slice.tar.gz -o seeds-int -- "$target" @@ 2>vg3.txt &
 pid=$! # valgrind itself, not a subshell: the signal must reach the tool
-for _ in $(seq 600); do pgrep -P "$pid" >/dev/null && break; sleep 0.1; done
+while kill -0 "$pid" 2>/dev/null && ! pgrep -P "$pid" >/dev/null; do sleep 0.1; done
 sleep 1
 kill -INT "$pid"
 wait "$pid"

@@ -47,7 +47,7 @@ leftovers $pid "-j 4 run"
 
 "$bin" -q -j 4 --seed 1 "$corpora/json.tar.zst" -o json-seeds -- "$targets/sample_json" @@ &
 pid=$!
-for _ in $(seq 1 100); do [ -n "$(marked)" ] && break; sleep 0.1; done
+while kill -0 $pid 2>/dev/null && [ -z "$(marked)" ]; do sleep 0.1; done
 sleep 1
 [ -n "$(marked)" ] || err "no target process found while the run goes on: the check is blind"
 kill -INT $pid
@@ -66,7 +66,7 @@ if [ -x "$targets/exec_persist" ]; then
   for t in exec_persist exec_basic; do
     "$bin" -q -j 2 -t 200000 kin -o "kill-$t" -- "$targets/$t" &
     pid=$!
-    for _ in $(seq 1 100); do [ -n "$(marked)" ] && break; sleep 0.1; done
+    while kill -0 $pid 2>/dev/null && [ -z "$(marked)" ]; do sleep 0.1; done
     [ -n "$(marked)" ] || err "SIGKILL on $t: no target process found: the check is blind"
     sleep 1
     kill -KILL $pid
