@@ -131,10 +131,6 @@ struct cli_resolved;
 char *cli_targets_identity(const struct cli_opts *o, const struct cli_resolved *r,
                            const struct cd_target *targets);
 
-/* The path of the view of the target named name in the views directory views
- * (DIR.by-target/NAME), into buf; returns buf. The one place a view's path is made. */
-const char *cli_view_path(const char *views, const char *name, char *buf, size_t cap);
-
 enum cli_mode {
     CLI_MODE_DISTILL,
     CLI_MODE_AUDIT,

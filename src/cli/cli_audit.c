@@ -86,12 +86,12 @@ static void print_json(json_object *j)
 static json_object *json_targets(const struct cd_manifest *m)
 {
     json_object *a = json_object_new_array();
-    for (unsigned t = 0; t < m->info.n_targets; t++) {
-        const struct cd_manifest_target *x = &m->info.targets[t];
+    for (unsigned t = 0; m->views && t < m->info.n_targets; t++) {
+        const struct cd_manifest_view *x = &m->views[t];
         json_object *e = json_object_new_object();
-        json_object_object_add(e, "name", json_object_new_string(x->name));
+        json_object_object_add(e, "name", json_object_new_string(m->info.targets[t].name));
         cd_report_put_target(e, &x->counts);
-        json_object_object_add(e, "view", x->view ? json_object_new_string(x->view) : NULL);
+        json_object_object_add(e, "view", x->dir ? json_object_new_string(x->dir) : NULL);
         json_object_array_add(a, e);
     }
     return a;
@@ -142,15 +142,15 @@ static int audit_overview(const struct cd_manifest *m, bool as_json)
         if (m->n_unstable)
             cli_line(stdout, "%zu unstable edge%s (hit counts differ from run to run), their "
                      "labels left out", m->n_unstable, m->n_unstable == 1 ? "" : "s");
-        for (unsigned t = 0; m->info.n_targets > 1 && t < m->info.n_targets; t++) {
-            const struct cd_manifest_target *x = &m->info.targets[t];
+        for (unsigned t = 0; m->views && t < m->info.n_targets; t++) {
+            const struct cd_manifest_view *x = &m->views[t];
             const struct cd_result_target *c = &x->counts;
             char q[256], v[1024];
             cli_line(stdout, "target %s: %llu labels (%llu finished), %llu seeds, %s in %s; %llu "
-                     "reproducers, %llu bugs", cd_shown(x->name, q, sizeof q),
+                     "reproducers, %llu bugs", cd_shown(m->info.targets[t].name, q, sizeof q),
                      (unsigned long long)c->labels, (unsigned long long)c->finished,
                      (unsigned long long)c->seeds, cli_bytes(c->seed_bytes, b, sizeof b),
-                     x->view ? cd_shown(x->view, v, sizeof v) : "(no view)",
+                     x->dir ? cd_shown(x->dir, v, sizeof v) : "(no view)",
                      (unsigned long long)c->reproducers, (unsigned long long)c->bugs);
         }
         cli_line(stdout, "%-12s %8s %7s %5s %5s  %s", "SEED", "SIZE", "LABELS", "BEST", "ONLY",
@@ -339,11 +339,12 @@ static void diff_bugs(const struct cd_manifest *now, const struct cd_manifest *o
 static void single_name(const struct cd_manifest *m, const struct cd_manifest *other, char *buf,
                         size_t cap)
 {
-    const char *prog = m->info.target_argv && m->info.target_argv[0] ? m->info.target_argv[0] : "";
-    for (unsigned t = 0; t < other->info.n_targets; t++) {
-        const struct cd_manifest_target *x = &other->info.targets[t];
-        if ((*x->sha1 && strcmp(x->sha1, m->info.target_sha1) == 0) ||
-            (x->argv && x->argv[0] && strcmp(x->argv[0], prog) == 0)) {
+    char *const *argv = m->info.targets[0].opts.argv;
+    const char *prog = argv && argv[0] ? argv[0] : "";
+    for (unsigned t = 0; other->info.n_targets > 1 && t < other->info.n_targets; t++) {
+        const struct cd_target *x = &other->info.targets[t];
+        if ((*x->sha1 && strcmp(x->sha1, m->info.targets[0].sha1) == 0) ||
+            (x->opts.argv && x->opts.argv[0] && strcmp(x->opts.argv[0], prog) == 0)) {
             snprintf(buf, cap, "%s", x->name);
             return;
         }
@@ -408,9 +409,7 @@ static json_object *diff_targets(const struct cd_manifest *now, const struct cd_
     char seen[2 * CD_LABEL_TARGETS_MAX][96];
     size_t n_seen = 0;
     for (int w = 0; w < 2; w++)
-        for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX && t < (ms[w]->info.n_targets > 1
-                                                                   ? ms[w]->info.n_targets : 1);
-             t++) {
+        for (unsigned t = 0; t < ms[w]->info.n_targets; t++) {
             char name[96];
             if (ms[w]->info.n_targets > 1)
                 snprintf(name, sizeof name, "%s", ms[w]->info.targets[t].name);

@@ -521,7 +521,8 @@ static bool seed_page(const char *dir, const struct cd_manifest_example *ex,
 /* target-NAME.html: the seeds of one target's view, smallest first, with its labels each shows. */
 static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t)
 {
-    const struct cd_manifest_target *x = &m->info.targets[t];
+    const struct cd_target *x = &m->info.targets[t];
+    const struct cd_manifest_view *v = &m->views[t];
     char name[128];
     snprintf(name, sizeof name, "target-%s.html", x->name);
     FILE *f = open_page(dir, name);
@@ -536,15 +537,15 @@ static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t
                "<tr><td>their bytes</td><td id=\"seed-bytes\">%llu</td></tr>"
                "<tr><td>reproducers</td><td>%llu</td></tr><tr><td>bugs</td><td>%llu</td></tr>"
                "<tr><td>command</td><td>",
-            (unsigned long long)x->counts.labels, (unsigned long long)x->counts.finished,
-            (unsigned long long)x->counts.seeds, (unsigned long long)x->counts.seed_bytes,
-            (unsigned long long)x->counts.reproducers, (unsigned long long)x->counts.bugs);
-    for (char **a = x->argv; a && *a; a++) {
+            (unsigned long long)v->counts.labels, (unsigned long long)v->counts.finished,
+            (unsigned long long)v->counts.seeds, (unsigned long long)v->counts.seed_bytes,
+            (unsigned long long)v->counts.reproducers, (unsigned long long)v->counts.bugs);
+    for (char *const *a = x->opts.argv; a && *a; a++) {
         esc(f, *a, -1);
         fputc(a[1] ? ' ' : '\n', f);
     }
     fputs("</td></tr><tr><td>view</td><td>", f);
-    esc(f, x->view ? x->view : "(none)", -1);
+    esc(f, v->dir ? v->dir : "(none)", -1);
     fputs("</td></tr></table>\n<h2>Its seeds, smallest first</h2><table><tr><th>seed</th>"
           "<th>bytes</th><th>its labels</th><th>other targets' labels</th></tr>\n", f);
     const struct cd_manifest_example **seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
@@ -571,16 +572,16 @@ static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t
 static bool targets_section(FILE *f, const char *dir, const struct cd_manifest *m)
 {
     bool ok = true;
-    if (m->info.n_targets <= 1)
+    if (!m->views)
         return true;
     fputs("<h2>Targets</h2><table><tr><th>target</th><th>labels</th><th>finished</th>"
           "<th>seeds in its view</th><th>bytes</th><th>reproducers</th><th>bugs</th></tr>\n", f);
     for (unsigned t = 0; t < m->info.n_targets; t++) {
-        const struct cd_manifest_target *x = &m->info.targets[t];
+        const struct cd_manifest_view *x = &m->views[t];
         fputs("<tr><td><a href=\"target-", f);
-        esc(f, x->name, -1);
+        esc(f, m->info.targets[t].name, -1);
         fputs(".html\">", f);
-        esc(f, x->name, -1);
+        esc(f, m->info.targets[t].name, -1);
         fprintf(f, "</a></td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu"
                    "</td><td>%llu</td></tr>\n",
                 (unsigned long long)x->counts.labels, (unsigned long long)x->counts.finished,

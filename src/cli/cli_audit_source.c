@@ -266,7 +266,8 @@ static int measure(struct cd_srccov *c, const struct cd_manifest *m, const char 
         for (size_t i = 0; i < argc; i++)
             argv[i + 1] = args[i];
         /* A coverage build runs unoptimised and counts every region: give it room. */
-        unsigned timeout_ms = m->info.timeout_ms ? 10 * m->info.timeout_ms : 10000;
+        unsigned first = m->info.targets[0].info.timeout_ms;
+        unsigned timeout_ms = first ? 10 * first : 10000;
         if (timeout_ms < 1000)
             timeout_ms = 1000;
         struct cd_error err;

@@ -52,7 +52,9 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
     for (unsigned t = 0; t < o->n_targets; t++) {
         unsigned k = 0;
         if (m.info.n_targets > 1 || o->n_targets > 1) {
-            while (k < m.info.n_targets && strcmp(m.info.targets[k].name, o->targets[t].name))
+            /* a manifest of one target names none */
+            while (k < m.info.n_targets && (!m.info.targets[k].name ||
+                                            strcmp(m.info.targets[k].name, o->targets[t].name)))
                 k++;
             if (k == m.info.n_targets && (t > 0 || m.info.n_targets > 1))
                 continue; /* a target the last run did not have */

@@ -34,9 +34,8 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
     /* A run of several targets' views: DIR.by-target/NAME, their files seeds of the manifest */
     out->views = calloc(m.info.n_targets + 1, sizeof *out->views);
     ok = ok && out->views;
-    for (unsigned t = 0; ok && t < m.info.n_targets; t++)
-        if (m.info.targets[t].view && !(out->views[out->n_views++] =
-                                            strdup(m.info.targets[t].name)))
+    for (unsigned t = 0; ok && m.views && t < m.info.n_targets; t++)
+        if (m.views[t].dir && !(out->views[out->n_views++] = strdup(m.info.targets[t].name)))
             ok = false;
     cd_manifest_release(&m);
     if (!ok)
@@ -81,7 +80,7 @@ static void write_views(struct run_state *s, const struct cd_emit_opts *base)
     for (unsigned t = 0; s->views && s->result.views && t < o->n_targets; t++) {
         struct cd_error err;
         char path[4096];
-        cli_view_path(s->views, o->targets[t].name, path, sizeof path);
+        cd_target_view_path(s->views, &s->targets[t], path, sizeof path);
         struct view_pick pick = {&s->result, t};
         struct cd_emit_opts eo = *base;
         eo.seed_dir = path;
@@ -114,39 +113,22 @@ int cli_run_write_output(struct run_state *s)
     struct cd_manifest_setting settings[CLI_SETTINGS_MAX];
     char shard[32];
     struct cd_manifest_info info = {
-        .tool_version = CD_VERSION, .target_argv = o->targets[0].argv,
-        .map_size = s->targets[0].info.map_size, .timeout_ms = s->targets[0].info.timeout_ms,
-        .mem_limit_mb = o->mem_limit_mb, .settings = settings,
+        .tool_version = CD_VERSION, .targets = s->targets, .n_targets = o->n_targets,
+        .settings = settings,
         .n_settings = cli_settings_manifest(o, &s->res, settings, shard),
         .operands = (char **)o->inputs, .skipped = s->skips, .n_skipped = s->n_skips};
     /* The manifest says where the files are as the user named them. */
     char seed_dir[4400], crashes_dir[4400], state_path[4400], note[sizeof s->state.note];
     info.seed_dir = (char *)cli_shown_path(s->out, seed_dir, sizeof seed_dir);
     info.crashes_dir = (char *)cli_shown_path(s->crashes, crashes_dir, sizeof crashes_dir);
-    memcpy(info.target_sha1, s->targets[0].sha1, sizeof info.target_sha1);
     info.state_path = s->refused || !s->state.path /* a refused run writes no state */
                           ? NULL : cli_shown_path(s->state.path, state_path, sizeof state_path);
     info.state_start = s->state.start;
     info.state_note = s->state.note[0] ? cli_shown_path(s->state.note, note, sizeof note) : NULL;
     info.state_runs = s->state.runs + 1;
     info.edge_ids = s->edge_ids;
-    struct cd_manifest_target targets[CD_LABEL_TARGETS_MAX];
-    char views[CD_LABEL_TARGETS_MAX][4096];
-    if (o->n_targets > 1) {
-        info.targets = targets;
-        info.n_targets = o->n_targets;
-        for (unsigned t = 0; t < o->n_targets; t++) {
-            char v[4400];
-            cli_view_path(s->views ? cli_shown_path(s->views, v, sizeof v) : NULL,
-                          o->targets[t].name, views[t], sizeof views[t]);
-            targets[t] = (struct cd_manifest_target){
-                .name = (char *)o->targets[t].name, .argv = o->targets[t].argv,
-                .map_size = s->targets[t].info.map_size,
-                .timeout_ms = s->targets[t].info.timeout_ms, .view = s->views ? views[t] : NULL};
-            memcpy(targets[t].sha1, s->targets[t].sha1, sizeof targets[t].sha1);
-            info.names[t] = o->targets[t].name;
-        }
-    }
+    char views[4400];
+    info.views = s->views ? cli_shown_path(s->views, views, sizeof views) : NULL;
     /* The output this replaces is kept first, whole: a failure here replaces nothing. */
     struct cd_gen_output now = {s->out, o->tar, s->crashes, s->manifest, s->state.path};
     char *kept = NULL;

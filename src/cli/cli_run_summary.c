@@ -214,7 +214,7 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
             json_object_object_add(e, "name", json_object_new_string(o->targets[t].name));
             cd_report_put_target(e, &c);
             char view[4200];
-            cli_view_path(s->views, o->targets[t].name, view, sizeof view);
+            cd_target_view_path(s->views, &s->targets[t], view, sizeof view);
             json_object_object_add(e, "view", s->views ? shown_string(view) : NULL);
             json_object_array_add(ta, e);
         }
@@ -291,7 +291,7 @@ void cli_run_print_summary(struct run_state *s, int code)
             char view[4200];
             if (s->views)
                 add(line, sizeof line, &n, " in '%s'",
-                    cli_view_path(s->views, o->targets[t].name, view, sizeof view));
+                    cd_target_view_path(s->views, &s->targets[t], view, sizeof view));
             if (c.reproducers)
                 add(line, sizeof line, &n, "; %llu reproducers", (unsigned long long)c.reproducers);
             cli_msg("%s", line);

@@ -109,12 +109,6 @@ out:
     fclose(f);
 }
 
-const char *cli_view_path(const char *views, const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s/%s", views ? views : "", name);
-    return buf;
-}
-
 char *cli_targets_identity(const struct cli_opts *o, const struct cli_resolved *r,
                            const struct cd_target *targets)
 {

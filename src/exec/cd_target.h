@@ -19,4 +19,9 @@ struct cd_target {
  * a candidate run on one build or command line is run again on another. */
 uint64_t cd_target_id(const struct cd_target *t);
 
+/* The directory of t's view in views (DIR.by-target): "views/NAME" into buf (cap bytes); the one
+ * place a view's path is made. Returns buf. */
+const char *cd_target_view_path(const char *views, const struct cd_target *t, char *buf,
+                                size_t cap);
+
 #endif

@@ -3,8 +3,6 @@
  * settings begin, at "; timeout_ms=", the first of them in every version; a target line's at its
  * end; a shard is the last "; shard=K/N" of the line. */
 #include "cd_identity.h"
-#include "cd_target.h"
-#include "common/cd_hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -310,14 +308,4 @@ void cd_identity_first_difference(const struct cd_identity *was, const struct cd
         return;
     }
     snprintf(buf, cap, "settings differ");
-}
-
-uint64_t cd_target_id(const struct cd_target *t)
-{
-    struct cd_hash h = cd_hash_bytes((const uint8_t *)t->sha1, 40);
-    for (char *const *a = t->opts.argv ? t->opts.argv + 1 : NULL; a && *a; a++) {
-        struct cd_hash x = cd_hash_bytes((const uint8_t *)*a, strlen(*a) + 1);
-        h.lo = (h.lo ^ x.lo) * 0x100000001b3ull;
-    }
-    return h.lo;
 }

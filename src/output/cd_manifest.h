@@ -9,6 +9,7 @@
 #include "common/cd_common.h"
 #include "table/cd_edge_ids.h"
 #include "table/cd_labels.h"
+#include "exec/cd_target.h"
 #include "result/cd_result.h"
 #include "cd_report.h"
 
@@ -40,25 +41,19 @@ struct cd_manifest_setting {
 #define CD_MANIFEST_SETTINGS_MAX 64
 
 /* One target of a run of several (cd_manifest_info.targets). */
-struct cd_manifest_target {
-    char *name;                  /* its labels read "NAME/LABEL" */
-    char **argv;                 /* NULL-terminated */
-    char sha1[41];               /* SHA-1 hex of its binary, "" if unknown */
-    uint64_t map_size;
-    unsigned timeout_ms;
-    char *view;                  /* the directory of its seeds (DIR.by-target/NAME), or NULL */
-    struct cd_result_target counts; /* counted by the writer from the result, read back */
-};
 
 /* Everything about a run that is not in cd_result. The writer borrows it; the reader fills an
  * owned copy (see cd_manifest_release). */
 struct cd_manifest_info {
     char *tool_version;
-    char **target_argv;          /* NULL-terminated */
-    char target_sha1[41];        /* SHA-1 hex of the target binary, "" if unknown */
-    uint64_t map_size;
-    unsigned timeout_ms;
-    unsigned mem_limit_mb;
+    /* The run's targets, one at least: the first the "target" keys', all of them "targets"'
+       when there are several. Each as the run declared it (cd_target.h): its name, arguments
+       (opts.argv), SHA-1, map size and timeout (info) and memory limit (opts) are written and
+       read back; the reader owns the name and the arguments of its copies. */
+    struct cd_target *targets;
+    unsigned n_targets;
+    const char *views;           /* writer: the views' directory (DIR.by-target) as the user
+                                    named it, or NULL for none */
     struct cd_manifest_setting *settings; /* "settings", in order */
     size_t n_settings;
     char **operands;             /* NULL-terminated */
@@ -76,11 +71,6 @@ struct cd_manifest_info {
     /* writer only: afl-clang-lto's edge IDs (NULL: none), so each coverage label names its
        function */
     const struct cd_edge_ids *edge_ids;
-    /* A run of several targets (n_targets > 1; the first is also target_argv, target_sha1,
-       map_size and timeout_ms above); NULL and 0 for one */
-    struct cd_manifest_target *targets;
-    unsigned n_targets;
-    const char *names[CD_LABEL_TARGETS_MAX]; /* their names, as label texts use them */
 };
 
 /* The names of info's targets for label texts (none with one target). */
@@ -129,6 +119,12 @@ struct cd_manifest_bug {
     char reproducer[41];         /* sha1 of its reproducer (a label's best) */
 };
 
+/* What the output holds of one target of several, as the manifest says. */
+struct cd_manifest_view {
+    char *dir;                   /* the directory of its seeds (DIR.by-target/NAME), or NULL */
+    struct cd_result_target counts; /* counted by the writer from the result, read back */
+};
+
 /* A parsed manifest. */
 struct cd_manifest {
     int schema_version;
@@ -136,6 +132,7 @@ struct cd_manifest {
     struct cd_result_stats stats; /* stopped_by points into the manifest (stopped_by_buf) */
     char stopped_by_buf[32];
     struct cd_report_counts counts; /* as written; the reader takes labels_finished back */
+    struct cd_manifest_view *views;     /* with several targets, one per info.targets */
     struct cd_manifest_example *seeds;  /* sorted by sha1 */
     size_t n_seeds;
     struct cd_manifest_example *reproducers;
@@ -150,7 +147,8 @@ struct cd_manifest {
     size_t n_bugs;
 };
 
-/* Writes the manifest of result r and run info to path atomically (temp file + rename). */
+/* Writes the manifest of result r and run info to path atomically (temp file + rename); an info
+ * of no targets is written with one whose fields are empty. */
 enum cd_status cd_manifest_write(const char *path, const struct cd_manifest_info *info,
                                  const struct cd_result *r, struct cd_error *err);
 

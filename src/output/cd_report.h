@@ -30,6 +30,7 @@ enum cd_report_from {
     CD_FROM_INFO,   /* struct cd_manifest_info */
     CD_FROM_STATS,  /* struct cd_result_stats */
     CD_FROM_COUNTS, /* struct cd_report_counts */
+    CD_FROM_TARGET, /* struct cd_target: the run's first (cd_manifest_info.targets) */
     CD_FROM_N
 };
 

@@ -187,7 +187,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
             for (size_t k = 0; k < json_object_array_length(views); k++) {
                 const char *name = json_object_get_string(json_object_array_get_idx(views, k));
                 for (unsigned t = 0; name && t < rd->names.n; t++)
-                    if (strcmp(name, rd->names.v[t]) == 0)
+                    if (strcmp(name, rd->names.v[t].name) == 0)
                         x->views |= 1u << t;
             }
     }
@@ -326,6 +326,22 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
     }
 }
 
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Frees what the reader allocated of a target (its name, its arguments) and zeroes them. */
+static void release_target(struct cd_target *t)
+{
+    free((char *)t->name);
+    free_strv((char **)t->opts.argv);
+    t->name = NULL;
+    t->opts.argv = NULL;
+}
+
 /* "targets" of a run of several, whose names label texts then carry; optional. */
 static void read_targets(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
@@ -340,27 +356,32 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         return;
     }
     struct cd_manifest_info *info = &m->info;
-    info->targets = calloc(n, sizeof *info->targets);
-    if (!info->targets) {
+    struct cd_target *more = realloc(info->targets, n * sizeof *more);
+    if (more) {
+        info->targets = more;
+        memset(more + info->n_targets, 0, (n - info->n_targets) * sizeof *more);
+        info->n_targets = (unsigned)n;
+    }
+    if (!more || !(m->views = calloc(n, sizeof *m->views))) {
         rd->bad = true;
         snprintf(rd->what, sizeof rd->what, "out of memory");
         return;
     }
-    info->n_targets = (unsigned)n;
     for (unsigned t = 0; t < n && !rd->bad; t++) {
         json_object *e = json_object_array_get_idx(a, t);
-        struct cd_manifest_target *mt = &info->targets[t];
-        mt->name = get_str(rd, e, "name");
-        mt->argv = get_strv(rd, e, "argv");
+        struct cd_target *tg = &info->targets[t];
+        release_target(tg); /* the first's "target" keys: the list says the same */
+        tg->name = get_str(rd, e, "name");
+        tg->opts.argv = get_strv(rd, e, "argv");
         json_object *sha = get(rd, e, "sha1", json_type_string);
         if (sha)
-            snprintf(mt->sha1, sizeof mt->sha1, "%s", json_object_get_string(sha));
-        mt->map_size = get_u64(rd, e, "map_size");
-        mt->timeout_ms = get_uint(rd, e, "timeout_ms");
+            snprintf(tg->sha1, sizeof tg->sha1, "%s", json_object_get_string(sha));
+        tg->info.map_size = get_u64(rd, e, "map_size");
+        tg->info.timeout_ms = get_uint(rd, e, "timeout_ms");
         json_object *v = NULL;
         if (json_object_object_get_ex(e, "view", &v) && json_object_is_type(v, json_type_string))
-            mt->view = strdup(json_object_get_string(v));
-        struct cd_result_target *c = &mt->counts;
+            m->views[t].dir = strdup(json_object_get_string(v));
+        struct cd_result_target *c = &m->views[t].counts;
         c->labels = get_u64(rd, e, "labels");
         c->finished = get_u64(rd, e, "labels_finished");
         c->seeds = get_u64(rd, e, "seeds");
@@ -368,7 +389,7 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         c->reproducers = get_u64(rd, e, "reproducers");
         c->bugs = get_u64(rd, e, "bugs");
         /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
-        const char *nm = mt->name ? mt->name : "";
+        const char *nm = tg->name ? tg->name : "";
         bool ok = cd_labels_name_valid(nm);
         for (unsigned k = 0; ok && k < t; k++)
             ok = strcmp(info->targets[k].name, nm) != 0;
@@ -377,7 +398,6 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
             snprintf(rd->what, sizeof rd->what, "target %u: bad or repeated name '%s'", t,
                      cd_shown(nm, rd->q, sizeof rd->q));
         }
-        info->names[t] = mt->name;
     }
     if (!rd->bad)
         rd->names = cd_manifest_names(info);
@@ -404,7 +424,7 @@ static uint64_t get_seconds(struct reader *rd, json_object *o, const char *key)
  * the struct its row names. */
 static void read_fields(struct reader *rd, json_object *root, struct cd_manifest *m)
 {
-    void *dst[CD_FROM_N] = {NULL, &m->info, &m->stats, &m->counts};
+    void *dst[CD_FROM_N] = {NULL, &m->info, &m->stats, &m->counts, m->info.targets};
     for (size_t i = 0; i < cd_report_n_fields && !rd->bad; i++) {
         const struct cd_report_field *f = &cd_report_fields[i];
         if (!f->manifest || (f->read != CD_READ_REQUIRED && f->read != CD_READ_LATER) ||
@@ -506,7 +526,7 @@ static void read_info(struct reader *rd, json_object *root, struct cd_manifest *
 {
     struct cd_manifest_info *info = &m->info;
     json_object *t = get(rd, root, "target", json_type_object);
-    info->target_argv = get_strv(rd, t, "argv");
+    info->targets[0].opts.argv = get_strv(rd, t, "argv");
     read_settings(rd, get(rd, root, "settings", json_type_object), info);
     json_object *in = get(rd, root, "input", json_type_object);
     info->operands = get_strv(rd, in, "operands");
@@ -669,6 +689,12 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
                             path, json_object_get_int(ver), CD_MANIFEST_SCHEMA);
     }
     m->schema_version = CD_MANIFEST_SCHEMA;
+    /* the first target, whose "target" keys every manifest has */
+    if (!(m->info.targets = calloc(1, sizeof *m->info.targets))) {
+        json_object_put(root);
+        return cd_error_oom(err, CD_FAILED, "out of memory reading '%s'", path);
+    }
+    m->info.n_targets = 1;
     read_fields(&rd, root, m);
     read_info(&rd, root, m);
     read_targets(&rd, root, m);
@@ -685,13 +711,6 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     return CD_OK;
 }
 
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static void free_examples(struct cd_manifest_example *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) {
@@ -706,13 +725,13 @@ static void free_examples(struct cd_manifest_example *v, size_t n)
 void cd_manifest_release(struct cd_manifest *m)
 {
     free(m->info.tool_version);
-    free_strv(m->info.target_argv);
     for (unsigned t = 0; m->info.targets && t < m->info.n_targets; t++) {
-        free(m->info.targets[t].name);
-        free_strv(m->info.targets[t].argv);
-        free(m->info.targets[t].view);
+        release_target(&m->info.targets[t]);
+        if (m->views)
+            free(m->views[t].dir);
     }
     free(m->info.targets);
+    free(m->views);
     for (size_t i = 0; i < m->info.n_settings; i++) {
         free(m->info.settings[i].name);
         free(m->info.settings[i].text);

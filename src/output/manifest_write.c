@@ -44,7 +44,7 @@ bool cd_manifest_setting_on(const struct cd_manifest_info *info, const char *nam
 
 struct cd_label_names cd_manifest_names(const struct cd_manifest_info *info)
 {
-    return (struct cd_label_names){info->names, info->n_targets > 1 ? info->n_targets : 0};
+    return (struct cd_label_names){info->targets, info->n_targets > 1 ? info->n_targets : 0};
 }
 
 /* The text of label id in a manifest of the targets names. */
@@ -89,7 +89,7 @@ static json_object *build_examples(const struct cd_result *r, bool reproducers,
             json_object *v = json_object_new_array();
             for (unsigned t = 0; t < names->n; t++)
                 if (r->views[i] >> t & 1)
-                    json_object_array_add(v, json_object_new_string(names->v[t]));
+                    json_object_array_add(v, json_object_new_string(names->v[t].name));
             put(e, "views", v);
         }
         json_object_array_add(a, e);
@@ -147,15 +147,17 @@ static json_object *build_targets(const struct cd_manifest_info *info, const str
 {
     json_object *a = json_object_new_array();
     for (unsigned t = 0; t < info->n_targets; t++) {
-        const struct cd_manifest_target *mt = &info->targets[t];
+        const struct cd_target *tg = &info->targets[t];
         struct cd_result_target c = cd_result_target_counts(r, t);
         json_object *e = json_object_new_object();
-        put(e, "name", jstr(mt->name));
-        put(e, "argv", jstrv(mt->argv));
-        put(e, "sha1", json_object_new_string(mt->sha1));
-        put(e, "map_size", json_object_new_uint64(mt->map_size));
-        put(e, "timeout_ms", json_object_new_uint64(mt->timeout_ms));
-        put(e, "view", mt->view ? jstr(mt->view) : NULL);
+        char view[4400];
+        put(e, "name", jstr(tg->name));
+        put(e, "argv", jstrv(tg->opts.argv));
+        put(e, "sha1", json_object_new_string(tg->sha1));
+        put(e, "map_size", json_object_new_uint64(tg->info.map_size));
+        put(e, "timeout_ms", json_object_new_uint64(tg->info.timeout_ms));
+        put(e, "view", info->views ? jstr(cd_target_view_path(info->views, tg, view, sizeof view))
+                                   : NULL);
         cd_report_put_target(e, &c);
         json_object_array_add(a, e);
     }
@@ -238,7 +240,7 @@ static json_object *code_row(void *ctx, const struct cd_report_field *f, bool *o
     if (strcmp(k, "tool.name") == 0)
         return json_object_new_string("corpus-distill");
     if (strcmp(k, "target.argv") == 0)
-        return jstrv(info->target_argv);
+        return jstrv(info->targets[0].opts.argv);
     if (strcmp(k, "settings") == 0) {
         json_object *o = json_object_new_object();
         for (size_t i = 0; i < info->n_settings; i++) {
@@ -278,12 +280,17 @@ static json_object *code_row(void *ctx, const struct cd_report_field *f, bool *o
     return NULL;
 }
 
-static json_object *build(const struct cd_manifest_info *info, const struct cd_result *r)
+static json_object *build(const struct cd_manifest_info *given, const struct cd_result *r)
 {
+    static const struct cd_target unknown; /* a writer that names no target */
+    struct cd_manifest_info one = *given;
+    if (!one.n_targets)
+        one.targets = (struct cd_target *)&unknown, one.n_targets = 1;
+    const struct cd_manifest_info *info = &one;
     json_object *root = json_object_new_object();
     struct writer w = {info, r, cd_manifest_names(info)};
     struct cd_report_counts counts = cd_manifest_counts(r);
-    const void *src[CD_FROM_N] = {NULL, info, &r->stats, &counts};
+    const void *src[CD_FROM_N] = {NULL, info, &r->stats, &counts, info->targets};
     if (root && !cd_report_put(root, CD_VIEW_MANIFEST, src, code_row, &w)) {
         json_object_put(root);
         return NULL;

@@ -13,6 +13,9 @@
 #define INFO(field) CD_FROM_INFO, offsetof(struct cd_manifest_info, field)
 #define STATS(field) CD_FROM_STATS, offsetof(struct cd_result_stats, field)
 #define COUNTS(field) CD_FROM_COUNTS, offsetof(struct cd_report_counts, field)
+/* A U64 row reads a target's map size (size_t) as 8 bytes. */
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "size_t is not 64 bits");
+#define TARGET(field) CD_FROM_TARGET, offsetof(struct cd_target, field)
 #define CODE CD_FROM_CODE, 0
 
 #define U64 CD_REPORT_U64
@@ -42,13 +45,13 @@ const struct cd_report_field cd_report_fields[] = {
 
     /* the target and the settings */
     {"target.argv", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the target command line", NULL},
-    {"target.sha1", NULL, CD_REPORT_SHA1, INFO(target_sha1), REQUIRED, NULL, NULL,
+    {"target.sha1", NULL, CD_REPORT_SHA1, TARGET(sha1), REQUIRED, NULL, NULL,
      "SHA-1 hex of the target binary, or \"\"", NULL},
-    {"target.map_size", NULL, U64, INFO(map_size), REQUIRED, NULL, NULL,
+    {"target.map_size", NULL, U64, TARGET(info.map_size), REQUIRED, NULL, NULL,
      "bytes of the coverage map", NULL},
-    {"target.timeout_ms", NULL, UINT, INFO(timeout_ms), REQUIRED, NULL, NULL,
+    {"target.timeout_ms", NULL, UINT, TARGET(info.timeout_ms), REQUIRED, NULL, NULL,
      "the timeout in force", NULL},
-    {"target.mem_limit_mb", NULL, UINT, INFO(mem_limit_mb), REQUIRED, NULL, NULL,
+    {"target.mem_limit_mb", NULL, UINT, TARGET(opts.mem_limit_mb), REQUIRED, NULL, NULL,
      "the memory limit, 0 for none", NULL},
     {"settings", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
      "the run's settings, by the names and in the order of the command line's settings table "

@@ -13,6 +13,7 @@
 #define CD_LABELS_H
 
 #include "common/cd_common.h"
+#include "exec/cd_target.h"
 #include "exec/cd_exec.h"
 
 /* Coverage label id: (edge << 3) | (class - 1); edges up to 2^28. Outcome ids set the top bit. */
@@ -28,10 +29,10 @@
 #define CD_LABEL_TARGET_EDGES (1u << 24)
 #define CD_LABEL_TARGET_MASK (0xfu << CD_LABEL_TARGET_SHIFT)
 
-/* The names of a run's targets, for label texts: with more than one, a label reads
+/* A run's targets, whose names label texts carry: with more than one, a label reads
  * "NAME/LABEL" ("xpath/000123:4", "html/bug:1a2b3c"). n of at most CD_LABEL_TARGETS_MAX. */
 struct cd_label_names {
-    const char *const *v;
+    const struct cd_target *v;
     unsigned n;
 };
 

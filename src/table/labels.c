@@ -447,7 +447,7 @@ int cd_labels_format_in(uint32_t id, const struct cd_label_names *names, char *b
     char base[64];
     cd_labels_format(cd_labels_in_target(id, 0), base, sizeof base);
     if (t < names->n)
-        return snprintf(buf, cap, "%s/%s", names->v[t], base);
+        return snprintf(buf, cap, "%s/%s", names->v[t].name, base);
     return snprintf(buf, cap, "target%u/%s", t, base);
 }
 
@@ -459,8 +459,8 @@ bool cd_labels_parse_in(const char *text, const struct cd_label_names *names, ui
     if (!slash)
         return false;
     for (unsigned t = 0; t < names->n; t++) {
-        size_t n = strlen(names->v[t]);
-        if ((size_t)(slash - text) != n || strncmp(text, names->v[t], n) != 0)
+        size_t n = strlen(names->v[t].name);
+        if ((size_t)(slash - text) != n || strncmp(text, names->v[t].name, n) != 0)
             continue;
         uint32_t base;
         if (!cd_labels_parse(slash + 1, &base) || base & CD_LABEL_TARGET_MASK ||

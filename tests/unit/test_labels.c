@@ -253,7 +253,7 @@ static void test_labels_bug_probes_and_grammar(void)
 /* Labels of several targets: each target's ids apart, named in text, retargeted whole. */
 static void test_labels_targets(void)
 {
-    const char *const v[] = {"xml", "html", "xpath"};
+    const struct cd_target v[] = {{.name = "xml"}, {.name = "html"}, {.name = "xpath"}};
     struct cd_label_names names = {v, 3}, one = {v, 1};
     uint32_t edge = cd_labels_edge(123, 5), id, crash, bug = cd_labels_bug("asan:SEGV READ\nf");
     CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash));
@@ -267,9 +267,10 @@ static void test_labels_targets(void)
             CU_ASSERT_EQUAL(cd_labels_is_bug(x), k == 2);
             CU_ASSERT(cd_labels_valid(x));
             cd_labels_format_in(x, &names, text, sizeof text);
-            CU_ASSERT(strncmp(text, v[t], strlen(v[t])) == 0 && text[strlen(v[t])] == '/');
+            size_t n = strlen(v[t].name);
+            CU_ASSERT(strncmp(text, v[t].name, n) == 0 && text[n] == '/');
             CU_ASSERT(cd_labels_parse_in(text, &names, &id) && id == x);
-            CU_ASSERT_FALSE(cd_labels_parse_in(text + strlen(v[t]) + 1, &names, &id));
+            CU_ASSERT_FALSE(cd_labels_parse_in(text + n + 1, &names, &id));
         }
     cd_labels_format_in(cd_labels_in_target(edge, 1), &names, text, sizeof text);
     CU_ASSERT_STRING_EQUAL(text, "html/000123:4");

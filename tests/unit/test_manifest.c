@@ -85,15 +85,18 @@ static struct cd_manifest_setting settings[] = {
     {"shard", CD_SETTING_NULL, 0, NULL},
 };
 
+static struct cd_target sample_target = {
+    .opts = {.argv = argv_, .mem_limit_mb = 50},
+    .sha1 = "0123456789abcdef0123456789abcdef01234567",
+    .info = {.map_size = 65536, .timeout_ms = 40}};
+
 static struct cd_manifest_info sample_info(void)
 {
-    struct cd_manifest_info info = {
-        .tool_version = "9.9.9", .target_argv = argv_, .map_size = 65536, .timeout_ms = 40,
+    return (struct cd_manifest_info){
+        .tool_version = "9.9.9", .targets = &sample_target, .n_targets = 1,
         .settings = settings, .n_settings = sizeof settings / sizeof *settings,
         .operands = operands, .skipped = skips, .n_skipped = 2, .seed_dir = "seeds",
         .crashes_dir = "seeds.crashes"};
-    strcpy(info.target_sha1, "0123456789abcdef0123456789abcdef01234567");
-    return info;
 }
 
 static char *path_in(const char *dir, const char *name)
@@ -115,11 +118,17 @@ static void test_manifest_round_trip(void)
     CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
     CU_ASSERT_EQUAL(m.schema_version, 1);
     CU_ASSERT_STRING_EQUAL(m.info.tool_version, "9.9.9");
-    CU_ASSERT_STRING_EQUAL(m.info.target_argv[2], "@@");
-    CU_ASSERT_PTR_NULL(m.info.target_argv[3]);
-    CU_ASSERT_STRING_EQUAL(m.info.target_sha1, info.target_sha1);
-    CU_ASSERT_EQUAL(m.info.map_size, 65536);
-    CU_ASSERT_EQUAL(m.info.timeout_ms, 40);
+    /* the one target, read back into a record of its own */
+    CU_ASSERT_EQUAL_FATAL(m.info.n_targets, 1);
+    const struct cd_target *t = &m.info.targets[0];
+    CU_ASSERT_STRING_EQUAL(t->opts.argv[2], "@@");
+    CU_ASSERT_PTR_NULL(t->opts.argv[3]);
+    CU_ASSERT_STRING_EQUAL(t->sha1, sample_target.sha1);
+    CU_ASSERT_EQUAL(t->info.map_size, 65536);
+    CU_ASSERT_EQUAL(t->info.timeout_ms, 40);
+    CU_ASSERT_EQUAL(t->opts.mem_limit_mb, 50);
+    CU_ASSERT_PTR_NULL(t->name);
+    CU_ASSERT_PTR_NULL(m.views);
     /* the settings, in their order, each of its type */
     CU_ASSERT_EQUAL_FATAL(m.info.n_settings, sizeof settings / sizeof *settings);
     for (size_t i = 0; i < m.info.n_settings; i++) {

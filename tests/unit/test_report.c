@@ -345,17 +345,19 @@ static void test_round_trip(void)
                                        .size_bound_labels = 1, .size_bound_bytes = 9,
                                        .complete = true};
     char *argv[] = {"./t", "@@", NULL}, *ops[] = {"in", NULL};
-    struct cd_manifest_info info = {.tool_version = "9.9", .target_argv = argv, .map_size = 65536,
-                                    .timeout_ms = 40, .operands = ops, .seed_dir = "seeds",
+    struct cd_target target = {.opts = {.argv = argv},
+                               .info = {.map_size = 65536, .timeout_ms = 40}};
+    snprintf(target.sha1, sizeof target.sha1, "%040d", 7);
+    struct cd_manifest_info info = {.tool_version = "9.9", .targets = &target, .n_targets = 1,
+                                    .operands = ops, .seed_dir = "seeds",
                                     .crashes_dir = "seeds.crashes"};
-    snprintf(info.target_sha1, sizeof info.target_sha1, "%040d", 7);
     char *dir = cd_test_mkdtemp(), *path = cd_test_join(dir, "m.json");
     struct cd_error err = {0};
     CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
     struct cd_manifest m;
     CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
-    const void *wrote[CD_FROM_N] = {NULL, &info, &r.stats, NULL};
-    const void *read[CD_FROM_N] = {NULL, &m.info, &m.stats, &m.counts};
+    const void *wrote[CD_FROM_N] = {NULL, &info, &r.stats, NULL, &target};
+    const void *read[CD_FROM_N] = {NULL, &m.info, &m.stats, &m.counts, m.info.targets};
     size_t checked = 0;
     for (size_t i = 0; i < cd_report_n_fields; i++) {
         const struct cd_report_field *f = &cd_report_fields[i];
