@@ -109,43 +109,51 @@ out:
     fclose(f);
 }
 
+/* What a target's identity fields take in cli_targets_identity's store: its map size, its own
+   settings and its arguments joined by blanks. */
+#define OWN_MAX 128
+static size_t identity_bytes(char *const *argv)
+{
+    size_t n = 24 + OWN_MAX + 1;
+    for (char *const *a = argv + 1; *a; a++)
+        n += strlen(*a) + 1;
+    return n;
+}
+
 char *cli_targets_identity(const struct cli_opts *o, const struct cli_resolved *r,
                            const struct cd_target *targets)
 {
-    struct cd_identity id = {.several = o->n_targets > 1};
-    char store[512], maps[CD_LABEL_TARGETS_MAX][24], shard[32], own[CD_LABEL_TARGETS_MAX][128];
-    char *args[CD_LABEL_TARGETS_MAX] = {NULL};
-    char *line = NULL;
-    if (!cli_settings_identity(o, r, o->n_targets == 1, &id, store, sizeof store))
+    struct cd_identity id = {.several = o->n_targets > 1, .n_targets = o->n_targets};
+    char shared[512], shard[32], *line = NULL;
+    if (!cli_settings_identity(o, r, o->n_targets == 1, &id, shared, sizeof shared))
         return NULL;
-    for (unsigned t = 0; t < o->n_targets; t++) {
-        size_t n = 1;
-        for (char **a = o->targets[t].argv + 1; *a; a++)
-            n += strlen(*a) + 1;
-        if (!(args[t] = malloc(n)))
+    size_t total = 0;
+    for (unsigned t = 0; t < o->n_targets; t++)
+        total += identity_bytes(targets[t].opts.argv);
+    char *store = malloc(total), *p = store;
+    for (unsigned t = 0; store && t < o->n_targets; t++) {
+        const struct cd_target *tg = &targets[t];
+        struct cd_identity_target *it = &id.targets[t];
+        *it = (struct cd_identity_target){.sha1 = cd_span_of(id.several ? tg->sha1 : "")};
+        it->map_size = (struct cd_span){p, (size_t)sprintf(p, "%zu", tg->info.map_size)};
+        p += it->map_size.n + 1;
+        if (!cli_settings_identity_target(o, t, it, p, OWN_MAX))
             goto out;
-        char *p = args[t];
-        *p = '\0';
-        for (char **a = o->targets[t].argv + 1; *a; a++)
-            p += sprintf(p, "%s%s", a == o->targets[t].argv + 1 ? "" : " ", *a);
-        snprintf(maps[t], sizeof maps[t], "%zu", targets[t].info.map_size);
-        id.targets[t] = (struct cd_identity_target){
-            .sha1 = cd_span_of(id.several ? targets[t].sha1 : ""),
-            .map_size = cd_span_of(maps[t]), .args = cd_span_of(args[t])};
-        if (!cli_settings_identity_target(o, t, &id.targets[t], own[t], sizeof own[t]))
-            goto out;
+        p += OWN_MAX;
+        it->args.p = p;
+        for (char *const *a = tg->opts.argv + 1; *a; a++)
+            p += sprintf(p, "%s%s", a == tg->opts.argv + 1 ? "" : " ", *a);
+        it->args.n = (size_t)(p++ - it->args.p);
     }
-    id.n_targets = o->n_targets;
     if (o->shards > 1) {
         snprintf(shard, sizeof shard, "%u/%u", o->shard, o->shards);
         id.shard = cd_span_of(shard);
     }
     size_t len = cd_identity_write(&id, NULL, 0);
-    if ((line = malloc(len + 1)))
+    if (store && (line = malloc(len + 1)))
         cd_identity_write(&id, line, len + 1);
 out:
-    for (unsigned t = 0; t < o->n_targets; t++)
-        free(args[t]);
+    free(store);
     return line;
 }
 
