@@ -99,6 +99,7 @@ static void test_cli_state_foreign_target(void)
     o.n_targets = 1;
     o.targets[0].argv = argv;
     o.targets[0].name = "t";
+    target.opts.argv = argv; /* the record as cli_targets_fill makes it */
     o.n_inputs = 1;
     const char *inputs[] = {st.path, NULL};
     o.inputs = inputs;
