@@ -189,6 +189,63 @@ static void test_manifest_round_trip(void)
     cd_test_rmdir(dir);
 }
 
+/* A run of two targets: the writer takes the run's records, the "target" keys from the first and
+ * "targets" from both, each view's path made from the views' directory; the reader gives the same
+ * records back, with the views and what the output holds of each target. */
+static void test_manifest_targets_round_trip(void)
+{
+    char *dir = cd_test_mkdtemp(), *path = path_in(dir, "m.json");
+    struct cd_result r;
+    struct cd_manifest m;
+    struct cd_error err;
+    static char *argv_b[] = {"./other", "--fast", NULL};
+    struct cd_target two[2] = {sample_target,
+                               {.name = "other", .opts = {.argv = argv_b},
+                                .sha1 = "89abcdef0123456789abcdef0123456789abcdef",
+                                .info = {.map_size = 8192, .timeout_ms = 70}}};
+    two[0].name = "first";
+    struct cd_manifest_info info = sample_info();
+    info.targets = two;
+    info.n_targets = 2;
+    info.views = "seeds.by-target";
+    sample_result(&r);
+    for (size_t i = 0; i < r.n_labels; i++) /* the second example's labels are the other's */
+        if (r.labels[i].example == 1)
+            r.labels[i].id = cd_labels_in_target(r.labels[i].id, 1);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(m.info.n_targets, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m.views);
+    for (unsigned t = 0; t < 2; t++) {
+        const struct cd_target *a = &two[t], *b = &m.info.targets[t];
+        CU_ASSERT_STRING_EQUAL(a->name, b->name);
+        CU_ASSERT_STRING_EQUAL(a->sha1, b->sha1);
+        CU_ASSERT_EQUAL(a->info.map_size, b->info.map_size);
+        CU_ASSERT_EQUAL(a->info.timeout_ms, b->info.timeout_ms);
+        size_t k = 0;
+        for (; a->opts.argv[k]; k++)
+            CU_ASSERT(b->opts.argv[k] && strcmp(a->opts.argv[k], b->opts.argv[k]) == 0);
+        CU_ASSERT_PTR_NULL(b->opts.argv[k]);
+        char want[64];
+        snprintf(want, sizeof want, "seeds.by-target/%s", a->name);
+        CU_ASSERT_STRING_EQUAL(m.views[t].dir, want);
+        struct cd_result_target c = cd_result_target_counts(&r, t);
+        CU_ASSERT(memcmp(&c, &m.views[t].counts, sizeof c) == 0);
+    }
+    CU_ASSERT_EQUAL(m.info.targets[0].opts.mem_limit_mb, 50); /* the "target" keys' */
+    CU_ASSERT(m.views[1].counts.labels > 0 && m.views[0].counts.labels > 0);
+    cd_manifest_release(&m);
+    /* without views, none is named */
+    info.views = NULL;
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
+    CU_ASSERT(m.views && !m.views[0].dir && !m.views[1].dir);
+    cd_manifest_release(&m);
+    free_result(&r);
+    free(path);
+    cd_test_rmdir(dir);
+}
+
 /* With afl-clang-lto's edge IDs, each coverage label the file documents names its function, and
  * the reader gives it back; undocumented slots and outcome labels name none. */
 static void test_manifest_label_functions(void)
@@ -508,6 +565,7 @@ int main(void)
 {
     CU_TestInfo tests[] = {
         {"test_manifest_round_trip", test_manifest_round_trip},
+        {"test_manifest_targets_round_trip", test_manifest_targets_round_trip},
         {"test_manifest_label_functions", test_manifest_label_functions},
         {"test_manifest_label_map_consistent", test_manifest_label_map_consistent},
         {"test_manifest_rejects_bad_files", test_manifest_rejects_bad_files},
