@@ -683,10 +683,11 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
                                                              : json_tokener_error_desc(jerr));
     struct reader rd = {.path = path, .err = err};
     json_object *ver = get(&rd, root, "schema_version", json_type_int);
-    if (ver && json_object_get_int(ver) != CD_MANIFEST_SCHEMA) {
-        json_object_put(root);
+    int version = ver ? json_object_get_int(ver) : CD_MANIFEST_SCHEMA;
+    if (version != CD_MANIFEST_SCHEMA) {
+        json_object_put(root); /* ver with it */
         return cd_error_set(err, CD_FAILED, "cannot read '%s': schema_version %d, expected %d",
-                            path, json_object_get_int(ver), CD_MANIFEST_SCHEMA);
+                            path, version, CD_MANIFEST_SCHEMA);
     }
     m->schema_version = CD_MANIFEST_SCHEMA;
     /* the first target, whose "target" keys every manifest has */
