@@ -21,15 +21,15 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Adds to edges[t] the distinct edges of target t among the n coverage label ids in v (sorted
- * here: a slot's classes then are neighbours); outcome ids are passed over. */
-static void count_edges(uint32_t *v, size_t n, uint64_t edges[CD_LABEL_TARGETS_MAX])
+/* The distinct edges of target t among the n label ids in v, sorted (a slot's classes then are
+ * neighbours); outcome ids are passed over. */
+static uint64_t count_edges(const uint32_t *v, size_t n, unsigned t)
 {
-    qsort(v, n, sizeof *v, cmp_u32);
+    uint64_t edges = 0;
     for (size_t i = 0; i < n; i++)
-        if (!cd_labels_is_outcome(v[i]) &&
-            (i == 0 || cd_labels_slot(v[i]) != cd_labels_slot(v[i - 1])))
-            edges[cd_labels_target(v[i])]++;
+        edges += !cd_labels_is_outcome(v[i]) && cd_labels_target(v[i]) == t &&
+                 (i == 0 || cd_labels_slot(v[i]) != cd_labels_slot(v[i - 1]));
+    return edges;
 }
 
 void cli_guard_before(struct cli_guard *g, const char *manifest_path, const struct cli_opts *o)
@@ -39,15 +39,13 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
         return;
     g->before = true;
     g->before_seeds = m.n_seeds;
-    uint64_t edges[CD_LABEL_TARGETS_MAX] = {0};
     uint32_t *ids = malloc((m.n_labels ? m.n_labels : 1) * sizeof *ids);
     size_t n = 0;
     for (size_t i = 0; ids && i < m.n_labels; i++)
         if (!m.labels[i].reproducer && !m.labels[i].left_out)
             ids[n++] = m.labels[i].id;
     if (ids)
-        count_edges(ids, n, edges);
-    free(ids);
+        qsort(ids, n, sizeof *ids, cmp_u32);
     /* The last run's targets by name: a target this run has is compared with its own edges. */
     for (unsigned t = 0; t < o->n_targets; t++) {
         unsigned k = 0;
@@ -61,8 +59,9 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
             if (k == m.info.n_targets)
                 k = 0; /* one target then, the first of several now */
         }
-        g->edges_before[t] = edges[k];
+        g->edges_before[t] = ids ? count_edges(ids, n, k) : 0;
     }
+    free(ids);
     cd_manifest_release(&m);
 }
 
@@ -101,7 +100,6 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                      const struct cd_result_stats *rs, const struct cd_table *table,
                      const struct cd_target *targets, bool warm, uint32_t rerun)
 {
-    uint64_t edges[CD_LABEL_TARGETS_MAX] = {0};
     size_t n_labels = cd_table_n_labels(table), n = 0;
     uint32_t *ids = malloc((n_labels ? n_labels : 1) * sizeof *ids);
     for (size_t i = 0; ids && i < n_labels; i++) {
@@ -111,9 +109,9 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
     }
     if (!ids)
         return false; /* out of memory: no figures, no refusal */
-    count_edges(ids, n, edges);
-    free(ids);
+    qsort(ids, n, sizeof *ids, cmp_u32);
     for (unsigned t = 0; t < o->n_targets && !g->cause; t++) {
+        uint64_t edges = count_edges(ids, n, t);
         const struct cd_result_first *f = &rs->first[t];
         char who[300];
         snprintf(who, sizeof who, "'%s'", o->n_targets > 1 ? o->targets[t].name
@@ -148,18 +146,19 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                               : "it does not see its input (a build that stops before reading "
                                 "it, or a command line that does not give it)");
         } else if (o->collapse > 0 && g->edges_before[t] &&
-                   (double)edges[t] < o->collapse * (double)g->edges_before[t]) {
+                   (double)edges < o->collapse * (double)g->edges_before[t]) {
             g->cause = "edges";
             bool own_input = false;
             for (size_t i = 0; !own_input && i < o->n_inputs; i++)
                 own_input = names_output(o->inputs[i], o->out_dir);
             snprintf(g->line, sizeof g->line, "the new seeds show %llu edge%s on %s against "
                      "%llu the last seeds showed (under --collapse %g)%s",
-                     (unsigned long long)edges[t], edges[t] == 1 ? "" : "s", who,
+                     (unsigned long long)edges, edges == 1 ? "" : "s", who,
                      (unsigned long long)g->edges_before[t], o->collapse,
                      own_input ? "" : "; the seed directory is not among the inputs");
         }
     }
+    free(ids);
     if (g->cause && o->accept_collapse) {
         g->accepted = true;
         return false;

@@ -75,7 +75,7 @@ void cd_table_free(struct cd_table *t)
     cd_labelset_release(&t->unstable);
     free(t->unstable_bits);
     for (unsigned k = 0; k < CD_LABEL_TARGETS_MAX; k++)
-        free(t->keys[k]);
+        free(t->keys[k].v);
     cd_hashset_release(&t->seen);
     free(t);
 }
@@ -215,13 +215,14 @@ bool table_reserve_keys(struct cd_table *t, uint32_t id)
 {
     uint32_t local = id & ~CD_LABEL_TARGET_MASK;
     unsigned target = cd_labels_target(id);
-    if (cd_labels_is_outcome(id) || local >= TABLE_KEYS_MAX || local < t->n_keys[target])
+    struct table_keys *k = &t->keys[target];
+    if (cd_labels_is_outcome(id) || local >= TABLE_KEYS_MAX || local < k->n)
         return true;
-    size_t had = t->n_keys[target];
-    uint32_t *keys = table_grow_zeroed(t->keys[target], &t->n_keys[target], local, sizeof *keys, 4096);
+    size_t had = k->n;
+    uint32_t *keys = table_grow_zeroed(k->v, &k->n, local, sizeof *keys, 4096);
     if (!keys)
         return false;
-    t->keys[target] = keys;
+    k->v = keys;
     /* Records of ids the array did not reach yet get their keys now. */
     for (size_t i = 0; i < t->n_labels; i++) {
         uint32_t lid = t->labels[i].id;
@@ -365,8 +366,8 @@ static struct cd_table_wins count_wins(const struct cd_table *t, const uint8_t *
                lookup only on a tie. Ids ascend, so the run ends at the first past its keys. */
             unsigned tg = cd_labels_target(id);
             uint32_t base = (uint32_t)tg << CD_LABEL_TARGET_SHIFT;
-            uint32_t end = base + (uint32_t)t->n_keys[tg];
-            const uint32_t *keys = t->keys[tg];
+            uint32_t end = base + (uint32_t)t->keys[tg].n;
+            const uint32_t *keys = t->keys[tg].v;
             size_t from = i;
             for (; i < labels->n && (id = labels->v[i]) < end; i++) {
                 uint32_t key = keys[id - base];

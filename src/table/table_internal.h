@@ -22,10 +22,12 @@ struct cd_table {
                                       O(1) each, not by a search */
     size_t unstable_words;
     /* Per target (cd_labels_target): coverage label id, its target bits cleared -> its best's
-       key (table_key), for the ids below n_keys: an offer compares lengths in one array walked
+       key (table_key), for the ids below n: an offer compares lengths in one array walked
        in id order instead of looking each label up */
-    uint32_t *keys[CD_LABEL_TARGETS_MAX];
-    size_t n_keys[CD_LABEL_TARGETS_MAX];
+    struct table_keys {
+        uint32_t *v;
+        size_t n;
+    } keys[CD_LABEL_TARGETS_MAX];
     struct table_note {
         uint32_t id;
         char *text;
@@ -56,7 +58,7 @@ static inline uint32_t *table_key_slot(const struct cd_table *t, uint32_t id)
 {
     uint32_t local = id & ~CD_LABEL_TARGET_MASK;
     unsigned target = cd_labels_target(id);
-    return local < t->n_keys[target] ? &t->keys[target][local] : NULL;
+    return local < t->keys[target].n ? &t->keys[target].v[local] : NULL;
 }
 
 /* Makes e the best example of l, its key following. */
