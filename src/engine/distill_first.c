@@ -11,23 +11,21 @@
  * ended normally, and whether it showed the labels the first run showed. Lock held. */
 static void count_first(struct cd_distill *d, uint32_t targets, const struct cd_labelset *labels)
 {
-    uint64_t h[CD_LABEL_TARGETS_MAX];
-    uint32_t failed = 0;
-    for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++)
-        h[t] = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < labels->n; i++) { /* one pass: a run's labels are every target's */
-        unsigned t = cd_labels_target(labels->v[i]);
-        failed |= (uint32_t)cd_labels_is_outcome(labels->v[i]) << t;
-        h[t] = (h[t] ^ labels->v[i]) * 0x100000001b3ull;
-    }
     for (unsigned t = 0; t < CD_LABEL_TARGETS_MAX; t++) {
         if (!(targets >> t & 1))
             continue;
+        uint64_t h = 0xcbf29ce484222325ull;
+        bool failed = false;
+        for (size_t i = 0; i < labels->n; i++) /* a run's labels are every target's */
+            if (cd_labels_target(labels->v[i]) == t) {
+                failed |= cd_labels_is_outcome(labels->v[i]);
+                h = (h ^ labels->v[i]) * 0x100000001b3ull;
+            }
         struct cd_result_first *f = &d->stats.first[t];
-        f->ok += !(failed >> t & 1);
+        f->ok += !failed;
         if (f->runs++ == 0)
-            f->trace = h[t];
-        else if (h[t] != f->trace)
+            f->trace = h;
+        else if (h != f->trace)
             f->traces_differ = true;
     }
 }
