@@ -91,9 +91,10 @@ void cli_failure_json(int code, const char *msg);
 /* Formats a byte count as "1.2 MiB" into buf. */
 const char *cli_bytes(uint64_t n, char *buf, size_t cap);
 
-/* " (~12M execs left, ~3.2 h)" at rate executions a second for cd_distill_progress.execs_left,
- * " (not converging yet)" for UINT64_MAX, "" for 0, into buf; returns buf. */
-const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap);
+/* " (~12M execs left, ~3.2 h)" at rate executions a second for cd_distill_progress.execs_left
+ * (" (at least ~12M execs left, ~3.2 h)" with at_least), " (not converging yet)" for UINT64_MAX,
+ * "" for 0, into buf; returns buf. */
+const char *cli_execs_left(uint64_t left, bool at_least, double rate, char *buf, size_t cap);
 
 /* Parses s, all of it, as a shard "K/N" (1 <= K <= N <= 65536) into *k and *n. */
 bool cli_parse_shard(const char *s, unsigned *k, unsigned *n);

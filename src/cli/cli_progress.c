@@ -90,7 +90,7 @@ static const char *duration_text(double secs, char *buf, size_t cap)
     return buf;
 }
 
-const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap)
+const char *cli_execs_left(uint64_t left, bool at_least, double rate, char *buf, size_t cap)
 {
     char n[32], d[32], when[48] = "";
     buf[0] = '\0';
@@ -100,7 +100,8 @@ const char *cli_execs_left(uint64_t left, double rate, char *buf, size_t cap)
         double secs = rate > 0 ? (double)left / rate : 0;
         if (secs >= 1)
             snprintf(when, sizeof when, ", ~%s", duration_text(secs, d, sizeof d));
-        snprintf(buf, cap, " (~%s execs left%s)", count_text(left, n, sizeof n), when);
+        snprintf(buf, cap, " (%s~%s execs left%s)", at_least ? "at least " : "",
+                 count_text(left, n, sizeof n), when);
     }
     return buf;
 }
@@ -121,9 +122,9 @@ void cli_progress_cb(void *ctx, const struct cd_distill_progress *s)
     double secs = (double)s->elapsed_ns / 1e9;
     double rate = secs > 0 ? (double)s->execs / secs : 0;
     unsigned t = (unsigned)secs;
-    char bytes[32], sel[32], left[64];
+    char bytes[32], sel[32], left[80];
     char line[240];
-    cli_execs_left(s->execs_left, rate, left, sizeof left);
+    cli_execs_left(s->execs_left, s->execs_left_at_least, rate, left, sizeof left);
     int n = snprintf(line, sizeof line, "%u:%02u:%02u %s: %llu in, %llu labels, %llu done%s, "
                      "%.0f/s, ", t / 3600, t / 60 % 60, t % 60, s->phase,
                      (unsigned long long)s->inputs, (unsigned long long)s->labels,

@@ -298,13 +298,13 @@ void cli_run_print_summary(struct run_state *s, int code)
         }
         if (rs->select_only_bytes)
             seed_bytes_lines(s);
-        char left[64];
+        char left[80];
         cli_msg("labels: %zu (%llu after the first pass), %llu finished%s; %llu execs in %.1f s "
                 "(%.0f/s); %s%s",
                 s->result.n_labels, (unsigned long long)rs->labels_input,
                 (unsigned long long)finished,
-                cli_execs_left(rs->execs_left, secs > 0 ? (double)rs->execs / secs : 0, left,
-                               sizeof left),
+                cli_execs_left(rs->execs_left, rs->execs_left_at_least,
+                               secs > 0 ? (double)rs->execs / secs : 0, left, sizeof left),
                 (unsigned long long)rs->execs, secs,
                 secs > 0 ? (double)rs->execs / secs : 0.0,
                 s->refused          ? "refused by the guard against a collapse: "

@@ -50,10 +50,11 @@ struct cd_distill_progress {
     uint64_t seeds;           /* its examples */
     uint64_t select_only_bytes; /* the first pass's cover: the --no-reduce output; 0 until known */
     uint64_t cmin_bytes;      /* what afl-cmin's rule picks from the first pass; 0 until known */
-    /* Executions left to the fixed point (every label finished) at the pace of the last quarter
-       of the run: 0 when unknown (or none left), UINT64_MAX when the unfinished labels are not
-       falling. In reduction only. */
+    /* Executions left to the fixed point (every label finished), cd_result_execs_left: 0 when
+       unknown (or none left), UINT64_MAX when the unfinished labels are not falling. In
+       reduction only. */
     uint64_t execs_left;
+    bool execs_left_at_least;    /* execs_left is a lower bound only (cd_result_execs_left) */
 };
 
 /* Most points of the run's course (cd_result.series) the engine keeps: one each time it computes

@@ -288,7 +288,8 @@ enum cd_status cd_distill_result(const struct cd_distill *cd, struct cd_result *
                      cd_table_count_skippable(d->table) == cd_table_n_labels(d->table);
     stats.execs_left = stats.complete || d->opts.no_reduce
                            ? 0
-                           : cd_result_execs_left(d->course.series, d->course.n_series);
+                           : cd_result_execs_left(d->course.series, d->course.n_series,
+                                                  &stats.execs_left_at_least);
     enum cd_status st = cd_result_build(out, d->table, &stats, err);
     if (st == CD_OK && d->course.n_series) {
         out->series = cd_memdup(d->course.series, d->course.n_series * sizeof *d->course.series);

@@ -60,6 +60,32 @@ out:
     return ok;
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bytes of the best examples of the labels not finished, each example once (the estimate's
+ * bytes model, cd_result_execs_left); 0 when out of memory. Lock held. */
+static uint64_t unfinished_bytes(const struct cd_table *t)
+{
+    size_t nl = cd_table_n_labels(t), n = 0;
+    const struct cd_table_example **v = malloc((nl ? nl : 1) * sizeof *v);
+    uint64_t bytes = 0;
+    for (size_t i = 0; v && i < nl; i++) {
+        const struct cd_table_label *l = cd_table_label_at(t, i);
+        if (l->best && !cd_table_skippable(l))
+            v[n++] = l->best;
+    }
+    if (v)
+        qsort(v, n, sizeof *v, cmp_ptr);
+    for (size_t i = 0; v && i < n; i++)
+        bytes += i == 0 || v[i] != v[i - 1] ? v[i]->len : 0;
+    free(v);
+    return bytes;
+}
+
 /* Appends a point to the run's course, thinning it to every other point when full. Lock held. */
 static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
 {
@@ -73,10 +99,14 @@ static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
             d->course.series[i] = d->course.series[2 * i + 1];
         d->course.n_series = CD_DISTILL_SERIES_MAX / 2;
     }
-    d->course.series[d->course.n_series++] = (struct cd_result_point){
+    struct cd_result_point *p = &d->course.series[d->course.n_series++];
+    *p = (struct cd_result_point){
         .ms = (now - d->start_ns) / 1000000, .execs = d->stats.execs,
         .labels = cd_table_n_labels(d->table), .finished = finished,
-        .seed_bytes = d->course.seed_bytes};
+        .seed_bytes = d->course.seed_bytes, .unfinished_bytes = unfinished_bytes(d->table)};
+    if (strcmp(d->phase, "reduce") == 0) /* what the progress line says from here */
+        p->execs_left = cd_result_execs_left(d->course.series, d->course.n_series,
+                                             &p->execs_left_at_least);
 }
 
 /* Recomputes the seed cover when it is due (or forced) and records the run's course. Lock held. */
@@ -132,10 +162,10 @@ void distill_progress(struct cd_distill *d, bool force)
         .seeds = d->course.seeds,
         .select_only_bytes = d->stats.select_only_bytes,
         .cmin_bytes = d->stats.cmin_bytes,
-        .execs_left = strcmp(d->phase, "reduce") == 0
-                          ? cd_result_execs_left(d->course.series, d->course.n_series)
-                          : 0,
     };
+    if (strcmp(d->phase, "reduce") == 0)
+        p.execs_left = cd_result_execs_left(d->course.series, d->course.n_series,
+                                            &p.execs_left_at_least);
     d->course.progress = p; /* handed to the callback as the lock is released (distill_unlock) */
     d->course.progress_due = true;
 }

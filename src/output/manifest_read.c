@@ -585,19 +585,24 @@ static void read_course(struct reader *rd, json_object *run, struct cd_manifest 
     }
     for (size_t i = 0; i < n && !rd->bad; i++) {
         json_object *p = json_object_array_get_idx(course, i);
-        uint64_t v[5];
-        bool ok = json_object_is_type(p, json_type_array) && json_object_array_length(p) == 5;
-        for (size_t k = 0; ok && k < 5; k++) {
+        /* 5 numbers in manifests before the estimate was kept, 8 since */
+        uint64_t v[8] = {0};
+        size_t len = json_object_is_type(p, json_type_array) ? json_object_array_length(p) : 0;
+        bool ok = len == 5 || len == 8;
+        for (size_t k = 0; ok && k < len; k++) {
             json_object *x = json_object_array_get_idx(p, k);
-            ok = json_object_is_type(x, json_type_int) && json_object_get_int64(x) >= 0;
-            v[k] = ok ? json_object_get_uint64(x) : 0;
+            int64_t x64 = json_object_get_int64(x);
+            ok = json_object_is_type(x, json_type_int) &&
+                 (x64 >= 0 || (k == 6 && x64 == -1)) && (k != 7 || x64 <= 1);
+            v[k] = !ok ? 0 : x64 == -1 ? UINT64_MAX : json_object_get_uint64(x);
         }
         if (!ok) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "wrong \"course\" point %zu", i);
             return;
         }
-        m->series[m->n_series++] = (struct cd_result_point){v[0], v[1], v[2], v[3], v[4]};
+        m->series[m->n_series++] = (struct cd_result_point){v[0], v[1], v[2], v[3], v[4],
+                                                            v[5], v[6], v[7] != 0};
     }
     if (!json_object_is_type(course, json_type_array)) {
         rd->bad = true;

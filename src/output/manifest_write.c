@@ -221,9 +221,12 @@ static json_object *build_course(const struct cd_result *r)
     for (size_t i = 0; i < r->n_series; i++) {
         const struct cd_result_point *pt = &r->series[i];
         json_object *row = json_object_new_array();
-        uint64_t v[] = {pt->ms, pt->execs, pt->labels, pt->finished, pt->seed_bytes};
-        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-            json_object_array_add(row, json_object_new_uint64(v[k]));
+        uint64_t v[] = {pt->ms,         pt->execs,      pt->labels,
+                        pt->finished,   pt->seed_bytes, pt->unfinished_bytes,
+                        pt->execs_left, pt->execs_left_at_least};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) /* not converging: -1 */
+            json_object_array_add(row, v[k] == UINT64_MAX ? json_object_new_int(-1)
+                                                          : json_object_new_uint64(v[k]));
         json_object_array_add(course, row);
     }
     return course;

@@ -82,9 +82,11 @@ struct cd_result_stats {
     uint64_t size_bound_labels, size_bound_bytes;
     uint64_t seen_forgotten;     /* seen-set entries forgotten to stay within its memory bound */
     uint64_t seen_bytes;         /* memory the seen-set took at the end */
-    /* Executions left to the fixed point at the pace of the run's last quarter (as
-       cd_distill_progress.execs_left): 0 unknown or none, UINT64_MAX not converging. */
+    /* Executions left to the fixed point (cd_result_execs_left, as
+       cd_distill_progress.execs_left): 0 unknown or none, UINT64_MAX not converging; with
+       execs_left_at_least, a lower bound only. */
     uint64_t execs_left;
+    bool execs_left_at_least;
     struct cd_result_first first[CD_LABEL_TARGETS_MAX]; /* per target */
     bool complete;               /* every label finished, nothing stopped the run early */
     const char *stopped_by;      /* NULL, "signal", "max-time", "max-execs", "error" */
@@ -95,9 +97,13 @@ struct cd_result_stats {
     const char *guard_reason;    /* what fired, with its figures (borrowed), else NULL */
 };
 
-/* One point of the run's course: time, executions, labels, finished labels, seed bytes. */
+/* One point of the run's course: time, executions, labels, finished labels, seed bytes; the
+ * bytes of the best examples of the labels not finished (each example once), and the executions
+ * left as estimated there (cd_result_execs_left, in reduction; 0 in older manifests). */
 struct cd_result_point {
     uint64_t ms, execs, labels, finished, seed_bytes;
+    uint64_t unfinished_bytes, execs_left;
+    bool execs_left_at_least;
 };
 
 struct cd_result {
@@ -139,11 +145,17 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
                                       bool per_outcome, const struct cd_cover_exact *exact,
                                       struct cd_error *err);
 
-/* The executions left to the fixed point (every label finished) from a run's course: the
- * unfinished labels at the last point times the executions each unfinished label that went cost
- * since the last point at or before three quarters of its executions. 0 when none are left or
+/* The executions left to the fixed point (every label finished) from a run's course, by two
+ * models: the pace (the unfinished labels at the last point times what each unfinished label
+ * that went cost since the last point at or before three quarters of its executions) and the
+ * bytes (CD_RESULT_EXECS_PER_BYTE for each byte of the unfinished labels' best examples: a label
+ * finishes with a sweep of its example). When they agree within CD_RESULT_MODELS_AGREE times,
+ * the larger; else the smaller, with *at_least set: the tail's cost is not known yet (on every
+ * bench corpus both models fell short of the truth late in a run). 0 when none are left or
  * there are fewer than two points; UINT64_MAX when the unfinished labels did not fall. */
-uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n);
+#define CD_RESULT_EXECS_PER_BYTE 8
+#define CD_RESULT_MODELS_AGREE 3
+uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bool *at_least);
 
 /* The name of a cover solver as the manifest and --json-summary write it: "greedy", "optimal",
  * "capped", "failed". */

@@ -341,8 +341,9 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
     return st;
 }
 
-uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n)
+uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bool *at_least)
 {
+    *at_least = false;
     if (n < 2)
         return 0;
     const struct cd_result_point *last = &series[n - 1], *from = NULL;
@@ -357,7 +358,13 @@ uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n)
     if (was <= now || last->execs <= from->execs)
         return UINT64_MAX;
     /* Unfinished labels fell by was - now over those executions: the rest at that pace. */
-    double left = (double)(last->execs - from->execs) / (double)(was - now) * (double)now;
+    double pace = (double)(last->execs - from->execs) / (double)(was - now) * (double)now;
+    double bytes = (double)last->unfinished_bytes * CD_RESULT_EXECS_PER_BYTE, left = pace;
+    if (bytes > 0) { /* a course read from a manifest has no bytes: the pace alone */
+        double lo = pace < bytes ? pace : bytes, hi = pace < bytes ? bytes : pace;
+        *at_least = hi > CD_RESULT_MODELS_AGREE * lo;
+        left = *at_least ? lo : hi;
+    }
     return left < 1e18 ? (uint64_t)left + 1 : UINT64_MAX;
 }
 

@@ -121,8 +121,16 @@ if o["cover_solver"] == "optimal" and o["cover_bound_bytes"] != o["cover_require
     fail.append("an optimal cover of %d bytes above its bound %d" % (o["cover_required_bytes"],
                 o["cover_bound_bytes"]))
 left = m["run"]["execs_left"]
+for p in m["run"]["course"]:  # ms, execs, labels, finished, seed bytes, unfinished bytes, left, at least
+    if len(p) != 8 or p[7] not in (0, 1) or (p[2] == p[3] and (p[5] or p[6] or p[7])):
+        fail.append("course point %r: not 8 numbers, or an estimate with every label finished"
+                    % (p,))
+        break
 if left is not None and (not isinstance(left, int) or left <= 0 or m["run"]["complete"]):
     fail.append("run.execs_left is %r" % (left,))
+if not isinstance(m["run"]["execs_left_at_least"], bool) or (
+        left is None and m["run"]["execs_left_at_least"]):
+    fail.append("run.execs_left_at_least is %r beside %r" % (m["run"]["execs_left_at_least"], left))
 # labels only crashing inputs show may stay in the state: one reproducer per bug, hang, signal
 missing = inputs - covered - crash_only
 if missing:
@@ -133,3 +141,9 @@ print("seeds %d, labels %d, input labels %d, covered %d, left out %d"
       % (len(files), len(m["labels"]), len(inputs), len(covered), len(left_out)))
 sys.exit(1 if fail else 0)
 PY
+# a manifest of an earlier version, whose course points hold five numbers, is still read
+python3 -c 'import json, sys
+m = json.load(open(sys.argv[1])); m["run"]["course"] = [p[:5] for p in m["run"]["course"]]
+json.dump(m, open("old.manifest.json", "w"))' seeds.manifest.json &&
+    "$bin" audit old.manifest.json >/dev/null ||
+    { echo "FAIL: a manifest with five-number course points is not read"; exit 1; }

@@ -66,7 +66,8 @@ static void sample_result(struct cd_result *r)
                                         .timeouts = 1, .wall_ns = 1500000000, .labels_input = 4,
                                         .select_only_bytes = 900, .cmin_bytes = 950,
                                         .complete = false, .stopped_by = "max-execs"};
-    static struct cd_result_point course[] = {{0, 8, 4, 0, 900}, {3000, 500, 6, 2, 40}};
+    static struct cd_result_point course[] = {{0, 8, 4, 0, 900, 0, 0, false},
+                                              {3000, 500, 6, 2, 40, 700, UINT64_MAX, true}};
     r->series = course;
     r->n_series = 2;
     static uint32_t unstable[] = {7, 65535};
@@ -159,6 +160,9 @@ static void test_manifest_round_trip(void)
     CU_ASSERT_EQUAL_FATAL(m.n_series, 2);
     CU_ASSERT(m.series[1].ms == 3000 && m.series[1].execs == 500 && m.series[1].labels == 6 &&
               m.series[1].finished == 2 && m.series[1].seed_bytes == 40);
+    /* the estimate as it stood: not converging there, a lower bound */
+    CU_ASSERT(m.series[1].unfinished_bytes == 700 && m.series[1].execs_left == UINT64_MAX &&
+              m.series[1].execs_left_at_least && !m.series[0].execs_left_at_least);
     CU_ASSERT_EQUAL(m.n_seeds, 2);
     CU_ASSERT_EQUAL(m.n_reproducers, 2);
     CU_ASSERT_EQUAL(m.n_labels, r.n_labels);

@@ -141,9 +141,11 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
     cd_result_release(&r);
 }
 
-/* The executions left at the pace of the run's last quarter: unfinished labels fell from 60 to
- * 40 between 3,000 and 4,000 executions, 50 executions each, so 40 more take 2,000; a course
- * whose unfinished labels grew does not converge; too short a course says nothing. */
+/* The executions left: unfinished labels fell from 60 to 40 between 3,000 and 4,000 executions,
+ * 50 executions each, so 40 more take 2,000 at that pace; the bytes of their examples give a
+ * second figure, the larger taken when the two agree within 3 times, the smaller as a lower bound
+ * when not; a course whose unfinished labels grew does not converge; too short a course says
+ * nothing. */
 static void test_result_execs_left(void)
 {
     struct cd_result_point c[] = {
@@ -152,12 +154,27 @@ static void test_result_execs_left(void)
         {.execs = 3000, .labels = 100, .finished = 40},
         {.execs = 4000, .labels = 100, .finished = 60},
     };
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), 2001);
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 1), 0);
+    bool at_least = true;
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001); /* no bytes: the pace */
+    CU_ASSERT_FALSE(at_least);
+    c[3].unfinished_bytes = 500; /* 4,000 executions by the bytes: they agree */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 4001);
+    CU_ASSERT_FALSE(at_least);
+    c[3].unfinished_bytes = 100; /* 800: within 3 times of 2,000 */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001);
+    CU_ASSERT_FALSE(at_least);
+    c[3].unfinished_bytes = 5000; /* 40,000: the pace, as a lower bound */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001);
+    CU_ASSERT(at_least);
+    c[3].unfinished_bytes = 50; /* 400: itself a lower bound */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 401);
+    CU_ASSERT(at_least);
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 1, &at_least), 0);
+    CU_ASSERT_FALSE(at_least);
     c[3].labels = 200; /* 140 unfinished: more than before */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), UINT64_MAX);
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), UINT64_MAX);
     c[3].finished = 200;
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4), 0);
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 0);
 }
 
 int main(void)
