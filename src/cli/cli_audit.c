@@ -87,11 +87,11 @@ static json_object *json_targets(const struct cd_manifest *m)
 {
     json_object *a = json_object_new_array();
     for (unsigned t = 0; m->views && t < m->info.n_targets; t++) {
-        const struct cd_manifest_view *x = &m->views[t];
+        const void *src[CD_FROM_N] = {[CD_FROM_TARGET] = &m->info.targets[t],
+                                      [CD_FROM_VIEW] = &m->views[t]};
         json_object *e = json_object_new_object();
-        json_object_object_add(e, "name", json_object_new_string(m->info.targets[t].name));
-        cd_report_put_target(e, &x->counts);
-        json_object_object_add(e, "view", x->dir ? json_object_new_string(x->dir) : NULL);
+        cd_report_put_rows(e, CD_VIEW_SUMMARY, cd_report_target_fields,
+                           cd_report_n_target_fields, src, NULL, NULL);
         json_object_array_add(a, e);
     }
     return a;

@@ -209,13 +209,15 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
     if (strcmp(k, "targets") == 0 && o->n_targets > 1) {
         json_object *ta = json_object_new_array();
         for (unsigned t = 0; t < o->n_targets; t++) {
-            struct cd_result_target c = cd_result_target_counts(&s->result, t);
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "name", json_object_new_string(o->targets[t].name));
-            cd_report_put_target(e, &c);
-            char view[4200];
+            char view[4200], shown[8192];
             cd_target_view_path(s->views, &s->targets[t], view, sizeof view);
-            json_object_object_add(e, "view", s->views ? shown_string(view) : NULL);
+            struct cd_manifest_view v = {
+                s->views ? (char *)cli_shown_path(view, shown, sizeof shown) : NULL,
+                cd_result_target_counts(&s->result, t)};
+            const void *src[CD_FROM_N] = {[CD_FROM_TARGET] = &s->targets[t], [CD_FROM_VIEW] = &v};
+            json_object *e = json_object_new_object();
+            cd_report_put_rows(e, CD_VIEW_SUMMARY, cd_report_target_fields,
+                               cd_report_n_target_fields, src, NULL, NULL);
             json_object_array_add(ta, e);
         }
         return ta;

@@ -30,7 +30,9 @@ enum cd_report_from {
     CD_FROM_INFO,   /* struct cd_manifest_info */
     CD_FROM_STATS,  /* struct cd_result_stats */
     CD_FROM_COUNTS, /* struct cd_report_counts */
-    CD_FROM_TARGET, /* struct cd_target: the run's first (cd_manifest_info.targets) */
+    CD_FROM_TARGET, /* struct cd_target: the run's first (cd_manifest_info.targets), or in
+                       cd_report_target_fields the target of the entry */
+    CD_FROM_VIEW,   /* struct cd_manifest_view: what the output holds of that target */
     CD_FROM_N
 };
 
@@ -76,6 +78,11 @@ struct cd_report_field {
 extern const struct cd_report_field cd_report_fields[];
 extern const size_t cd_report_n_fields;
 
+/* One target's entry, declared as the report's rows are: the manifest's "targets" (its key in
+ * manifest, CD_VIEW_MANIFEST), --json-summary's and audit --json's (summary, CD_VIEW_SUMMARY). */
+extern const struct cd_report_field cd_report_target_fields[];
+extern const size_t cd_report_n_target_fields;
+
 /* The JSON object the view's code gives for row f, or NULL for null; *omit set leaves the key
  * out. */
 struct json_object;
@@ -90,10 +97,10 @@ bool cd_report_put(struct json_object *root, enum cd_report_view view,
 /* The key of row f in view (the part after the section in the manifest), or NULL. */
 const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view);
 
-/* Puts one target's counts (labels, labels_finished, seeds, seed_bytes, reproducers, bugs) into
- * e, as the manifest's "targets", --json-summary's and audit's give them. */
-struct cd_result_target;
-void cd_report_put_target(struct json_object *e, const struct cd_result_target *c);
+/* cd_report_put over the n rows of rows (cd_report_target_fields for a target's entry). */
+bool cd_report_put_rows(struct json_object *root, enum cd_report_view view,
+                        const struct cd_report_field *rows, size_t n,
+                        const void *const src[CD_FROM_N], cd_report_code_fn *code, void *ctx);
 
 /* Copies s for JSON, writing each byte that is not valid UTF-8 as "\xNN": NULL when out of
  * memory. */

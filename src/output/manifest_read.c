@@ -326,83 +326,6 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
     }
 }
 
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* Frees what the reader allocated of a target (its name, its arguments) and zeroes them. */
-static void release_target(struct cd_target *t)
-{
-    free((char *)t->name);
-    free_strv((char **)t->opts.argv);
-    t->name = NULL;
-    t->opts.argv = NULL;
-}
-
-/* "targets" of a run of several, whose names label texts then carry; optional. */
-static void read_targets(struct reader *rd, json_object *root, struct cd_manifest *m)
-{
-    json_object *a = NULL;
-    if (rd->bad || !json_object_object_get_ex(root, "targets", &a) || !a)
-        return;
-    size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-    if (n < 2 || n > CD_LABEL_TARGETS_MAX) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "wrong \"targets\" (a list of 2 to %u)",
-                 CD_LABEL_TARGETS_MAX);
-        return;
-    }
-    struct cd_manifest_info *info = &m->info;
-    struct cd_target *more = realloc(info->targets, n * sizeof *more);
-    if (more) {
-        info->targets = more;
-        memset(more + info->n_targets, 0, (n - info->n_targets) * sizeof *more);
-        info->n_targets = (unsigned)n;
-    }
-    if (!more || !(m->views = calloc(n, sizeof *m->views))) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
-        return;
-    }
-    for (unsigned t = 0; t < n && !rd->bad; t++) {
-        json_object *e = json_object_array_get_idx(a, t);
-        struct cd_target *tg = &info->targets[t];
-        release_target(tg); /* the first's "target" keys: the list says the same */
-        tg->name = get_str(rd, e, "name");
-        tg->opts.argv = get_strv(rd, e, "argv");
-        json_object *sha = get(rd, e, "sha1", json_type_string);
-        if (sha)
-            snprintf(tg->sha1, sizeof tg->sha1, "%s", json_object_get_string(sha));
-        tg->info.map_size = get_u64(rd, e, "map_size");
-        tg->info.timeout_ms = get_uint(rd, e, "timeout_ms");
-        json_object *v = NULL;
-        if (json_object_object_get_ex(e, "view", &v) && json_object_is_type(v, json_type_string))
-            m->views[t].dir = strdup(json_object_get_string(v));
-        struct cd_result_target *c = &m->views[t].counts;
-        c->labels = get_u64(rd, e, "labels");
-        c->finished = get_u64(rd, e, "labels_finished");
-        c->seeds = get_u64(rd, e, "seeds");
-        c->seed_bytes = get_u64(rd, e, "seed_bytes");
-        c->reproducers = get_u64(rd, e, "reproducers");
-        c->bugs = get_u64(rd, e, "bugs");
-        /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
-        const char *nm = tg->name ? tg->name : "";
-        bool ok = cd_labels_name_valid(nm);
-        for (unsigned k = 0; ok && k < t; k++)
-            ok = strcmp(info->targets[k].name, nm) != 0;
-        if (!rd->bad && !ok) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "target %u: bad or repeated name '%s'", t,
-                     cd_shown(nm, rd->q, sizeof rd->q));
-        }
-    }
-    if (!rd->bad)
-        rd->names = cd_manifest_names(info);
-}
-
 /* Seconds as a manifest writes them (wall_time_s), in nanoseconds. */
 static uint64_t get_seconds(struct reader *rd, json_object *o, const char *key)
 {
@@ -420,13 +343,13 @@ static uint64_t get_seconds(struct reader *rd, json_object *o, const char *key)
     return (uint64_t)(secs * 1e9);
 }
 
-/* Every value of the report table the reader takes back (CD_READ_REQUIRED, CD_READ_LATER), into
- * the struct its row names. */
-static void read_fields(struct reader *rd, json_object *root, struct cd_manifest *m)
+/* Every value of the n rows the reader takes back (CD_READ_REQUIRED, CD_READ_LATER) from root,
+ * into the struct its row names in dst. */
+static void read_rows(struct reader *rd, json_object *root, const struct cd_report_field *rows,
+                      size_t n, void *const dst[CD_FROM_N])
 {
-    void *dst[CD_FROM_N] = {NULL, &m->info, &m->stats, &m->counts, m->info.targets};
-    for (size_t i = 0; i < cd_report_n_fields && !rd->bad; i++) {
-        const struct cd_report_field *f = &cd_report_fields[i];
+    for (size_t i = 0; i < n && !rd->bad; i++) {
+        const struct cd_report_field *f = &rows[i];
         if (!f->manifest || (f->read != CD_READ_REQUIRED && f->read != CD_READ_LATER) ||
             f->from == CD_FROM_CODE)
             continue;
@@ -477,6 +400,79 @@ static void read_fields(struct reader *rd, json_object *root, struct cd_manifest
             snprintf(rd->what, sizeof rd->what, "the reader cannot take \"%s\"", key);
         }
     }
+}
+
+/* The report table's values (read_rows). */
+static void read_fields(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    void *const dst[CD_FROM_N] = {NULL, &m->info, &m->stats, &m->counts, m->info.targets};
+    read_rows(rd, root, cd_report_fields, cd_report_n_fields, dst);
+}
+
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Frees what the reader allocated of a target (its name, its arguments) and zeroes them. */
+static void release_target(struct cd_target *t)
+{
+    free((char *)t->name);
+    free_strv((char **)t->opts.argv);
+    t->name = NULL;
+    t->opts.argv = NULL;
+}
+
+/* "targets" of a run of several, whose names label texts then carry; optional. */
+static void read_targets(struct reader *rd, json_object *root, struct cd_manifest *m)
+{
+    json_object *a = NULL;
+    if (rd->bad || !json_object_object_get_ex(root, "targets", &a) || !a)
+        return;
+    size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+    if (n < 2 || n > CD_LABEL_TARGETS_MAX) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "wrong \"targets\" (a list of 2 to %u)",
+                 CD_LABEL_TARGETS_MAX);
+        return;
+    }
+    struct cd_manifest_info *info = &m->info;
+    struct cd_target *more = realloc(info->targets, n * sizeof *more);
+    if (more) {
+        info->targets = more;
+        memset(more + info->n_targets, 0, (n - info->n_targets) * sizeof *more);
+        info->n_targets = (unsigned)n;
+    }
+    if (!more || !(m->views = calloc(n, sizeof *m->views))) {
+        rd->bad = true;
+        snprintf(rd->what, sizeof rd->what, "out of memory");
+        return;
+    }
+    for (unsigned t = 0; t < n && !rd->bad; t++) {
+        json_object *e = json_object_array_get_idx(a, t);
+        struct cd_target *tg = &info->targets[t];
+        release_target(tg); /* the first's "target" keys: the list says the same */
+        void *const dst[CD_FROM_N] = {[CD_FROM_TARGET] = tg, [CD_FROM_VIEW] = &m->views[t]};
+        read_rows(rd, e, cd_report_target_fields, cd_report_n_target_fields, dst);
+        tg->opts.argv = get_strv(rd, e, "argv");
+        json_object *v = NULL;
+        if (json_object_object_get_ex(e, "view", &v) && json_object_is_type(v, json_type_string))
+            m->views[t].dir = strdup(json_object_get_string(v));
+        /* A name is a label's prefix and a directory's name: nothing else may hide in it. */
+        const char *nm = tg->name ? tg->name : "";
+        bool ok = cd_labels_name_valid(nm);
+        for (unsigned k = 0; ok && k < t; k++)
+            ok = strcmp(info->targets[k].name, nm) != 0;
+        if (!rd->bad && !ok) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "target %u: bad or repeated name '%s'", t,
+                     cd_shown(nm, rd->q, sizeof rd->q));
+        }
+    }
+    if (!rd->bad)
+        rd->names = cd_manifest_names(info);
 }
 
 /* "settings" into info->settings, each a count, a boolean, a text or null. */

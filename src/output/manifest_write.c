@@ -142,24 +142,33 @@ static json_object *build_bugs(const struct cd_result *r, const struct cd_label_
     return a;
 }
 
+/* What a target's entry takes by code: its arguments. */
+static json_object *target_code(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct cd_target *tg = ctx;
+    (void)omit;
+    return strcmp(f->manifest, "argv") == 0 ? jstrv(tg->opts.argv) : NULL;
+}
+
 /* "targets" of a run of several: each one's identity, view, and what the output holds of its. */
 static json_object *build_targets(const struct cd_manifest_info *info, const struct cd_result *r)
 {
     json_object *a = json_object_new_array();
-    for (unsigned t = 0; t < info->n_targets; t++) {
+    for (unsigned t = 0; a && t < info->n_targets; t++) {
         const struct cd_target *tg = &info->targets[t];
-        struct cd_result_target c = cd_result_target_counts(r, t);
+        char dir[4400];
+        struct cd_manifest_view v = {
+            info->views ? (char *)cd_target_view_path(info->views, tg, dir, sizeof dir) : NULL,
+            cd_result_target_counts(r, t)};
+        const void *src[CD_FROM_N] = {[CD_FROM_TARGET] = tg, [CD_FROM_VIEW] = &v};
         json_object *e = json_object_new_object();
-        char view[4400];
-        put(e, "name", jstr(tg->name));
-        put(e, "argv", jstrv(tg->opts.argv));
-        put(e, "sha1", json_object_new_string(tg->sha1));
-        put(e, "map_size", json_object_new_uint64(tg->info.map_size));
-        put(e, "timeout_ms", json_object_new_uint64(tg->info.timeout_ms));
-        put(e, "view", info->views ? jstr(cd_target_view_path(info->views, tg, view, sizeof view))
-                                   : NULL);
-        cd_report_put_target(e, &c);
-        json_object_array_add(a, e);
+        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_target_fields,
+                                      cd_report_n_target_fields, src, target_code, (void *)tg) ||
+            json_object_array_add(a, e) != 0) {
+            json_object_put(e);
+            json_object_put(a);
+            return NULL;
+        }
     }
     return a;
 }

@@ -225,6 +225,34 @@ const struct cd_report_field cd_report_fields[] = {
 };
 const size_t cd_report_n_fields = sizeof cd_report_fields / sizeof cd_report_fields[0];
 
+/* A target's entry: the manifest's from its record, in the order it always had; --json-summary's
+ * and audit's its name and counts, then its view. */
+#define VIEW(field) CD_FROM_VIEW, offsetof(struct cd_manifest_view, field)
+const struct cd_report_field cd_report_target_fields[] = {
+    {"name", "name", TEXT, TARGET(name), REQUIRED, NULL, NULL,
+     "its name: its label texts start \"NAME/\"", NULL},
+    {"argv", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "its command line", NULL},
+    {"sha1", NULL, CD_REPORT_SHA1, TARGET(sha1), REQUIRED, NULL, NULL,
+     "SHA-1 hex of its binary, or \"\"", NULL},
+    {"map_size", NULL, U64, TARGET(info.map_size), REQUIRED, NULL, NULL,
+     "bytes of its coverage map", NULL},
+    {"timeout_ms", NULL, UINT, TARGET(info.timeout_ms), REQUIRED, NULL, NULL,
+     "its timeout in force", NULL},
+    {"view", NULL, TEXT, VIEW(dir), READ_CODE, NULL, NULL, "its view's directory, or null", NULL},
+    {"labels", "labels", COUNT, VIEW(counts.labels), REQUIRED, NULL, NULL, "its labels", NULL},
+    {"labels_finished", "labels_finished", COUNT, VIEW(counts.finished), REQUIRED, NULL, NULL,
+     "those finished", NULL},
+    {"seeds", "seeds", COUNT, VIEW(counts.seeds), REQUIRED, NULL, NULL, "its view's seeds", NULL},
+    {"seed_bytes", "seed_bytes", COUNT, VIEW(counts.seed_bytes), REQUIRED, NULL, NULL,
+     "their bytes", NULL},
+    {"reproducers", "reproducers", COUNT, VIEW(counts.reproducers), REQUIRED, NULL, NULL,
+     "the reproducers of its outcome labels", NULL},
+    {"bugs", "bugs", COUNT, VIEW(counts.bugs), REQUIRED, NULL, NULL, "its bug labels", NULL},
+    {NULL, "view", TEXT, VIEW(dir), NO, NULL, NULL, "its view's directory, or null", NULL},
+};
+const size_t cd_report_n_target_fields =
+    sizeof cd_report_target_fields / sizeof cd_report_target_fields[0];
+
 const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view)
 {
     if (view == CD_VIEW_SUMMARY)
@@ -266,15 +294,6 @@ char *cd_report_utf8_clean(const char *s)
     }
     *o = '\0';
     return out;
-}
-
-void cd_report_put_target(json_object *e, const struct cd_result_target *c)
-{
-    const char *keys[] = {"labels", "labels_finished", "seeds", "seed_bytes", "reproducers",
-                          "bugs"};
-    uint64_t v[] = {c->labels, c->finished, c->seeds, c->seed_bytes, c->reproducers, c->bugs};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        json_object_object_add(e, keys[i], json_object_new_uint64(v[i]));
 }
 
 /* Row f's value in src as JSON (NULL: null); *oom set when out of memory. */
@@ -348,9 +367,16 @@ static json_object *scalar(const struct cd_report_field *f, const void *src, boo
 bool cd_report_put(json_object *root, enum cd_report_view view, const void *const src[CD_FROM_N],
                    cd_report_code_fn *code, void *ctx)
 {
+    return cd_report_put_rows(root, view, cd_report_fields, cd_report_n_fields, src, code, ctx);
+}
+
+bool cd_report_put_rows(json_object *root, enum cd_report_view view,
+                        const struct cd_report_field *rows, size_t n,
+                        const void *const src[CD_FROM_N], cd_report_code_fn *code, void *ctx)
+{
     bool oom = false;
-    for (size_t i = 0; i < cd_report_n_fields && !oom; i++) {
-        const struct cd_report_field *f = &cd_report_fields[i];
+    for (size_t i = 0; i < n && !oom; i++) {
+        const struct cd_report_field *f = &rows[i];
         const char *key = cd_report_key(f, view);
         if (!key)
             continue;

@@ -32,7 +32,7 @@ static bool have(const char *name)
 static struct cd_exec *start_with(const char *name, unsigned timeout_ms, const char *a1,
                                   const char *a2, unsigned frames, struct cd_error *err)
 {
-    static char path[4096];
+    static char path[4200]; /* cd_test_target's longest */
     static char *argv[4];
     char *p = cd_test_target(name);
     snprintf(path, sizeof path, "%s", p ? p : name);
