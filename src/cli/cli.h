@@ -122,8 +122,27 @@ void cli_targets_fill(const struct cli_opts *o, const struct cd_exec_opts *run,
 const char *cli_targets_names(const struct cli_opts *o, uint32_t mask, char *buf, size_t cap);
 
 /* The bits of the targets whose executor has neither persistent mode nor a deferred fork
- * server (the build that decides the speed). */
-uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets);
+ * server (the build that decides the speed); their names as " 'a', 'b'" into buf with several
+ * targets, "" with one. */
+uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets, char *buf,
+                          size_t cap);
+
+/* Whether o's targets get a view each (DIR.by-target/NAME): with several. */
+bool cli_targets_views(const struct cli_opts *o);
+
+/* How o's targets compare with a state's, by their identity lines (was, whose one-target form
+ * takes its SHA-1 from was_sha1; now, this run's, its first target's SHA-1 now_sha1). */
+enum cli_targets_change {
+    CLI_TARGETS_AS_ONE,  /* one target on either side, or every target as it was: the SHA-1s
+                            and the lines decide */
+    CLI_TARGETS_SOME,    /* several on a side, the shared settings as they were, some targets
+                            too (*same their bits) and not all, or not as many */
+    CLI_TARGETS_OTHERS,  /* several on a side, the shared settings as they were, and no target
+                            as it was */
+};
+enum cli_targets_change cli_targets_compare(const struct cli_opts *o, const char *was,
+                                            const char *was_sha1, const char *now,
+                                            const char *now_sha1, uint32_t *same);
 
 /* The run's identity as the state records it (cd_identity.h): the settings that change labels
  * and each target's SHA-1, map size, own settings and arguments, with the shard, written from

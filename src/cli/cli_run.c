@@ -277,12 +277,8 @@ static int distill(struct run_state *s)
     }
     run_guard(s); /* refused: nothing to reduce; its output goes aside as it is */
     /* Once every input has run, before the long part: the harness build decides the speed. */
-    char slow[400] = "";
-    uint32_t slow_mask = cli_targets_slow(o, s->targets);
-    if (o->n_targets > 1) { /* with several, the line names them */
-        slow[0] = ' ';
-        cli_targets_names(o, slow_mask, slow + 1, sizeof slow - 1);
-    }
+    char slow[400];
+    uint32_t slow_mask = cli_targets_slow(o, s->targets, slow, sizeof slow);
     if (o->verbosity >= 0 && slow_mask)
         cli_msg("note: the target%s has neither persistent mode nor a deferred fork server; its "
                 "persistent build (afl-clang-fast -fsanitize=fuzzer) runs about 3 times as fast "
@@ -341,7 +337,7 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     s->manifest = o->manifest ? strdup(o->manifest) : stem ? beside(stem, ".manifest.json") : NULL;
     s->state.path = o->no_state ? NULL : o->state ? strdup(o->state) : stem ? beside(stem, ".state")
                                                                              : NULL;
-    bool views = o->n_targets > 1 && !o->tar && stem;
+    bool views = cli_targets_views(o) && !o->tar && stem;
     if (views)
         s->views = beside(stem, ".by-target");
     s->rejected = stem ? beside(stem, ".rejected") : NULL;

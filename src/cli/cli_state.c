@@ -116,19 +116,6 @@ enum cd_status cli_state_check(const char *path, bool force, struct cd_error *er
     return CD_OK;
 }
 
-/* The bits of the targets of now (settings of this run) that were those of was (a state's) at the
- * same place; *n_was the state's targets, and whether the settings they share agree. */
-static uint32_t same_targets(const char *was, const char *was_sha1, const char *now,
-                             const char *now_sha1, unsigned *n_was, bool *same_common)
-{
-    struct cd_identity a, b;
-    bool ok = cd_identity_parse(was, was_sha1, &a), ok_now = cd_identity_parse(now, now_sha1, &b);
-    *n_was = ok ? a.n_targets : 0;
-    *same_common = ok && ok_now && cd_identity_same_shared(&a, &b) && a.shard.n == b.shard.n &&
-                   (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
-    return ok && ok_now ? cd_identity_same_targets(&a, &b) : 0;
-}
-
 /* "KEY was 'A', now 'B'": the first setting of now that the state's settings was lack or hold
  * otherwise, into buf. */
 static void first_difference(const char *was, const char *now, char *buf, size_t cap)
@@ -190,13 +177,11 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
     st->base_run = st->prev.base_run;
     st->base_select_only = st->prev.base_select_only;
     st->base_cmin = st->prev.base_cmin;
-    unsigned n_was;
-    bool same_common;
-    uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
-    uint32_t same = same_targets(st->prev.settings, st->prev.target_sha1, st->settings,
-                                 st->targets[0].sha1, &n_was, &same_common);
-    if ((o->n_targets > 1 || n_was > 1) && same_common && same && (same != all || n_was !=
-                                                                   o->n_targets)) {
+    uint32_t all = (uint32_t)((1ull << o->n_targets) - 1), same;
+    enum cli_targets_change change =
+        cli_targets_compare(o, st->prev.settings, st->prev.target_sha1, st->settings,
+                            st->targets[0].sha1, &same);
+    if (change == CLI_TARGETS_SOME) {
         /* Some targets as they were: their labels stay, the others' go, and the state's
            examples run on the changed and added ones alone. */
         st->start = "targets changed";
@@ -216,7 +201,7 @@ int cli_state_start(struct cli_state *st, const struct cli_opts *o,
                      "saved: its %zu labels dropped; the other targets' labels and finished marks "
                      "stay", st->path, dropped);
         *warm = t;
-    } else if ((o->n_targets > 1 || n_was > 1) && same_common && same != all) {
+    } else if (change == CLI_TARGETS_OTHERS) {
         st->start = "target changed";
         snprintf(st->note, sizeof st->note, "the targets changed since the state '%s' was saved: "
                  "its %zu examples run as inputs, its finished marks are dropped", st->path,

@@ -182,11 +182,39 @@ const char *cli_targets_names(const struct cli_opts *o, uint32_t mask, char *buf
     return buf;
 }
 
-uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets)
+uint32_t cli_targets_slow(const struct cli_opts *o, const struct cd_target *targets, char *buf,
+                          size_t cap)
 {
     uint32_t mask = 0;
     for (unsigned t = 0; t < o->n_targets; t++)
         if (!targets[t].info.persistent && !targets[t].info.deferred)
             mask |= 1u << t;
+    buf[0] = '\0';
+    if (o->n_targets > 1 && cap > 1) { /* with several, the names */
+        buf[0] = ' ';
+        cli_targets_names(o, mask, buf + 1, cap - 1);
+    }
     return mask;
+}
+
+bool cli_targets_views(const struct cli_opts *o)
+{
+    return o->n_targets > 1;
+}
+
+enum cli_targets_change cli_targets_compare(const struct cli_opts *o, const char *was,
+                                            const char *was_sha1, const char *now,
+                                            const char *now_sha1, uint32_t *same)
+{
+    struct cd_identity a, b;
+    bool ok = cd_identity_parse(was, was_sha1, &a) && cd_identity_parse(now, now_sha1, &b);
+    unsigned n_was = ok ? a.n_targets : 0;
+    uint32_t all = (uint32_t)((1ull << o->n_targets) - 1);
+    *same = ok ? cd_identity_same_targets(&a, &b) : 0;
+    bool common = ok && cd_identity_same_shared(&a, &b) && a.shard.n == b.shard.n &&
+                  (!a.shard.n || !memcmp(a.shard.p, b.shard.p, a.shard.n));
+    if ((o->n_targets == 1 && n_was <= 1) || !common ||
+        (*same == all && n_was == o->n_targets))
+        return CLI_TARGETS_AS_ONE;
+    return *same ? CLI_TARGETS_SOME : CLI_TARGETS_OTHERS;
 }
