@@ -18,9 +18,9 @@ mfield() { cd_json "$1" "$2" "$3"; }    # a value one level down in a manifest
 labels() { cd_manifest_labels "$1"; }   # a manifest's labels, one per line
 
 mkdir all small more && tar --zstd -xf "$corpus" -C all || exit 1
-# 120 small files complete in seconds anywhere; 20 more are the "new inputs" of a later night.
-find all -type f -printf '%s %p\n' | sort -n | head -n 140 | cut -d' ' -f2- >list
-head -n 120 list | while read -r f; do cp "$f" small/; done
+# 80 small files complete in seconds anywhere; 20 more are the "new inputs" of a later night.
+find all -type f -printf '%s %p\n' | sort -n | head -n 100 | cut -d' ' -f2- >list
+head -n 80 list | while read -r f; do cp "$f" small/; done
 tail -n 20 list | while read -r f; do cp "$f" more/; done
 
 # Day 1, cold, to completion; day 2 over the same inputs: warm, nothing executed, same labels.
@@ -63,12 +63,10 @@ fp=$(python3 -c "import json; print(json.load(open('s.manifest.json'))['run']['f
 comm -23 <(labels d1.manifest.json) <(labels s.manifest.json) | grep -q . && err "day 3 lost labels"
 
 # Resume after SIGKILL: killed during reduction once a checkpoint was written after the first
-# pass, the same command carries on from it. (The 200 smallest files: about 10 s to completion at
-# 3,000 executions a second; the kill comes a second or two into it.)
-mkdir big && find all -type f -printf '%s %p\n' | sort -n | head -n 200 | cut -d' ' -f2- |
-    while read -r f; do cp "$f" big/; done
-"$bin" -j 1 --no-reduce big -o ref -- "$target" @@ 2>/dev/null
-"$bin" -j 1 --checkpoint 1 big -o k -- "$target" @@ 2>k.err &
+# pass, the same command carries on from it. (The small files: seconds to completion; the kill
+# comes at the first checkpoint of the reduction, a second into it.)
+"$bin" -j 1 --no-reduce small -o ref -- "$target" @@ 2>/dev/null
+"$bin" -j 1 --checkpoint 1 small -o k -- "$target" @@ 2>k.err &
 pid=$!
 # (the waits last as long as the run lives, however slow the machine)
 while kill -0 "$pid" 2>/dev/null && ! grep -q "reduce:" k.err; do sleep 0.1; done
@@ -82,7 +80,7 @@ kill -9 "$pid" 2>/dev/null || err "the run ended before it could be killed (prem
 wait "$pid" 2>/dev/null
 [ -f k.manifest.json ] && err "the killed run wrote a manifest (premise)"
 cp k.state k.checkpoint
-"$bin" -j 1 --json-summary big -o k -- "$target" @@ >k.json 2>k2.err
+"$bin" -j 1 --json-summary small -o k -- "$target" @@ >k.json 2>k2.err
 [ "$(field k.json exit_code)" = 0 ] || err "resumed run exit $(field k.json exit_code)"
 [ "$(field k.json state_start)" = warm ] || err "resumed run started $(field k.json state_start)"
 fpk=$(python3 -c "import json; print(json.load(open('k.manifest.json'))['run']['first_pass_executions'])")
