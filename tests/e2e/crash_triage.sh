@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Crash triage on sample_bugs (three planted bugs: two heap-buffer-overflow reads in two functions,
-# one null write reached by two stacks that differ only below its top three frames). A pile of 400
+# one null write reached by two stacks that differ only below its top three frames). A pile of 120
 # generated crashing inputs, laid out as two afl-fuzz instances' crashes/ and libFuzzer's crash-*
 # files, must come out as exactly the three bugs: one reproducer each in DIR.crashes, named by its
 # bug, minimal (5 bytes), showing its own kind and top frame when run alone; the manifest and
@@ -16,7 +16,7 @@ bin=${CD_BIN:?CD_BIN not set}
 cd_scratch
 t=$CD_TARGETS/sample_bugs
 
-python3 - findings 400 <<'EOF'
+python3 - findings 120 <<'EOF'
 import os, random, sys
 out, n = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(41)
@@ -56,7 +56,7 @@ for b in json.load(open(sys.argv[1]))['bugs']:
 EOF
 }
 
-# to completion (every label finished: some 14,000 executions), so that each bug's reproducer is
+# to completion (every label finished: some 12,000 executions), so that each bug's reproducer is
 # as small as reduction makes it, whatever the order the two workers took; bounded by executions,
 # not time, so that a slow machine gets the same verdict
 "$bin" -q findings -o triage --max-execs 200000 -j 2 -- "$t" @@
@@ -68,7 +68,7 @@ cat bugs.txt
 grep -q '^asan:heap-buffer-overflow READ read_name,' bugs.txt || err "no overflow in read_name"
 grep -q '^asan:heap-buffer-overflow READ sum_values,' bugs.txt || err "no overflow in sum_values"
 grep -q '^asan:SEGV WRITE store_record,flush,commit ' bugs.txt || err "no null write in store_record"
-[ "$(awk '{s += $4} END {print s}' bugs.txt)" = 400 ] || err "the bugs' inputs do not add up to 400"
+[ "$(awk '{s += $4} END {print s}' bugs.txt)" = 120 ] || err "the bugs' inputs do not add up to 120"
 n=$(ls triage.crashes | wc -l)
 [ "$n" = 3 ] || err "triage.crashes holds $n files, not 3"
 while read -r kind access frames inputs size file; do
