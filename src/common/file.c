@@ -196,8 +196,9 @@ const char *cd_file_unsafe_for_root(const char *path, char *buf, size_t cap)
     size_t len = strlen(have), pos = 0;
     strcpy(dir, "/");
     for (;;) {
-        size_t p = pos + 1, q = p + strcspn(have + p, "/");
+        size_t p = pos + 1;
         bool last = p >= len;
+        size_t q = last ? len : p + strcspn(have + p, "/"); /* past the end: nothing to read */
         struct stat d, next;
         bool unsafe = lstat(dir, &d) != 0 || d.st_uid != 0;
         if (!unsafe && S_ISDIR(d.st_mode) && others_write(&d)) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tool under valgrind's memcheck: a full run with two workers on a slice of the JSON sample
-# (archive input, reduction, crash reproducers, seeds, manifest), the same run stopped by SIGINT,
+# (archive input, reduction, crash reproducers, seeds, manifest), the next run over that output
+# with a second target, the same run stopped by SIGINT,
 # and audits of its manifest (labels; source coverage with two workers; the report) leak nothing
 # and touch no invalid memory. The targets themselves are not traced.
 set -u
@@ -30,6 +31,17 @@ elif [ $rc != 0 ] && [ $rc != 1 ]; then
   echo "FAIL: the run exited $rc: $(head -5 vg.txt)"; fail=1
 fi
 [ -n "$(ls seeds 2>/dev/null)" ] || { echo "FAIL: no seeds written"; fail=1; }
+
+# The next night over that output, a second target added: the output's paths checked as they
+# now exist, the state read and its targets compared, the identity of two written.
+"${vg[@]}" "$bin" -q -j 1 -t 2000 --max-execs 200 slice.tar.gz -o seeds -- "$target" @@ -- \
+    "$CD_TARGETS/sample_http" 2>vg5.txt
+rc=$?
+if [ $rc = 99 ] || grep -q "==[0-9]*==" vg5.txt; then
+  echo "FAIL: valgrind reports errors in a warm run with a target added:"; head -40 vg5.txt; fail=1
+elif [ $rc != 0 ] && [ $rc != 1 ]; then
+  echo "FAIL: the warm run exited $rc: $(head -5 vg5.txt)"; fail=1
+fi
 
 "${vg[@]}" "$bin" audit seeds.manifest.json >/dev/null 2>vg2.txt
 rc=$?
