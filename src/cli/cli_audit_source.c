@@ -134,16 +134,19 @@ static enum cd_status measure_jobs(struct cd_srccov *c, char **argv, unsigned ti
     return st;
 }
 
-/* Adds to jobs the examples of list (in dir, open as dfd) that c does not hold yet, each read
- * the safe way (cd_manifest_read_example_at) and copied into the private directory work, so
- * that the coverage build runs the very bytes the manifest names: CLI_EXIT_OK, or an exit code
- * after a message. */
+/* Adds to jobs the examples of list (in dir, open as dfd) that neither c nor jobs hold yet,
+ * each read the safe way (cd_manifest_read_example_at) and copied into the private directory
+ * work, so that the coverage build runs the very bytes the manifest names: CLI_EXIT_OK, or an
+ * exit code after a message. */
 static int add_jobs_at(const struct cd_srccov *c, int dfd, const char *dir,
                        const struct cd_manifest_example *list, size_t n, const char *work,
                        struct job *jobs, size_t *n_jobs)
 {
     for (size_t i = 0; i < n; i++) {
-        if (cd_srccov_find(c, list[i].sha1))
+        bool queued = false; /* the same bytes as a seed and a reproducer: measured once */
+        for (size_t k = 0; k < *n_jobs && !queued; k++)
+            queued = strcmp(jobs[k].seed.sha1, list[i].sha1) == 0;
+        if (queued || cd_srccov_find(c, list[i].sha1))
             continue;
         char why[600];
         size_t len;
