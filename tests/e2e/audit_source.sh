@@ -4,7 +4,8 @@
 # reaches beside the manifest (as llvm-cov reports them) and measures nothing twice; --function and --line name seeds that really reach the place (the first
 # one is run again and llvm-cov asked); --uncovered lists a function none of the inputs reaches
 # and no function a seed reaches; a place no seed reaches exits 1; a reproducer that crashes is
-# recorded as measured by nothing; without a record, audit asks for --coverage (exit 4); --diff
+# recorded as measured by nothing, and one both a seed and a reproducer once; without a record,
+# audit asks for --coverage (exit 4); --diff
 # tells the functions and lines a later corpus reaches that an earlier one did not; an audit run
 # from another directory finds the seeds beside the manifest.
 set -u
@@ -127,6 +128,19 @@ rm -f seeds.source.json && mkdir elsewhere
 (cd elsewhere && "$bin" audit ../seeds.manifest.json --coverage "$cov" >/dev/null 2>../err.txt) ||
   err "audit from another directory: $(cat err.txt)"
 grep -q "$n_examples examples measured now" err.txt || err "from elsewhere: $(cat err.txt)"
+# One example both a seed and a reproducer (the smaller of two inputs: best for labels of the JSON
+# target, and for the crash of a target that aborts on every input) is measured once.
+abort=${CD_TARGETS:?}/night_abort
+if [ -x "$abort" ]; then
+  mkdir in2 && cp in/a.json in/b.json in2/ # none crashing the JSON target
+  "$bin" -q -j 1 --no-reduce --all-best --accept-collapse --no-state in2 -o both -- "$target" @@ \
+    -- "$abort" @@ 2>/dev/null
+  python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+sys.exit(0 if {e["sha1"] for e in m["seeds"]} & {e["sha1"] for e in m["reproducers"]} else 1)' \
+    both.manifest.json || err "no example both a seed and a reproducer (premise)"
+  "$bin" audit both.manifest.json --coverage "$cov" >/dev/null 2>err.txt ||
+    err "an example both a seed and a reproducer: $(cat err.txt)"
+fi
 # A libFuzzer-style sample, which takes its input on stdin (no @@): its coverage build's driver
 # reads stdin the same way.
 http=${CD_TARGETS:?}/sample_http
