@@ -290,7 +290,8 @@ int cli_run_reject_paths(struct run_state *s)
     char *out = cd_file_join(s->rejected, s->o->tar ? "seeds.tar.zst" : "seeds");
     char *crashes = cd_file_join(s->rejected, "crashes");
     char *manifest = cd_file_join(s->rejected, "manifest.json");
-    char *views = s->views ? cd_file_join(s->rejected, "seeds.by-target") : NULL;
+    bool had_views = s->views != NULL;
+    char *views = had_views ? cd_file_join(s->rejected, "seeds.by-target") : NULL;
     free(s->out);
     free(s->crashes);
     free(s->manifest);
@@ -302,7 +303,7 @@ int cli_run_reject_paths(struct run_state *s)
     s->out_is_input = false;
     free(s->state_buf);
     s->state_buf = NULL;
-    if (!out || !crashes || !manifest || (s->o->n_targets > 1 && !s->o->tar && !views))
+    if (!out || !crashes || !manifest || (had_views && !views))
         return cli_run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     char why[4400];
     if (cli_run_foreign_output(s, why, sizeof why))
