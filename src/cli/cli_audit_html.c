@@ -548,19 +548,29 @@ static bool target_page(const char *dir, const struct cd_manifest *m, unsigned t
     esc(f, v->dir ? v->dir : "(none)", -1);
     fputs("</td></tr></table>\n<h2>Its seeds, smallest first</h2><table><tr><th>seed</th>"
           "<th>bytes</th><th>its labels</th><th>other targets' labels</th></tr>\n", f);
-    const struct cd_manifest_example **seeds = malloc((m->n_seeds + 1) * sizeof *seeds);
+    /* the shared seeds it holds, each with its page, and the examples only views hold */
+    const struct cd_manifest_example **seeds =
+        malloc((m->n_seeds + m->n_view_only + 1) * sizeof *seeds);
     size_t n = 0;
-    for (size_t i = 0; seeds && i < m->n_seeds; i++)
-        if (m->seeds[i].views >> t & 1)
-            seeds[n++] = &m->seeds[i];
+    for (size_t i = 0; seeds && i < m->n_seeds + m->n_view_only; i++) {
+        const struct cd_manifest_example *e =
+            i < m->n_seeds ? &m->seeds[i] : &m->view_only[i - m->n_seeds];
+        if (e->views >> t & 1)
+            seeds[n++] = e;
+    }
     if (seeds)
         qsort(seeds, n, sizeof *seeds, example_by_size);
     for (size_t i = 0; i < n; i++) {
         size_t own = 0;
         for (size_t k = 0; k < seeds[i]->labels.n; k++)
             own += cd_labels_target(seeds[i]->labels.v[k]) == t;
-        fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a></td><td>%llu</td><td>%zu</td>"
-                   "<td>%zu</td></tr>\n", seeds[i]->sha1, seeds[i]->sha1,
+        bool shared = seeds[i] >= m->seeds && seeds[i] < m->seeds + m->n_seeds;
+        if (shared)
+            fprintf(f, "<tr><td><a href=\"seed-%.40s.html\">%s</a>", seeds[i]->sha1,
+                    seeds[i]->sha1);
+        else
+            fprintf(f, "<tr><td>%.40s (this view only)", seeds[i]->sha1);
+        fprintf(f, "</td><td>%llu</td><td>%zu</td><td>%zu</td></tr>\n",
                 (unsigned long long)seeds[i]->size, own, seeds[i]->labels.n - own);
     }
     fputs("</table></body></html>\n", f);

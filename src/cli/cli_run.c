@@ -300,8 +300,7 @@ static int distill(struct run_state *s)
        --all-best: every best example */
     struct cd_cover_exact exact = {cover_seconds(s), &stop_flag};
     if (cd_result_select_seeds(&s->result, o->all_best, o->keep_found, !o->cmin && !o->all_best,
-                               &exact, &err) != CD_OK ||
-        cd_result_views(&s->result, o->n_targets, &err) != CD_OK)
+                               o->n_targets, &exact, &err) != CD_OK)
         return cli_run_fail(s, cli_exit_for(&err, CLI_EXIT_OUTPUT), "%s", err.msg);
     s->result.stats.baseline_run = s->state.base_run;
     s->result.stats.baseline_select_only_bytes = s->state.base_select_only;

@@ -26,11 +26,14 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
                                                &out->seed_dir_base);
     free(whole);
     free(parent);
-    out->seeds = calloc(m.n_seeds ? m.n_seeds : 1, sizeof *out->seeds);
+    /* the seeds, and the files only the views hold (the views' files are looked up here too) */
+    out->seeds = calloc(m.n_seeds + m.n_view_only + 1, sizeof *out->seeds);
     ok = ok && out->seeds;
-    for (size_t i = 0; ok && i < m.n_seeds; i++)
-        if (m.seeds[i].file && !(out->seeds[out->n_seeds++] = strdup(m.seeds[i].file)))
+    for (size_t i = 0; ok && i < m.n_seeds + m.n_view_only; i++) {
+        const char *f = i < m.n_seeds ? m.seeds[i].file : m.view_only[i - m.n_seeds].file;
+        if (f && !(out->seeds[out->n_seeds++] = strdup(f)))
             ok = false;
+    }
     /* A run of several targets' views: DIR.by-target/NAME, their files seeds of the manifest */
     out->views = calloc(m.info.n_targets + 1, sizeof *out->views);
     ok = ok && out->views;
@@ -43,7 +46,8 @@ bool cli_manifest_owned(const char *path, struct cd_emit_owned *out)
     return ok;
 }
 
-/* The seeds of one target's view (cd_emit_opts.keep): its bit in the result's views. */
+/* The examples of one target's view (cd_emit_opts.keep): its bit in the result's views, on seeds
+ * and on examples kept for views alone. */
 struct view_pick {
     const struct cd_result *r;
     unsigned target;
@@ -52,7 +56,7 @@ struct view_pick {
 static bool in_view(const struct cd_result_example *ex, void *ctx)
 {
     const struct view_pick *v = ctx;
-    return cd_result_is_seed(ex) && v->r->views[ex - v->r->examples] >> v->target & 1;
+    return v->r->views[ex - v->r->examples] >> v->target & 1;
 }
 
 static const char *view_name(const struct cd_result_example *ex, unsigned k, char *buf,

@@ -137,6 +137,8 @@ struct cd_manifest {
     size_t n_seeds;
     struct cd_manifest_example *reproducers;
     size_t n_reproducers;
+    struct cd_manifest_example *view_only; /* in targets' views alone; none in older manifests */
+    size_t n_view_only;
     struct cd_manifest_label *labels;   /* sorted by id */
     size_t n_labels;
     struct cd_result_point *series;     /* run.course, oldest first; none in older manifests */

@@ -163,7 +163,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         x->file = get_str(rd, e, "file");
         /* The writer names a seed by its SHA-1, a reproducer "crash-[WORDS-]SHA1" or
            "timeout-SHA1": anything else could name another file beside them. */
-        bool seeds = strcmp(key, "seeds") == 0;
+        bool seeds = strcmp(key, "reproducers") != 0; /* in a view, or a seed */
         const char *f = x->file ? x->file : "", *h = seeds ? f
                                                     : !strncmp(f, "crash-", 6)   ? f + 6
                                                     : !strncmp(f, "timeout-", 8) ? f + 8
@@ -704,6 +704,8 @@ enum cd_status cd_manifest_read(const char *path, struct cd_manifest *m, struct 
     read_labels(&rd, root, m);
     m->seeds = read_examples(&rd, root, "seeds", &m->n_seeds);
     m->reproducers = read_examples(&rd, root, "reproducers", &m->n_reproducers);
+    if (json_object_object_get_ex(root, "view_only", NULL)) /* several targets, newer versions */
+        m->view_only = read_examples(&rd, root, "view_only", &m->n_view_only);
     read_bugs(&rd, root, m);
     json_object_put(root);
     if (rd.bad) {
@@ -747,6 +749,7 @@ void cd_manifest_release(struct cd_manifest *m)
     free(m->info.crashes_dir);
     free_examples(m->seeds, m->n_seeds);
     free_examples(m->reproducers, m->n_reproducers);
+    free_examples(m->view_only, m->n_view_only);
     for (size_t i = 0; i < m->n_labels; i++)
         free(m->labels[i].function);
     free(m->labels);

@@ -69,18 +69,24 @@ static json_object *jstrv(char *const *v)
     return a;
 }
 
-static json_object *build_examples(const struct cd_result *r, bool reproducers,
+/* The examples of one list: "seeds", "reproducers" or "view_only". */
+static json_object *build_examples(const struct cd_result *r, const char *list,
                                    const struct cd_label_names *names)
 {
+    bool reproducers = strcmp(list, "reproducers") == 0, view_only = list[0] == 'v';
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
-        if (reproducers ? !ex->reproducer : !cd_result_is_seed(ex))
+        if (reproducers ? !ex->reproducer
+            : view_only ? !cd_result_in_view_only(r, i)
+                        : !cd_result_is_seed(ex))
             continue;
         char file[CD_RESULT_NAME_MAX];
         json_object *e = json_object_new_object();
         put(e, "sha1", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
+        /* in a view every example is named by its SHA-1 */
+        const char *name = view_only ? ex->sha1 : cd_result_file_name(r, ex, file, sizeof file);
+        put(e, "file", json_object_new_string(name));
         put(e, "size", json_object_new_uint64(ex->len));
         put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
         put(e, "labels", jlabels(&ex->labels, names));
@@ -283,7 +289,9 @@ static json_object *code_row(void *ctx, const struct cd_report_field *f, bool *o
     if (strcmp(k, "labels") == 0)
         return build_labels(w);
     if (strcmp(k, "seeds") == 0 || strcmp(k, "reproducers") == 0)
-        return build_examples(r, k[0] == 'r', &w->names);
+        return build_examples(r, k, &w->names);
+    if (strcmp(k, "view_only") == 0 && r->views && info->n_targets > 1 && info->views)
+        return build_examples(r, k, &w->names);
     if (strcmp(k, "bugs") == 0)
         return build_bugs(r, &w->names);
     if (strcmp(k, "targets") == 0 && info->n_targets > 1)

@@ -217,6 +217,8 @@ const struct cd_report_field cd_report_fields[] = {
      "[{sha1, file, size, origin, labels, best, views}], sorted by sha1", NULL},
     {"reproducers", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the same for the reproducers",
      NULL},
+    {"view_only", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "with several targets: the same for the examples only targets' views hold", NULL},
     {"bugs", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
      "[{label, kind, access, frames, inputs, reproducer, file, size, origin}], by label", NULL},
     {"targets", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,

@@ -117,7 +117,7 @@ struct cd_result {
     uint32_t *unstable;                 /* edges whose labels flicker, ascending: left out */
     size_t n_unstable;
     /* A run of several targets: per example, a bit for each target whose view holds it
-       (cd_result_views); NULL for one target. */
+       (cd_result_select_seeds); NULL for one target. */
     uint32_t *views;
 };
 
@@ -137,13 +137,14 @@ enum cd_status cd_result_build(struct cd_result *out, const struct cd_table *t,
  * label instead. The empty example is taken last, only for labels nothing else shows. Each label
  * is then held by the smallest taken example that shows it; a found label no taken example shows
  * stays with its best, marked left_out (counted in stats); with per_outcome, so does a reproducer
- * best for no outcome label (counted apart): one reproducer per outcome label. Other examples
- * neither taken nor
- * reproducers are dropped; `best` then lists the labels an example holds. FAILED when out of
- * memory, with r unchanged. */
+ * best for no outcome label (counted apart): one reproducer per outcome label. With n_targets
+ * above 1, r->views then says which examples each target's view holds (result_internal.h:
+ * cd_result_choose_views): seeds, and examples kept for views alone (cd_result_in_view_only).
+ * Other examples neither taken, reproducers nor in a view are dropped; `best` then lists the
+ * labels an example holds. FAILED when out of memory, with r unchanged. */
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      bool per_outcome, const struct cd_cover_exact *exact,
-                                      struct cd_error *err);
+                                      bool per_outcome, unsigned n_targets,
+                                      const struct cd_cover_exact *exact, struct cd_error *err);
 
 /* The executions left to the fixed point (every label finished) from a run's course, by two
  * models: the pace (the unfinished labels at the last point times what each unfinished label
@@ -172,18 +173,13 @@ size_t cd_result_count_unreported(const struct cd_result *r);
  * its bound (0: optimal); 0 without a bound. */
 double cd_result_cover_gap(const struct cd_result_stats *stats);
 
-/* With several targets (n_targets > 1), fills r->views: the view of target t is a small set of
- * seeds that together show every coverage label of t that the seeds show (a greedy cover by
- * labels per byte), what `afl-fuzz -i` for that harness needs. One target: views stays NULL. */
-enum cd_status cd_result_views(struct cd_result *r, unsigned n_targets, struct cd_error *err);
-
 /* What the output holds of one target of several: its labels, those finished, its view's seeds
  * and bytes, the reproducers of its outcome labels, its bugs. */
 struct cd_result_target {
     uint64_t labels, finished, seeds, seed_bytes, reproducers, bugs;
 };
 
-/* Counts target t's share of r (its views filled: cd_result_views). */
+/* Counts target t's share of r (its views chosen by cd_result_select_seeds). */
 struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsigned t);
 
 /* Frees everything r owns and zeroes it. */
@@ -202,6 +198,10 @@ const char *cd_result_file_name(const struct cd_result *r, const struct cd_resul
 /* True when example ex is a seed: not a reproducer, not left out, and best for some coverage
  * label. */
 bool cd_result_is_seed(const struct cd_result_example *ex);
+
+/* True when example i of r is in some target's view without being a seed: written only there
+ * (DIR.by-target/NAME), listed in the manifest's "view_only". */
+bool cd_result_in_view_only(const struct cd_result *r, size_t i);
 
 /* True when name is 40 lower-case hex digits: the name of a seed file. */
 bool cd_result_is_seed_name(const char *name);

@@ -3,6 +3,7 @@
  * best for, reproducer flags, and labels sorted by id. It owns copies of everything. */
 #include "cd_cover.h"
 #include "cd_result.h"
+#include "result_internal.h"
 #include "common/cd_hash.h"
 #include "table/cd_labels.h"
 #include "table/cd_table.h"
@@ -189,7 +190,7 @@ static int larger_first(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static size_t label_index(const struct cd_result *r, uint32_t id)
+size_t cd_result_label_index(const struct cd_result *r, uint32_t id)
 {
     size_t i = cd_lower_bound_u32(r->labels, r->n_labels, sizeof *r->labels,
                                   offsetof(struct cd_result_label, id), id);
@@ -200,7 +201,7 @@ static size_t label_index(const struct cd_result *r, uint32_t id)
 static bool any_uncovered(const struct cover *c, const struct cd_labelset *set)
 {
     for (size_t i = 0; i < set->n; i++) {
-        size_t li = label_index(c->r, set->v[i]);
+        size_t li = cd_result_label_index(c->r, set->v[i]);
         if (!cd_labels_is_outcome(set->v[i]) && li != SIZE_MAX && !c->covered[li])
             return true;
     }
@@ -212,7 +213,7 @@ static void take(struct cover *c, size_t x)
     const struct cd_result_example *e = &c->r->examples[x];
     c->taken[x] = true;
     for (size_t i = 0; i < e->labels.n; i++) {
-        size_t li = label_index(c->r, e->labels.v[i]);
+        size_t li = cd_result_label_index(c->r, e->labels.v[i]);
         if (li != SIZE_MAX)
             c->covered[li] = true;
     }
@@ -243,7 +244,7 @@ static void take_chosen(struct cover *c, const bool *chosen)
             if (!c->taken[x] || (e->len == 0) != (pass == 0))
                 continue;
             for (size_t i = 0; i < e->labels.n; i++) {
-                size_t li = label_index(r, e->labels.v[i]);
+                size_t li = cd_result_label_index(r, e->labels.v[i]);
                 if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
                     c->holder[li] = x;  /* later in the order is smaller */
             }
@@ -318,7 +319,7 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
         const struct cd_result_example *e = &r->examples[c->order[k]];
         sets[k] = (struct cd_cover_set){.weight = e->len, .items = next, .baseline = e->baseline};
         for (size_t i = 0; e->len && i < e->labels.n; i++) {
-            size_t li = label_index(r, e->labels.v[i]);
+            size_t li = cd_result_label_index(r, e->labels.v[i]);
             if (li != SIZE_MAX && !cd_labels_is_outcome(e->labels.v[i]))
                 next[sets[k].n++] = (uint32_t)li;
         }
@@ -390,7 +391,7 @@ static bool size_bound(const struct cd_result *r, uint32_t id, size_t len)
     if (cd_labels_is_outcome(id))
         return false;
     for (uint32_t lower = id & ~7u; lower < id; lower++) {
-        size_t li = label_index(r, lower);
+        size_t li = cd_result_label_index(r, lower);
         if (li == SIZE_MAX)
             continue;
         const struct cd_result_example *h = &r->examples[r->labels[li].example];
@@ -417,8 +418,8 @@ static void count_size_bound(struct cd_result *r)
 }
 
 enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool keep_found,
-                                      bool per_outcome, const struct cd_cover_exact *exact,
-                                      struct cd_error *err)
+                                      bool per_outcome, unsigned n_targets,
+                                      const struct cd_cover_exact *exact, struct cd_error *err)
 {
     enum cd_status st = CD_OK;
     size_t n = r->n_examples, nl = r->n_labels;
@@ -449,9 +450,13 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     take_chosen(&c, chosen);
     if (per_outcome && (st = rehome_to_reproducers(&c, chosen, err)) != CD_OK)
         goto out;
+    uint32_t *views = NULL;
+    if ((st = cd_result_choose_views(r, c.taken, n_targets, exact, &views, err)) != CD_OK)
+        goto out;
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)
         if (!cd_labelset_push(&best[c.holder[li]], r->labels[li].id)) {
+            free(views);
             st = cd_error_oom(err, CD_FAILED, "out of memory selecting the seeds");
             goto out;
         }
@@ -485,7 +490,7 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
         cd_labelset_release(&e->best);
         e->best = best[i];
         best[i] = (struct cd_labelset){0};
-        if (!c.taken[i] && !e->reproducer && !e->left_out) {
+        if (!c.taken[i] && !e->reproducer && !e->left_out && !(views && views[i])) {
             free(e->data);
             free(e->origin);
             cd_labelset_release(&e->labels);
@@ -493,9 +498,13 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
             continue;
         }
         renum[i] = kept;
+        if (views)
+            views[kept] = views[i];
         r->examples[kept++] = *e;
     }
     r->n_examples = kept;
+    free(r->views);
+    r->views = views;
     for (size_t li = 0; li < nl; li++)
         r->labels[li].example = renum[c.holder[li]];
     count_size_bound(r);
@@ -515,6 +524,11 @@ out:
 bool cd_result_is_seed_name(const char *name)
 {
     return cd_hash_is_sha1_hex(name);
+}
+
+bool cd_result_in_view_only(const struct cd_result *r, size_t i)
+{
+    return r->views && r->views[i] && !cd_result_is_seed(&r->examples[i]);
 }
 
 bool cd_result_is_seed(const struct cd_result_example *ex)
@@ -560,7 +574,7 @@ const char *cd_result_file_name(const struct cd_result *r, const struct cd_resul
         char text[64];
         if (!cd_labels_is_outcome(ex->labels.v[i]))
             continue;
-        size_t li = cd_labels_is_bug(ex->labels.v[i]) ? label_index(r, ex->labels.v[i])
+        size_t li = cd_labels_is_bug(ex->labels.v[i]) ? cd_result_label_index(r, ex->labels.v[i])
                                                       : SIZE_MAX;
         if (li != SIZE_MAX && r->labels[li].note)
             note = r->labels[li].note;
@@ -579,125 +593,6 @@ const char *cd_result_file_name(const struct cd_result *r, const struct cd_resul
     }
     snprintf(buf + n, cap - n, "-%s", ex->sha1);
     return buf;
-}
-
-/* A seed in the greedy choice of one target's view: the labels of the target it would add, per
- * byte, as last counted (a count only falls as others are chosen). */
-struct view_pick {
-    double gain;
-    size_t example;
-};
-
-static void heap_down(struct view_pick *h, size_t n, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && h[l].gain > h[m].gain)
-            m = l;
-        if (l + 1 < n && h[l + 1].gain > h[m].gain)
-            m = l + 1;
-        if (m == i)
-            return;
-        struct view_pick x = h[i];
-        h[i] = h[m];
-        h[m] = x;
-        i = m;
-    }
-}
-
-/* The labels of target t that example ex shows and covered does not hold yet. */
-static size_t view_gain(const struct cd_result *r, const struct cd_result_example *ex, unsigned t,
-                        const uint8_t *covered)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < ex->labels.n; i++) {
-        uint32_t id = ex->labels.v[i];
-        if (cd_labels_is_outcome(id) || cd_labels_target(id) != t)
-            continue;
-        size_t li = label_index(r, id);
-        n += li != SIZE_MAX && !covered[li];
-    }
-    return n;
-}
-
-enum cd_status cd_result_views(struct cd_result *r, unsigned n_targets, struct cd_error *err)
-{
-    free(r->views);
-    r->views = NULL;
-    if (n_targets <= 1)
-        return CD_OK;
-    uint32_t *views = calloc(r->n_examples ? r->n_examples : 1, sizeof *views);
-    uint8_t *covered = calloc(r->n_labels ? r->n_labels : 1, 1);
-    struct view_pick *heap = calloc(r->n_examples ? r->n_examples : 1, sizeof *heap);
-    if (!views || !covered || !heap) {
-        free(views);
-        free(covered);
-        free(heap);
-        return cd_error_oom(err, CD_FAILED, "out of memory choosing the targets' seeds");
-    }
-    for (unsigned t = 0; t < n_targets; t++) {
-        memset(covered, 0, r->n_labels ? r->n_labels : 1);
-        size_t n = 0;
-        for (size_t i = 0; i < r->n_examples; i++) {
-            const struct cd_result_example *ex = &r->examples[i];
-            size_t g = cd_result_is_seed(ex) ? view_gain(r, ex, t, covered) : 0;
-            if (g)
-                heap[n++] = (struct view_pick){(double)g / (double)(ex->len + 1), i};
-        }
-        for (size_t i = n / 2; i-- > 0;)
-            heap_down(heap, n, i);
-        /* Lazy greedy: the top is taken when its fresh count still tops the next one's last. */
-        while (n) {
-            const struct cd_result_example *ex = &r->examples[heap[0].example];
-            size_t g = view_gain(r, ex, t, covered);
-            double gain = (double)g / (double)(ex->len + 1);
-            if (!g) {
-                heap[0] = heap[--n];
-                heap_down(heap, n, 0);
-                continue;
-            }
-            if (gain < heap[0].gain) {
-                heap[0].gain = gain;
-                heap_down(heap, n, 0);
-                continue;
-            }
-            views[heap[0].example] |= 1u << t;
-            for (size_t i = 0; i < ex->labels.n; i++) {
-                size_t li = label_index(r, ex->labels.v[i]);
-                if (li != SIZE_MAX && cd_labels_target(ex->labels.v[i]) == t)
-                    covered[li] = 1;
-            }
-            heap[0] = heap[--n];
-            heap_down(heap, n, 0);
-        }
-    }
-    free(covered);
-    free(heap);
-    r->views = views;
-    return CD_OK;
-}
-
-struct cd_result_target cd_result_target_counts(const struct cd_result *r, unsigned t)
-{
-    struct cd_result_target c = {0};
-    for (size_t i = 0; i < r->n_labels; i++)
-        if (cd_labels_target(r->labels[i].id) == t) {
-            c.labels++;
-            c.finished += r->labels[i].finished;
-            c.bugs += cd_labels_is_bug(r->labels[i].id);
-        }
-    for (size_t i = 0; i < r->n_examples; i++) {
-        const struct cd_result_example *ex = &r->examples[i];
-        if (r->views && r->views[i] >> t & 1 && cd_result_is_seed(ex)) {
-            c.seeds++;
-            c.seed_bytes += ex->len;
-        }
-        bool mine = false;
-        for (size_t k = 0; ex->reproducer && k < ex->labels.n; k++)
-            mine |= cd_labels_is_outcome(ex->labels.v[k]) && cd_labels_target(ex->labels.v[k]) == t;
-        c.reproducers += mine;
-    }
-    return c;
 }
 
 size_t cd_result_count_unreported(const struct cd_result *r)

@@ -77,6 +77,23 @@ covered() {
 }
 covered sample_http seeds.by-target/sample_http -- "$http"
 covered sample_http_headers seeds.by-target/sample_http_headers -- "$headers" @@
+# Each view holds exactly the examples the manifest puts in it: seeds, and those only views hold
+# (view_only), each named by its content's SHA-1.
+alone=$(py seeds.manifest.json 'len(m.get("view_only", []))')
+python3 - <<'PY' && ok "each view holds what the manifest lists: $alone example(s) in views alone" ||
+    err "a view and the manifest differ"
+import hashlib, json, os
+m = json.load(open("seeds.manifest.json"))
+for t in m["targets"]:
+    d = "seeds.by-target/" + t["name"]
+    want = {e["sha1"] for e in m["seeds"] + m.get("view_only", []) if t["name"] in e["views"]}
+    have = set(os.listdir(d))
+    assert have == want, (t["name"], sorted(have ^ want)[:3])
+    for f in have:
+        assert hashlib.sha1(open(os.path.join(d, f), "rb").read()).hexdigest() == f, f
+    assert t["seed_bytes"] == sum(os.path.getsize(os.path.join(d, f)) for f in have)
+assert not {e["sha1"] for e in m.get("view_only", [])} & set(os.listdir("seeds"))
+PY
 shared=$(cd_bytes seeds)
 views=$(( $(cd_bytes seeds.by-target/sample_http) + $(cd_bytes seeds.by-target/sample_http_headers) ))
 [ "$shared" -lt "$views" ] && ok "one seed serves both: $shared B against $views B of the views" ||

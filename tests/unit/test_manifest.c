@@ -46,6 +46,7 @@ static void free_result(struct cd_result *r)
     }
     free(r->examples);
     free(r->labels);
+    free(r->views);
     memset(r, 0, sizeof *r);
 }
 
@@ -216,6 +217,12 @@ static void test_manifest_targets_round_trip(void)
     for (size_t i = 0; i < r.n_labels; i++) /* the second example's labels are the other's */
         if (r.labels[i].example == 1)
             r.labels[i].id = cd_labels_in_target(r.labels[i].id, 1);
+    /* each seed in its target's view, and one example in the second's alone */
+    add_example(&r, "[1]", "in/e", (const char *[]){"000001:1", NULL}, (const char *[]){NULL},
+                false);
+    r.views = calloc(r.n_examples, sizeof *r.views);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.views);
+    r.views[0] = 1, r.views[1] = 2, r.views[4] = 2;
     CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(m.info.n_targets, 2);
@@ -238,12 +245,20 @@ static void test_manifest_targets_round_trip(void)
     }
     CU_ASSERT_EQUAL(m.info.targets[0].opts.mem_limit_mb, 50); /* the "target" keys' */
     CU_ASSERT(m.views[1].counts.labels > 0 && m.views[0].counts.labels > 0);
+    CU_ASSERT_EQUAL(m.views[1].counts.seeds, 2); /* the shared seed and the view's own */
+    CU_ASSERT_EQUAL(m.n_seeds, 2);
+    CU_ASSERT_EQUAL_FATAL(m.n_view_only, 1);
+    CU_ASSERT_STRING_EQUAL(m.view_only[0].sha1, r.examples[4].sha1);
+    CU_ASSERT_STRING_EQUAL(m.view_only[0].file, r.examples[4].sha1);
+    CU_ASSERT_EQUAL(m.view_only[0].views, 2u);
+    CU_ASSERT_EQUAL(m.view_only[0].size, 3);
     cd_manifest_release(&m);
     /* without views, none is named */
     info.views = NULL;
     CU_ASSERT_EQUAL_FATAL(cd_manifest_write(path, &info, &r, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(cd_manifest_read(path, &m, &err), CD_OK);
     CU_ASSERT(m.views && !m.views[0].dir && !m.views[1].dir);
+    CU_ASSERT_EQUAL(m.n_view_only, 0); /* written in no view */
     cd_manifest_release(&m);
     free_result(&r);
     free(path);

@@ -1,5 +1,6 @@
 /* Unit tests for the result's seed selection: every needed best example is taken, no other, every
- * coverage label stays held by the smallest taken example that shows it, reproducers stay. */
+ * coverage label stays held by the smallest taken example that shows it, reproducers stay; each
+ * target's view of several draws on that target's own examples. */
 #include "common/cd_hash.h"
 #include "table/cd_labels.h"
 #include "result/cd_result.h"
@@ -56,7 +57,7 @@ static void test_result_select_takes_needed_seeds_only(void)
     set_result_labels(&r, (uint32_t[]){l1, l2, l3, l4, crash}, (size_t[]){0, 1, 2, 2, 3}, 5);
 
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, 1, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 3); /* A, C and the reproducer D; B dropped */
     CU_ASSERT_EQUAL(r.examples[0].len, 10);
     CU_ASSERT_EQUAL(r.examples[1].len, 2);
@@ -91,7 +92,7 @@ static void test_result_select_empty_example_last(void)
     r.labels[1] = (struct cd_result_label){.id = l2, .example = 0};
     r.labels[2] = (struct cd_result_label){.id = l3, .example = 1};
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, 1, NULL, &err), CD_OK);
     /* the 5-byte example (needed for l3) also holds l1; the empty one keeps only l2 */
     CU_ASSERT_EQUAL_FATAL(r.n_examples, 2);
     CU_ASSERT_EQUAL(r.examples[0].len, 0);
@@ -106,7 +107,7 @@ static void test_result_select_empty(void)
 {
     struct cd_result r = {0};
     struct cd_error err;
-    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL(cd_result_select_seeds(&r, false, true, false, 1, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 0);
     cd_result_release(&r);
 }
@@ -134,7 +135,7 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
     set_result_labels(&r, (uint32_t[]){e1a, e1c, e2b, e3, e4a, e4b, e5a, e5b, e6},
                       (size_t[]){0, 1, 2, 0, 4, 3, 0, 5, 5}, 9);
     struct cd_error err;
-    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, 1, NULL, &err), CD_OK);
     CU_ASSERT_EQUAL(r.n_examples, 6);
     CU_ASSERT_EQUAL(r.stats.size_bound_bytes, 50);
     CU_ASSERT_EQUAL(r.stats.size_bound_labels, 1);
@@ -177,6 +178,59 @@ static void test_result_execs_left(void)
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 0);
 }
 
+/* Two targets: the shared cover takes the 6-byte X, which shows both targets' labels; each view
+ * draws instead on its target's own lighter example (Y for A, Z for B), kept for the view alone,
+ * and never on U, which crashes A. One target: Y and Z are dropped, and there are no views. */
+static void views_result(struct cd_result *r)
+{
+    uint32_t a1 = cd_labels_edge(1, 1), a2 = cd_labels_edge(2, 1), crash_a;
+    uint32_t b1 = cd_labels_in_target(a1, 1), b2 = cd_labels_in_target(a2, 1);
+    CU_ASSERT_FATAL(cd_labels_parse("crash:SIGSEGV", &crash_a));
+    memset(r, 0, sizeof *r);
+    r->examples = calloc(4, sizeof *r->examples);
+    r->n_examples = 4;
+    make_example(&r->examples[0], 0, 6, (uint32_t[]){a1, a2, b1, b2}, 4, NULL, 0);
+    make_example(&r->examples[1], 1, 4, (uint32_t[]){a1, a2}, 2, (uint32_t[]){a1, a2}, 2);
+    make_example(&r->examples[2], 2, 4, (uint32_t[]){b1, b2}, 2, (uint32_t[]){b1, b2}, 2);
+    make_example(&r->examples[3], 3, 1, (uint32_t[]){a1, a2, crash_a}, 3,
+                 (uint32_t[]){crash_a}, 1);
+    /* the labels sorted by id, each with its best example */
+    uint32_t ids[] = {a1, a2, crash_a, b1, b2};
+    size_t example[] = {1, 1, 3, 2, 2};
+    for (size_t i = 1; i < 5; i++)
+        for (size_t k = i; k > 0 && ids[k - 1] > ids[k]; k--) {
+            uint32_t id = ids[k];
+            size_t ex = example[k];
+            ids[k] = ids[k - 1], example[k] = example[k - 1];
+            ids[k - 1] = id, example[k - 1] = ex;
+        }
+    set_result_labels(r, ids, example, 5);
+}
+
+static void test_result_views_draw_on_own_best_examples(void)
+{
+    struct cd_result r;
+    struct cd_error err;
+    views_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, 2, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL_FATAL(r.n_examples, 4); /* X the seed, Y and Z for the views, U */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.views);
+    CU_ASSERT(cd_result_is_seed(&r.examples[0]) && r.views[0] == 0);
+    CU_ASSERT(r.views[1] == 1u && cd_result_in_view_only(&r, 1));
+    CU_ASSERT(r.views[2] == 2u && cd_result_in_view_only(&r, 2));
+    CU_ASSERT(r.examples[3].reproducer && r.views[3] == 0 && !cd_result_in_view_only(&r, 3));
+    struct cd_result_target a = cd_result_target_counts(&r, 0), b = cd_result_target_counts(&r, 1);
+    CU_ASSERT(a.seeds == 1 && a.seed_bytes == 4 && a.labels == 3 && a.reproducers == 1);
+    CU_ASSERT(b.seeds == 1 && b.seed_bytes == 4 && b.labels == 2 && b.reproducers == 0);
+    cd_result_release(&r);
+
+    views_result(&r);
+    CU_ASSERT_EQUAL_FATAL(cd_result_select_seeds(&r, false, true, false, 1, NULL, &err), CD_OK);
+    CU_ASSERT_EQUAL(r.n_examples, 2); /* X and U */
+    CU_ASSERT_PTR_NULL(r.views);
+    cd_result_release(&r);
+}
+
 int main(void)
 {
     CU_TestInfo tests[] = {
@@ -186,6 +240,8 @@ int main(void)
         {"test_result_select_empty_example_last", test_result_select_empty_example_last},
         {"test_result_size_bound_counts_hit_count_ladders",
          test_result_size_bound_counts_hit_count_ladders},
+        {"test_result_views_draw_on_own_best_examples",
+         test_result_views_draw_on_own_best_examples},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("result", tests);
