@@ -215,10 +215,9 @@ struct cli_opts {
     const char *target_from[CD_LABEL_TARGETS_MAX]; /* --target-from FILE: a target, one */
     unsigned n_target_from;                         /* argument a line */
     const char *targets_file;    /* --targets FILE: targets, one a line */
-    /* owned: the text of those files, split at its newlines (0: --inputs-from, 1 + k: the
-       k-th --target-from, CD_LABEL_TARGETS_MAX + 1: --targets), their vectors, the names */
-    char *lists[CD_LABEL_TARGETS_MAX + 2];
-    char **target_lists[CD_LABEL_TARGETS_MAX + 2];
+    /* owned: the text of those files, split at its newlines, and the targets' vectors into it */
+    void **owned;
+    size_t n_owned;
     bool allow_root;             /* --allow-root: run as root over another user's directory */
     double collapse;             /* --collapse F: refuse seeds under F of the last edges; 0 off */
     bool accept_collapse;        /* --accept-collapse: write a collapse all the same */
@@ -388,12 +387,16 @@ struct cli_guard {
     char line[600];              /* what fired, with its figures */
     bool before;                 /* a readable manifest of the last run is beside the output */
     uint64_t before_seeds;       /* its seeds */
-    uint64_t edges_before[CD_LABEL_TARGETS_MAX]; /* edges the last manifest's seeds show */
+    uint64_t *edges_before;      /* per target of the run: edges the last manifest's seeds
+                                    show of it; NULL without figures */
 };
 
 /* Reads the last run's manifest at manifest_path (none, or unreadable: no figures) into g: its
  * seeds, and the edges they show of each of o's targets (matched by name). */
 void cli_guard_before(struct cli_guard *g, const char *manifest_path, const struct cli_opts *o);
+
+/* Frees what cli_guard_before read into g. */
+void cli_guard_release(struct cli_guard *g);
 
 /* Checks the first pass (rs->first, table's labels, each target's executor info) against the
  * figures cli_guard_before read: a target on which no input ran normally (when the last seeds

@@ -406,8 +406,10 @@ static json_object *diff_targets(const struct cd_manifest *now, const struct cd_
 {
     json_object *a = json_object_new_array();
     const struct cd_manifest *ms[2] = {now, old};
-    char seen[2 * CD_LABEL_TARGETS_MAX][96];
+    char (*seen)[96] = malloc((now->info.n_targets + old->info.n_targets) * sizeof *seen);
     size_t n_seen = 0;
+    if (!seen)
+        return a;
     for (int w = 0; w < 2; w++)
         for (unsigned t = 0; t < ms[w]->info.n_targets; t++) {
             char name[96];
@@ -441,6 +443,7 @@ static json_object *diff_targets(const struct cd_manifest *now, const struct cd_
             free(l);
             json_object_array_add(a, e);
         }
+    free(seen);
     return a;
 }
 

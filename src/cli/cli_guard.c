@@ -39,7 +39,8 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
         return;
     g->before = true;
     g->before_seeds = m.n_seeds;
-    uint32_t *ids = malloc((m.n_labels ? m.n_labels : 1) * sizeof *ids);
+    g->edges_before = calloc(o->n_targets ? o->n_targets : 1, sizeof *g->edges_before);
+    uint32_t *ids = g->edges_before ? malloc((m.n_labels ? m.n_labels : 1) * sizeof *ids) : NULL;
     size_t n = 0;
     for (size_t i = 0; ids && i < m.n_labels; i++)
         if (!m.labels[i].reproducer && !m.labels[i].left_out)
@@ -47,7 +48,7 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
     if (ids)
         qsort(ids, n, sizeof *ids, cmp_u32);
     /* The last run's targets by name: a target this run has is compared with its own edges. */
-    for (unsigned t = 0; t < o->n_targets; t++) {
+    for (unsigned t = 0; ids && t < o->n_targets; t++) {
         unsigned k = 0;
         if (m.info.n_targets > 1 || o->n_targets > 1) {
             /* a manifest of one target names none */
@@ -59,10 +60,16 @@ void cli_guard_before(struct cli_guard *g, const char *manifest_path, const stru
             if (k == m.info.n_targets)
                 k = 0; /* one target then, the first of several now */
         }
-        g->edges_before[t] = ids ? count_edges(ids, n, k) : 0;
+        g->edges_before[t] = count_edges(ids, n, k);
     }
     free(ids);
     cd_manifest_release(&m);
+}
+
+void cli_guard_release(struct cli_guard *g)
+{
+    free(g->edges_before);
+    g->edges_before = NULL;
 }
 
 /* The outcome labels target t's crashing inputs showed, as "crash:SIGABRT, timeout" into buf. */
@@ -112,6 +119,7 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
     qsort(ids, n, sizeof *ids, cmp_u32);
     for (unsigned t = 0; t < o->n_targets && !g->cause; t++) {
         uint64_t edges = count_edges(ids, n, t);
+        uint64_t before = g->edges_before ? g->edges_before[t] : 0;
         const struct cd_result_first *f = &rs->first[t];
         char who[300];
         snprintf(who, sizeof who, "'%s'", o->n_targets > 1 ? o->targets[t].name
@@ -123,7 +131,7 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
            they all crashed alike (input-independent: at start-up); crashes that differ are a
            set of bugs to triage. */
         if (fresh && f->runs > 0 && f->ok == 0 &&
-            (g->edges_before[t] || (f->runs >= 2 && !f->traces_differ))) {
+            (before || (f->runs >= 2 && !f->traces_differ))) {
             char kinds[200];
             outcomes_of(table, t, kinds, sizeof kinds);
             g->cause = "crashes";
@@ -145,8 +153,7 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
                                 "goes?)"
                               : "it does not see its input (a build that stops before reading "
                                 "it, or a command line that does not give it)");
-        } else if (o->collapse > 0 && g->edges_before[t] &&
-                   (double)edges < o->collapse * (double)g->edges_before[t]) {
+        } else if (o->collapse > 0 && before && (double)edges < o->collapse * (double)before) {
             g->cause = "edges";
             bool own_input = false;
             for (size_t i = 0; !own_input && i < o->n_inputs; i++)
@@ -154,7 +161,7 @@ bool cli_guard_check(struct cli_guard *g, const struct cli_opts *o,
             snprintf(g->line, sizeof g->line, "the new seeds show %llu edge%s on %s against "
                      "%llu the last seeds showed (under --collapse %g)%s",
                      (unsigned long long)edges, edges == 1 ? "" : "s", who,
-                     (unsigned long long)g->edges_before[t], o->collapse,
+                     (unsigned long long)before, o->collapse,
                      own_input ? "" : "; the seed directory is not among the inputs");
         }
     }

@@ -542,24 +542,38 @@ void cli_opts_release(struct cli_opts *o)
     free(o->inputs);
     free(o->optional);
     o->optional = NULL;
-    for (size_t i = 0; i < sizeof o->lists / sizeof *o->lists; i++) {
-        free(o->lists[i]);
-        free(o->target_lists[i]);
-    }
-    memset(o->lists, 0, sizeof o->lists);
-    memset(o->target_lists, 0, sizeof o->target_lists);
+    for (size_t i = 0; i < o->n_owned; i++)
+        free(o->owned[i]);
+    free(o->owned);
+    o->owned = NULL;
+    o->n_owned = 0;
     o->inputs = NULL;
 }
 
 /* The largest list file read: a million paths of 16 bytes. */
 #define LIST_MAX (16u << 20)
 
-/* Reads the list file path (one item a line; blank lines and lines starting with '#' skipped)
- * into *text (owned, split in place) and *items (owned, NULL-terminated), *n its length. Prints a
- * usage error and returns false when the file cannot be read, is too large or lists nothing. */
-static bool read_list(const char *opt, const char *path, char **text, char ***items, size_t *n)
+/* Keeps p (may be NULL) until the options are released; false, p freed, when out of memory. */
+static bool own(struct cli_opts *o, void *p)
 {
-    *text = NULL;
+    void **all = p ? realloc(o->owned, (o->n_owned + 1) * sizeof *all) : o->owned;
+    if (!all) {
+        free(p);
+        return cli_usage_error("out of memory"), false;
+    }
+    o->owned = all;
+    if (p)
+        all[o->n_owned++] = p;
+    return true;
+}
+
+/* Reads the list file path (one item a line; blank lines and lines starting with '#' skipped)
+ * into o's keeping (the text, split in place) and *items (owned, NULL-terminated), *n its length.
+ * Prints a usage error and returns false when the file cannot be read, is too large or lists
+ * nothing. */
+static bool read_list(struct cli_opts *o, const char *opt, const char *path, char ***items,
+                      size_t *n)
+{
     *items = NULL;
     *n = 0;
     /* Read as a stream (a list may come through a pipe: --inputs-from <(find ...)), the buffer
@@ -597,15 +611,15 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
     }
     if (!buf && !(buf = malloc(1)))
         return cli_usage_error("out of memory"), false;
+    if (!own(o, buf))
+        return false;
     buf[len] = '\0';
     size_t lines = 1;
     for (size_t k = 0; k < len; k++)
         lines += buf[k] == '\n';
     *items = calloc(lines + 1, sizeof **items);
-    if (!*items) {
-        free(buf);
+    if (!*items)
         return cli_usage_error("out of memory"), false;
-    }
     for (char *line = buf, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -616,7 +630,6 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
         if (l && line[0] != '#')
             (*items)[(*n)++] = line;
     }
-    *text = buf;
     if (*n == 0) {
         free(*items);
         *items = NULL;
@@ -626,22 +639,23 @@ static bool read_list(const char *opt, const char *path, char **text, char ***it
 }
 
 /* --targets FILE: one target a line, its words split at blanks, an optional first word "NAME:"
- * naming it. The file's text and vectors stay in lists[CD_LABEL_TARGETS_MAX + 1]. */
+ * naming it. The file's text and vectors are kept with the options. */
 static bool read_targets(struct cli_opts *o)
 {
-    size_t n, slot = CD_LABEL_TARGETS_MAX + 1;
+    size_t n;
     char **lines;
-    if (!read_list("--targets", o->targets_file, &o->lists[slot], &lines, &n))
+    if (!read_list(o, "--targets", o->targets_file, &lines, &n))
         return false;
     size_t words = 0;
     for (size_t i = 0; i < n; i++)
         words += strlen(lines[i]) / 2 + 2;
     char **v = calloc(words + 1, sizeof *v);
-    if (!v) {
+    if (!v)
+        cli_usage_error("out of memory");
+    if (!v || !own(o, v)) {
         free(lines);
-        return cli_usage_error("out of memory"), false;
+        return false;
     }
-    o->target_lists[slot] = v;
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
         char **argv = v, *name = NULL;
@@ -674,7 +688,7 @@ static bool read_lists(struct cli_opts *o)
     char **items;
     size_t n;
     if (o->inputs_from) {
-        if (!read_list("--inputs-from", o->inputs_from, &o->lists[0], &items, &n))
+        if (!read_list(o, "--inputs-from", o->inputs_from, &items, &n))
             return false;
         const char **all = realloc(o->inputs, (o->n_inputs + n + 1) * sizeof *all);
         if (!all) {
@@ -697,10 +711,8 @@ static bool read_lists(struct cli_opts *o)
         free(items);
     }
     for (unsigned k = 0; k < o->n_target_from; k++) {
-        if (!read_list("--target-from", o->target_from[k], &o->lists[1 + k],
-                       &o->target_lists[1 + k], &n))
-            return false;
-        if (!cli_target_add(o, o->target_lists[1 + k], NULL))
+        if (!read_list(o, "--target-from", o->target_from[k], &items, &n) || !own(o, items) ||
+            !cli_target_add(o, items, NULL))
             return false;
     }
     if (o->targets_file && !read_targets(o))

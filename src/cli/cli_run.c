@@ -326,6 +326,8 @@ static int run_prepare(struct run_state *s, const struct cli_opts *o)
     memset(s, 0, sizeof *s);
     s->lock.fd = -1;
     s->o = o;
+    if (!(s->targets = calloc(o->n_targets ? o->n_targets : 1, sizeof *s->targets)))
+        return cli_run_fail(s, CLI_EXIT_NOMEM, "out of memory");
     /* With --tar, "-o seeds" and "-o seeds.tar.zst" both write seeds.tar.zst beside seeds.* */
     char *stem = beside(o->out_dir, "");
     size_t sl = stem ? strlen(stem) : 0;
@@ -376,9 +378,11 @@ static void run_release(struct run_state *s)
     free(s->views);
     free(s->rejected);
     free(s->generations);
+    free(s->targets);
     free(s->replaced);
     free(s->state_buf);
     cli_state_release(&s->state);
+    cli_guard_release(&s->guard);
     cd_edge_ids_free(s->edge_ids);
     cd_emit_unlock(&s->lock);
     for (size_t i = 0; i < s->n_anchors; i++) {

@@ -13,7 +13,7 @@
 struct run_state {
     const struct cli_opts *o;
     char *out, *crashes, *manifest; /* the corpus (DIR or DIR.tar.zst), reproducers, manifest */
-    struct cd_target targets[CD_LABEL_TARGETS_MAX]; /* the run's targets, declared once */
+    struct cd_target *targets;      /* the run's o->n_targets targets, declared once */
     struct cd_exec_runner_ctx runner;
     char *views;                    /* DIR.by-target: each target's seeds, with several */
     struct cd_ingest *ing;

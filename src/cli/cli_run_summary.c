@@ -206,7 +206,7 @@ static json_object *summary_row(void *ctx, const struct cd_report_field *f, bool
         return json_object_new_string(s->state.start ? s->state.start : "none");
     if (strcmp(k, "state_saved") == 0)
         return json_object_new_boolean(s->state.saved > 0);
-    if (strcmp(k, "targets") == 0 && o->n_targets > 1) {
+    if (strcmp(k, "targets") == 0 && o->n_targets > 1 && s->targets) {
         json_object *ta = json_object_new_array();
         for (unsigned t = 0; t < o->n_targets; t++) {
             char view[4200], shown[8192];

@@ -15,11 +15,11 @@ struct exec_runner {
     struct cd_exec_runner_ctx *ctx;
     unsigned worker;
     unsigned n;                             /* targets */
-    struct cd_exec *ex[CD_LABEL_TARGETS_MAX]; /* one executor per target */
     struct cd_labelset part;                /* one target's labels, merged into the run's */
     int cpu;       /* the targets' CPU, or -1 */
     bool pinned;   /* the worker's own thread was bound to cpu */
     const char *crash_state; /* of the last run, or NULL; owned by an ex */
+    struct cd_exec *ex[];    /* one executor per target, n of them */
 };
 
 static void runner_close(void *vstate);
@@ -88,12 +88,13 @@ static int free_cpu(void)
 static enum cd_status runner_open(void *vctx, unsigned worker, void **state, struct cd_error *err)
 {
     struct cd_exec_runner_ctx *ctx = vctx;
-    struct exec_runner *r = calloc(1, sizeof *r);
+    unsigned n = ctx->n_targets ? ctx->n_targets : 1;
+    struct exec_runner *r = calloc(1, sizeof *r + n * sizeof *r->ex);
     if (!r)
         return cd_error_oom(err, CD_FAILED, "out of memory opening worker %u", worker);
     r->ctx = ctx;
     r->worker = worker;
-    r->n = ctx->n_targets ? ctx->n_targets : 1;
+    r->n = n;
     int cpu = ctx->targets[0].opts.cpu;
     if (ctx->bind_cpus)
         cpu = ctx->cpu_fixed ? (int)(ctx->first_cpu + worker) : free_cpu();
