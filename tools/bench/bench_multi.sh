@@ -12,7 +12,8 @@
 # seeds keep (afl-showmap -r of the harness over the inputs that crash or hang on none of them,
 # against its seeds: a single run's, or the shared run's view DIR.by-target/NAME), both without the
 # labels of unstable edges. The shared run's line gives its bytes as a fraction of the sum of the
-# single runs' (the issue's goal: at most 0.7 where the harnesses share most of their language).
+# single runs' (the goal: at most 0.7 where the harnesses share most of their language), and the
+# last line each view's bytes against its harness's single run (the goal: at most 1).
 #
 # usage: tools/bench/bench_multi.sh [HARNESS...]   (default: xml xmlreader; any built in
 #        BENCH_DIR/bin, each also as NAME-persist)
@@ -154,3 +155,10 @@ print("shared seeds: %.3f of the single runs' sum, %.3f of afl-cmin's sum; %d ru
       % (b / single, b / cmin, j["other_target_executions"],
          100 * j["other_target_executions"] / max(j["executions"], 1), j["complete"]))
 PY
+# Each harness's view against its single run (the goal: at most 1).
+views=""
+for h in "$@"; do
+    views="$views $h $(awk -v a="$(cd_bytes "all.by-target/$h")" -v b="$(cd_bytes "one.$h")" \
+        'BEGIN { printf "%.3fx", b ? a / b : 0 }')"
+done
+echo "views against the single runs:$views"
