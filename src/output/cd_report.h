@@ -33,6 +33,7 @@ enum cd_report_from {
     CD_FROM_TARGET, /* struct cd_target: the run's first (cd_manifest_info.targets), or in
                        cd_report_target_fields the target of the entry */
     CD_FROM_VIEW,   /* struct cd_manifest_view: what the output holds of that target */
+    CD_FROM_EXAMPLE, /* struct cd_manifest_example: in cd_report_example_fields, the entry's */
     CD_FROM_N
 };
 
@@ -82,6 +83,11 @@ extern const size_t cd_report_n_fields;
  * manifest, CD_VIEW_MANIFEST), --json-summary's and audit --json's (summary, CD_VIEW_SUMMARY). */
 extern const struct cd_report_field cd_report_target_fields[];
 extern const size_t cd_report_n_target_fields;
+
+/* One entry of the manifest's "seeds", "reproducers" and "view_only", declared as the report's
+ * rows are (CD_VIEW_MANIFEST). */
+extern const struct cd_report_field cd_report_example_fields[];
+extern const size_t cd_report_n_example_fields;
 
 /* The JSON object the view's code gives for row f, or NULL for null; *omit set leaves the key
  * out. */

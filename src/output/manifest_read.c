@@ -141,6 +141,9 @@ static int cmp_example(const void *a, const void *b)
                   ((const struct cd_manifest_example *)b)->sha1);
 }
 
+static void read_rows(struct reader *rd, json_object *root, const struct cd_report_field *rows,
+                      size_t n, void *const dst[CD_FROM_N]);
+
 static struct cd_manifest_example *read_examples(struct reader *rd, json_object *root,
                                                  const char *key, size_t *count)
 {
@@ -159,8 +162,12 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         json_object *e = json_object_array_get_idx(a, i);
         struct cd_manifest_example *x = &v[i];
         *count = i + 1;
-        copy_sha1(rd, e, "sha1", x->sha1);
-        x->file = get_str(rd, e, "file");
+        void *const dst[CD_FROM_N] = {[CD_FROM_EXAMPLE] = x};
+        read_rows(rd, e, cd_report_example_fields, cd_report_n_example_fields, dst);
+        if (!rd->bad && !x->sha1[0]) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "%s: an entry without its \"sha1\"", key);
+        }
         /* The writer names a seed by its SHA-1, a reproducer "crash-[WORDS-]SHA1" or
            "timeout-SHA1": anything else could name another file beside them. */
         bool seeds = strcmp(key, "reproducers") != 0; /* in a view, or a seed */
@@ -177,8 +184,6 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
             snprintf(rd->what, sizeof rd->what, "bad \"file\" '%s'",
                      cd_shown(x->file, rd->q, sizeof rd->q));
         }
-        x->size = get_measured(rd, e, "size");
-        x->origin = get_str(rd, e, "origin");
         get_labels(rd, e, "labels", &x->labels);
         get_labels(rd, e, "best", &x->best);
         json_object *views = NULL; /* a run of several targets' */
@@ -389,10 +394,16 @@ static void read_rows(struct reader *rd, json_object *root, const struct cd_repo
             memcpy(at, &v, sizeof v);
             break;
         }
-        case CD_REPORT_SHA1: {
+        case CD_REPORT_SHA1: { /* the writer's hex, or "" where it could not hash */
             json_object *v = get(rd, o, key, json_type_string);
-            if (v)
-                snprintf(at, 41, "%s", json_object_get_string(v));
+            const char *h = v ? json_object_get_string(v) : "";
+            if (*h && !cd_hash_is_sha1_hex(h)) {
+                rd->bad = true;
+                snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%s'", key,
+                         cd_shown(h, rd->q, sizeof rd->q));
+            } else {
+                snprintf(at, 41, "%s", h);
+            }
             break;
         }
         default: /* a type the table reads by code (CD_READ_CODE) */

@@ -69,36 +69,61 @@ static json_object *jstrv(char *const *v)
     return a;
 }
 
-/* The examples of one list: "seeds", "reproducers" or "view_only". */
+/* What an example's entry takes by code: its labels, those it holds, the views holding it. */
+struct example_code {
+    const struct cd_result *r;
+    size_t i;                           /* the example */
+    const struct cd_label_names *names;
+    bool views;                         /* its entry names the views holding it */
+};
+
+static json_object *example_code(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct example_code *c = ctx;
+    const struct cd_result_example *ex = &c->r->examples[c->i];
+    if (strcmp(f->manifest, "labels") == 0 || strcmp(f->manifest, "best") == 0)
+        return jlabels(f->manifest[0] == 'l' ? &ex->labels : &ex->best, c->names);
+    if (!c->views) {
+        *omit = true;
+        return NULL;
+    }
+    json_object *v = json_object_new_array();
+    for (unsigned t = 0; v && t < c->names->n; t++)
+        if (c->r->views[c->i] >> t & 1)
+            json_object_array_add(v, json_object_new_string(c->names->v[t].name));
+    return v;
+}
+
+/* The examples of one list: "seeds", "reproducers" or "view_only", each entry by the rows of
+ * cd_report_example_fields. */
 static json_object *build_examples(const struct cd_result *r, const char *list,
                                    const struct cd_label_names *names)
 {
     bool reproducers = strcmp(list, "reproducers") == 0, view_only = list[0] == 'v';
     json_object *a = json_object_new_array();
-    for (size_t i = 0; i < r->n_examples; i++) {
+    for (size_t i = 0; a && i < r->n_examples; i++) {
         const struct cd_result_example *ex = &r->examples[i];
         if (reproducers ? !ex->reproducer
             : view_only ? !cd_result_in_view_only(r, i)
                         : !cd_result_is_seed(ex))
             continue;
         char file[CD_RESULT_NAME_MAX];
-        json_object *e = json_object_new_object();
-        put(e, "sha1", json_object_new_string(ex->sha1));
         /* in a view every example is named by its SHA-1 */
-        const char *name = view_only ? ex->sha1 : cd_result_file_name(r, ex, file, sizeof file);
-        put(e, "file", json_object_new_string(name));
-        put(e, "size", json_object_new_uint64(ex->len));
-        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
-        put(e, "labels", jlabels(&ex->labels, names));
-        put(e, "best", jlabels(&ex->best, names));
-        if (r->views && names->n > 1 && !reproducers) {
-            json_object *v = json_object_new_array();
-            for (unsigned t = 0; t < names->n; t++)
-                if (r->views[i] >> t & 1)
-                    json_object_array_add(v, json_object_new_string(names->v[t].name));
-            put(e, "views", v);
+        struct cd_manifest_example entry = {
+            .file = view_only ? (char *)ex->sha1 : (char *)cd_result_file_name(r, ex, file,
+                                                                               sizeof file),
+            .size = ex->len, .origin = ex->origin};
+        memcpy(entry.sha1, ex->sha1, sizeof entry.sha1);
+        const void *src[CD_FROM_N] = {[CD_FROM_EXAMPLE] = &entry};
+        struct example_code c = {r, i, names, r->views && names->n > 1 && !reproducers};
+        json_object *e = json_object_new_object();
+        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_example_fields,
+                                      cd_report_n_example_fields, src, example_code, &c) ||
+            json_object_array_add(a, e) != 0) {
+            json_object_put(e);
+            json_object_put(a);
+            return NULL;
         }
-        json_object_array_add(a, e);
     }
     return a;
 }

@@ -255,6 +255,25 @@ const struct cd_report_field cd_report_target_fields[] = {
 const size_t cd_report_n_target_fields =
     sizeof cd_report_target_fields / sizeof cd_report_target_fields[0];
 
+/* An example's entry: its file in the seed directory (named by its SHA-1), in the crashes
+ * directory ("crash-[WORDS-]SHA1", "timeout-SHA1") or in its views (its SHA-1). */
+#define EXAMPLE(field) CD_FROM_EXAMPLE, offsetof(struct cd_manifest_example, field)
+const struct cd_report_field cd_report_example_fields[] = {
+    {"sha1", NULL, CD_REPORT_SHA1, EXAMPLE(sha1), REQUIRED, NULL, NULL, "SHA-1 hex of its bytes",
+     NULL},
+    {"file", NULL, TEXT, EXAMPLE(file), REQUIRED, NULL, NULL, "its file name in its directory",
+     NULL},
+    {"size", NULL, COUNT, EXAMPLE(size), REQUIRED, NULL, NULL, "its bytes", NULL},
+    {"origin", NULL, TEXT, EXAMPLE(origin), REQUIRED, "", NULL,
+     "the input it was reduced from, \"archive:entry\" or a path", NULL},
+    {"labels", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "every label it shows", NULL},
+    {"best", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "the labels it holds", NULL},
+    {"views", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "with several targets, a seed's or a view's: the targets whose view holds it", NULL},
+};
+const size_t cd_report_n_example_fields =
+    sizeof cd_report_example_fields / sizeof cd_report_example_fields[0];
+
 const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view)
 {
     if (view == CD_VIEW_SUMMARY)

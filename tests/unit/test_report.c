@@ -302,6 +302,38 @@ static void test_man_manifest(void)
     free(man);
 }
 
+/* The nested records declared by rows (a target's entry, an example's): each key of them is in
+ * bold in the man page's entry of the list that holds them. */
+static void test_man_nested_records(void)
+{
+    char *man = read_man();
+    const char *const sec_end[] = {".SS", ".SH", NULL}, *const para_end[] = {".TP", ".SS", NULL};
+    char *sec = between(man, ".SS Manifest", sec_end);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+    const struct {
+        const char *list;
+        const struct cd_report_field *rows;
+        size_t n;
+    } records[] = {{".TP\n.B targets\n", cd_report_target_fields, cd_report_n_target_fields},
+                   {".TP\n.B seeds\n", cd_report_example_fields, cd_report_n_example_fields}};
+    for (size_t r = 0; r < sizeof records / sizeof *records; r++) {
+        char *para = between(sec, records[r].list, para_end);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(para);
+        char *words = bold_words(para);
+        for (size_t i = 0; i < records[r].n; i++) {
+            const char *key = records[r].rows[i].manifest;
+            if (key && !has_word(words, key)) {
+                fprintf(stderr, "man page: %s has no %s\n", records[r].list + 7, key);
+                CU_FAIL("a key of a nested record the man page lacks");
+            }
+        }
+        free(words);
+        free(para);
+    }
+    free(sec);
+    free(man);
+}
+
 static void test_man_summary(void)
 {
     char *man = read_man();
@@ -425,6 +457,7 @@ int main(void)
         {"the table is well formed", test_table_well_formed},
         {"the man page documents every manifest key and its values", test_man_manifest},
         {"the man page's --json-summary keys are the table's", test_man_summary},
+        {"the man page documents the nested records' keys", test_man_nested_records},
         {"a manifest round-trips every value the reader takes", test_round_trip},
         CU_TEST_INFO_NULL,
     };
