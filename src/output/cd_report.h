@@ -33,7 +33,9 @@ enum cd_report_from {
     CD_FROM_TARGET, /* struct cd_target: the run's first (cd_manifest_info.targets), or in
                        cd_report_target_fields the target of the entry */
     CD_FROM_VIEW,   /* struct cd_manifest_view: what the output holds of that target */
-    CD_FROM_EXAMPLE, /* struct cd_manifest_example: in cd_report_example_fields, the entry's */
+    CD_FROM_EXAMPLE, /* struct cd_manifest_example: in cd_report_example_fields the entry's,
+                        in cd_report_bug_fields its reproducer's */
+    CD_FROM_BUG,    /* struct cd_manifest_bug: in cd_report_bug_fields, the entry's */
     CD_FROM_N
 };
 
@@ -88,6 +90,10 @@ extern const size_t cd_report_n_target_fields;
  * rows are (CD_VIEW_MANIFEST). */
 extern const struct cd_report_field cd_report_example_fields[];
 extern const size_t cd_report_n_example_fields;
+
+/* One entry of the manifest's "bugs", declared as the report's rows are (CD_VIEW_MANIFEST). */
+extern const struct cd_report_field cd_report_bug_fields[];
+extern const size_t cd_report_n_bug_fields;
 
 /* The JSON object the view's code gives for row f, or NULL for null; *omit set leaves the key
  * out. */

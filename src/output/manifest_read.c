@@ -306,15 +306,14 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
             snprintf(rd->what, sizeof rd->what, "bug %zu: not a bug label of the manifest", i);
             break;
         }
-        b->kind = get_str(rd, e, "kind");
+        void *const dst[CD_FROM_N] = {[CD_FROM_BUG] = b};
+        read_rows(rd, e, cd_report_bug_fields, cd_report_n_bug_fields, dst);
         json_object *acc = NULL;
         bool has_access = json_object_object_get_ex(e, "access", &acc) &&
                           json_object_is_type(acc, json_type_string);
         if (has_access)
             b->access = strdup(json_object_get_string(acc));
         b->frames = get_strv(rd, e, "frames");
-        b->inputs = get_measured(rd, e, "inputs");
-        copy_sha1(rd, e, "reproducer", b->reproducer);
         if (!rd->bad && (!b->kind || !b->frames || (has_access && !b->access))) {
             rd->bad = true;
             snprintf(rd->what, sizeof rd->what, "out of memory");

@@ -128,12 +128,37 @@ static json_object *build_examples(const struct cd_result *r, const char *list,
     return a;
 }
 
+/* What a bug's entry takes by code: its label's text, and the frames of its crash state (the
+ * note's lines after the first). */
+struct bug_code {
+    const char *label;
+    const char *frames; /* at the newline before the first, or NULL */
+};
+
+static json_object *bug_code(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct bug_code *c = ctx;
+    (void)omit;
+    if (strcmp(f->manifest, "label") == 0)
+        return json_object_new_string(c->label);
+    json_object *frames = json_object_new_array();
+    for (const char *p = c->frames; frames && p;) {
+        const char *next = strchr(p + 1, '\n');
+        size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
+        char frame[4097]; /* a note holds at most 4,096 bytes */
+        snprintf(frame, sizeof frame, "%.*s", (int)n, p + 1);
+        json_object_array_add(frames, jstr(frame));
+        p = next;
+    }
+    return frames;
+}
+
 /* One entry of "bugs" per bug label with a note: the crash state split into kind, access and
  * frames, the inputs that showed it, and its reproducer. */
 static json_object *build_bugs(const struct cd_result *r, const struct cd_label_names *names)
 {
     json_object *a = json_object_new_array();
-    for (size_t i = 0; i < r->n_labels; i++) {
+    for (size_t i = 0; a && i < r->n_labels; i++) {
         const struct cd_result_label *l = &r->labels[i];
         if (!cd_labels_is_bug(l->id) || !l->note)
             continue;
@@ -149,26 +174,22 @@ static json_object *build_bugs(const struct cd_result *r, const struct cd_label_
         if (sp)
             snprintf(access, sizeof access, "%.*s", (int)(head - (size_t)(sp + 1 - l->note)),
                      sp + 1);
-        json_object *frames = json_object_new_array();
-        for (const char *p = nl; p;) {
-            const char *next = strchr(p + 1, '\n');
-            size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
-            char frame[4097]; /* a note holds at most 4,096 bytes */
-            snprintf(frame, sizeof frame, "%.*s", (int)n, p + 1);
-            json_object_array_add(frames, jstr(frame));
-            p = next;
-        }
+        struct bug_code c = {text, nl};
+        struct cd_manifest_bug b = {.kind = kind, .access = *access ? access : NULL,
+                                    .inputs = l->shown};
+        memcpy(b.reproducer, ex->sha1, sizeof b.reproducer);
+        struct cd_manifest_example x = {
+            .file = (char *)cd_result_file_name(r, ex, file, sizeof file), .size = ex->len,
+            .origin = ex->origin};
+        const void *src[CD_FROM_N] = {[CD_FROM_BUG] = &b, [CD_FROM_EXAMPLE] = &x};
         json_object *e = json_object_new_object();
-        put(e, "label", json_object_new_string(text));
-        put(e, "kind", jstr(kind));
-        put(e, "access", *access ? jstr(access) : NULL);
-        put(e, "frames", frames);
-        put(e, "inputs", json_object_new_uint64(l->shown));
-        put(e, "reproducer", json_object_new_string(ex->sha1));
-        put(e, "file", json_object_new_string(cd_result_file_name(r, ex, file, sizeof file)));
-        put(e, "size", json_object_new_uint64(ex->len));
-        put(e, "origin", ex->origin ? jstr(ex->origin) : json_object_new_string(""));
-        json_object_array_add(a, e);
+        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_bug_fields,
+                                      cd_report_n_bug_fields, src, bug_code, &c) ||
+            json_object_array_add(a, e) != 0) {
+            json_object_put(e);
+            json_object_put(a);
+            return NULL;
+        }
     }
     return a;
 }

@@ -274,6 +274,26 @@ const struct cd_report_field cd_report_example_fields[] = {
 const size_t cd_report_n_example_fields =
     sizeof cd_report_example_fields / sizeof cd_report_example_fields[0];
 
+/* A bug's entry: its crash state, then its reproducer's file. */
+#define BUG(field) CD_FROM_BUG, offsetof(struct cd_manifest_bug, field)
+const struct cd_report_field cd_report_bug_fields[] = {
+    {"label", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL, "its bug label", NULL},
+    {"kind", NULL, TEXT, BUG(kind), REQUIRED, NULL, NULL,
+     "the sanitizer's kind of crash, \"asan:heap-buffer-overflow\"", NULL},
+    {"access", NULL, TEXT, BUG(access), READ_CODE, NULL, NULL, "READ, WRITE or null", NULL},
+    {"frames", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "the crash state's frames, innermost first", NULL},
+    {"inputs", NULL, COUNT, BUG(inputs), REQUIRED, NULL, NULL,
+     "inputs of the run's first pass that showed it", NULL},
+    {"reproducer", NULL, CD_REPORT_SHA1, BUG(reproducer), REQUIRED, NULL, NULL,
+     "SHA-1 hex of its reproducer: its label's best example", NULL},
+    {"file", NULL, TEXT, EXAMPLE(file), NO, NULL, NULL,
+     "the reproducer's file name in the crashes directory", NULL},
+    {"size", NULL, COUNT, EXAMPLE(size), NO, NULL, NULL, "the reproducer's bytes", NULL},
+    {"origin", NULL, TEXT, EXAMPLE(origin), NO, "", NULL, "the input it was reduced from", NULL},
+};
+const size_t cd_report_n_bug_fields = sizeof cd_report_bug_fields / sizeof cd_report_bug_fields[0];
+
 const char *cd_report_key(const struct cd_report_field *f, enum cd_report_view view)
 {
     if (view == CD_VIEW_SUMMARY)
