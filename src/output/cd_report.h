@@ -36,6 +36,7 @@ enum cd_report_from {
     CD_FROM_EXAMPLE, /* struct cd_manifest_example: in cd_report_example_fields the entry's,
                         in cd_report_bug_fields its reproducer's */
     CD_FROM_BUG,    /* struct cd_manifest_bug: in cd_report_bug_fields, the entry's */
+    CD_FROM_LABEL,  /* struct cd_manifest_label: in cd_report_label_fields, the entry's */
     CD_FROM_N
 };
 
@@ -90,6 +91,11 @@ extern const size_t cd_report_n_target_fields;
  * rows are (CD_VIEW_MANIFEST). */
 extern const struct cd_report_field cd_report_example_fields[];
 extern const size_t cd_report_n_example_fields;
+
+/* One entry of the manifest's "labels" (the label's text to these), declared as the report's
+ * rows are (CD_VIEW_MANIFEST). */
+extern const struct cd_report_field cd_report_label_fields[];
+extern const size_t cd_report_n_label_fields;
 
 /* One entry of the manifest's "bugs", declared as the report's rows are (CD_VIEW_MANIFEST). */
 extern const struct cd_report_field cd_report_bug_fields[];

@@ -120,21 +120,6 @@ static void get_labels(struct reader *rd, json_object *o, const char *key, struc
         qsort(set->v, set->n, sizeof *set->v, cmp_u32);
 }
 
-static void copy_sha1(struct reader *rd, json_object *o, const char *key, char out[41])
-{
-    json_object *v = get(rd, o, key, json_type_string);
-    if (!v)
-        return;
-    const char *s = json_object_get_string(v);
-    if (!cd_hash_is_sha1_hex(s)) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%s'", key,
-                 cd_shown(s, rd->q, sizeof rd->q));
-        return;
-    }
-    memcpy(out, s, 41);
-}
-
 static int cmp_example(const void *a, const void *b)
 {
     return strcmp(((const struct cd_manifest_example *)a)->sha1,
@@ -236,7 +221,14 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
                      cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
-        copy_sha1(rd, val, "best", l->best);
+        void *const dst[CD_FROM_N] = {[CD_FROM_LABEL] = l};
+        read_rows(rd, val, cd_report_label_fields, cd_report_n_label_fields, dst);
+        if (!rd->bad && !l->best[0]) {
+            rd->bad = true;
+            snprintf(rd->what, sizeof rd->what, "label '%s': no \"best\"",
+                     cd_shown(key, rd->q, sizeof rd->q));
+            break;
+        }
         json_object *in = get(rd, val, "in", json_type_string);
         const char *where = in ? json_object_get_string(in) : "";
         l->reproducer = strcmp(where, "reproducers") == 0;
@@ -247,14 +239,10 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
                      cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
-        json_object *fd = NULL; /* optional: older manifests lack it */
-        l->found = json_object_object_get_ex(val, "found", &fd) && json_object_get_boolean(fd);
         json_object *sz = NULL;
         if (l->left_out && json_object_object_get_ex(val, "size", &sz) &&
             json_object_is_type(sz, json_type_int) && json_object_get_int64(sz) >= 0)
             l->size = (uint64_t)json_object_get_int64(sz);
-        json_object *fin = get(rd, val, "finished", json_type_boolean);
-        l->finished = fin && json_object_get_boolean(fin);
         json_object *fn = NULL; /* optional: only with edge IDs */
         if (json_object_object_get_ex(val, "function", &fn)) {
             l->function = json_object_is_type(fn, json_type_string)

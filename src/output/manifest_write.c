@@ -249,29 +249,51 @@ struct writer {
     struct cd_label_names names;
 };
 
+/* What a label's entry takes by code: where its example is, its size and crash_only when only
+ * the state holds it, its function. */
+struct label_code {
+    const struct writer *w;
+    const struct cd_result_label *l;
+};
+
+static json_object *label_code(void *ctx, const struct cd_report_field *f, bool *omit)
+{
+    const struct label_code *c = ctx;
+    const struct cd_result_example *ex = &c->w->r->examples[c->l->example];
+    if (strcmp(f->manifest, "in") == 0)
+        return json_object_new_string(ex->reproducer ? "reproducers"
+                                      : ex->left_out ? "state" : "seeds");
+    if (strcmp(f->manifest, "size") == 0 && ex->left_out)
+        return json_object_new_uint64(ex->len);
+    if (strcmp(f->manifest, "crash_only") == 0 && ex->left_out &&
+        !cd_labels_is_outcome(c->l->id) && cd_labelset_has_outcome(&ex->labels))
+        return json_object_new_boolean(true);
+    const char *fn = strcmp(f->manifest, "function") == 0
+                         ? cd_edge_ids_function(c->w->info->edge_ids, c->l->id) : NULL;
+    *omit = !fn;
+    return fn ? jstr(fn) : NULL;
+}
+
 static json_object *build_labels(const struct writer *w)
 {
     const struct cd_result *r = w->r;
     json_object *o = json_object_new_object();
-    for (size_t i = 0; i < r->n_labels; i++) {
+    for (size_t i = 0; o && i < r->n_labels; i++) {
         const struct cd_result_label *l = &r->labels[i];
-        const struct cd_result_example *ex = &r->examples[l->example];
         char text[LABEL_TEXT_MAX];
         cd_labels_format_in(l->id, &w->names, text, sizeof text);
+        struct cd_manifest_label entry = {.finished = l->finished, .found = l->found};
+        memcpy(entry.best, r->examples[l->example].sha1, sizeof entry.best);
+        const void *src[CD_FROM_N] = {[CD_FROM_LABEL] = &entry};
+        struct label_code c = {w, l};
         json_object *e = json_object_new_object();
-        put(e, "best", json_object_new_string(ex->sha1));
-        put(e, "in", json_object_new_string(ex->reproducer ? "reproducers"
-                                            : ex->left_out ? "state" : "seeds"));
-        put(e, "finished", json_object_new_boolean(l->finished));
-        put(e, "found", json_object_new_boolean(l->found));
-        if (ex->left_out)
-            put(e, "size", json_object_new_uint64(ex->len));
-        if (ex->left_out && !cd_labels_is_outcome(l->id) && cd_labelset_has_outcome(&ex->labels))
-            put(e, "crash_only", json_object_new_boolean(true));
-        const char *fn = cd_edge_ids_function(w->info->edge_ids, l->id);
-        if (fn)
-            put(e, "function", jstr(fn));
-        put(o, text, e);
+        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_label_fields,
+                                      cd_report_n_label_fields, src, label_code, &c) ||
+            json_object_object_add(o, text, e) != 0) {
+            json_object_put(e);
+            json_object_put(o);
+            return NULL;
+        }
     }
     return o;
 }

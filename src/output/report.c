@@ -274,6 +274,27 @@ const struct cd_report_field cd_report_example_fields[] = {
 const size_t cd_report_n_example_fields =
     sizeof cd_report_example_fields / sizeof cd_report_example_fields[0];
 
+/* A label's entry: where its best example is and what reduction did for it. */
+#define LABEL(field) CD_FROM_LABEL, offsetof(struct cd_manifest_label, field)
+const struct cd_report_field cd_report_label_fields[] = {
+    {"best", NULL, CD_REPORT_SHA1, LABEL(best), REQUIRED, NULL, NULL,
+     "SHA-1 hex of the example that holds it", NULL},
+    {"in", NULL, BY_CODE, CODE, READ_CODE, NULL, "seeds|reproducers|state",
+     "where that example is: the seeds, the reproducers, or the state alone", NULL},
+    {"finished", NULL, BOOL, LABEL(finished), REQUIRED, NULL, NULL,
+     "reduction can do nothing more for it", NULL},
+    {"found", NULL, BOOL, LABEL(found), LATER, NULL, NULL,
+     "found in reduction: no input showed it", NULL},
+    {"size", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "in the state alone: its example's bytes", NULL},
+    {"crash_only", NULL, BY_CODE, CODE, NO, NULL, NULL,
+     "in the state alone, as it only came with a crash or hang: true", NULL},
+    {"function", NULL, BY_CODE, CODE, READ_CODE, NULL, NULL,
+     "with edge IDs (--ids): the function its edge is in", NULL},
+};
+const size_t cd_report_n_label_fields =
+    sizeof cd_report_label_fields / sizeof cd_report_label_fields[0];
+
 /* A bug's entry: its crash state, then its reproducer's file. */
 #define BUG(field) CD_FROM_BUG, offsetof(struct cd_manifest_bug, field)
 const struct cd_report_field cd_report_bug_fields[] = {

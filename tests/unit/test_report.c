@@ -302,8 +302,8 @@ static void test_man_manifest(void)
     free(man);
 }
 
-/* The nested records declared by rows (a target's entry, an example's, a bug's): each key of them is in
- * bold in the man page's entry of the list that holds them. */
+/* The nested records declared by rows (the entries of targets, examples, bugs and labels): each
+ * key of them is in bold in the man page's entry of the list that holds them. */
 static void test_man_nested_records(void)
 {
     char *man = read_man();
@@ -316,7 +316,8 @@ static void test_man_nested_records(void)
         size_t n;
     } records[] = {{".TP\n.B targets\n", cd_report_target_fields, cd_report_n_target_fields},
                    {".TP\n.B seeds\n", cd_report_example_fields, cd_report_n_example_fields},
-                   {".TP\n.B bugs\n", cd_report_bug_fields, cd_report_n_bug_fields}};
+                   {".TP\n.B bugs\n", cd_report_bug_fields, cd_report_n_bug_fields},
+                   {".TP\n.B labels\n", cd_report_label_fields, cd_report_n_label_fields}};
     for (size_t r = 0; r < sizeof records / sizeof *records; r++) {
         char *para = between(sec, records[r].list, para_end);
         CU_ASSERT_PTR_NOT_NULL_FATAL(para);
