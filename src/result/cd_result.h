@@ -151,11 +151,12 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
  * that went cost since the last point at or before three quarters of its executions) and the
  * bytes (CD_RESULT_EXECS_PER_BYTE for each byte of the unfinished labels' best examples: a label
  * finishes with a sweep of its example). When they agree within CD_RESULT_MODELS_AGREE times,
- * the larger; else the smaller, with *at_least set: the tail's cost is not known yet (on every
- * bench corpus both models fell short of the truth late in a run). 0 when none are left or
- * there are fewer than two points; UINT64_MAX when the unfinished labels did not fall. */
+ * the bytes (the closer of the two on every bench run: the pace runs low); else the smaller,
+ * with *at_least set: the tail's cost is not known yet (long inputs not yet cut, or a tail dearer
+ * than the bytes say). 0 when none are left or there are fewer than two points; UINT64_MAX when
+ * the unfinished labels did not fall. Measurements: tools/bench/FINDINGS.md. */
 #define CD_RESULT_EXECS_PER_BYTE 8
-#define CD_RESULT_MODELS_AGREE 3
+#define CD_RESULT_MODELS_AGREE 4
 uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bool *at_least);
 
 /* The name of a cover solver as the manifest and --json-summary write it: "greedy", "optimal",

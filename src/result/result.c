@@ -364,7 +364,7 @@ uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bo
     if (bytes > 0) { /* a course read from a manifest has no bytes: the pace alone */
         double lo = pace < bytes ? pace : bytes, hi = pace < bytes ? bytes : pace;
         *at_least = hi > CD_RESULT_MODELS_AGREE * lo;
-        left = *at_least ? lo : hi;
+        left = *at_least ? lo : bytes;
     }
     return left < 1e18 ? (uint64_t)left + 1 : UINT64_MAX;
 }

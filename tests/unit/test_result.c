@@ -144,8 +144,8 @@ static void test_result_size_bound_counts_hit_count_ladders(void)
 
 /* The executions left: unfinished labels fell from 60 to 40 between 3,000 and 4,000 executions,
  * 50 executions each, so 40 more take 2,000 at that pace; the bytes of their examples give a
- * second figure, the larger taken when the two agree within 3 times, the smaller as a lower bound
- * when not; a course whose unfinished labels grew does not converge; too short a course says
+ * second figure, taken when the two agree within 4 times, the smaller as a lower bound when
+ * not; a course whose unfinished labels grew does not converge; too short a course says
  * nothing. */
 static void test_result_execs_left(void)
 {
@@ -161,8 +161,11 @@ static void test_result_execs_left(void)
     c[3].unfinished_bytes = 500; /* 4,000 executions by the bytes: they agree */
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 4001);
     CU_ASSERT_FALSE(at_least);
-    c[3].unfinished_bytes = 100; /* 800: within 3 times of 2,000 */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001);
+    c[3].unfinished_bytes = 100; /* 800: within 4 times of 2,000, the bytes */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 801);
+    CU_ASSERT_FALSE(at_least);
+    c[3].unfinished_bytes = 900; /* 7,200: within 4 times, above the pace */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 7201);
     CU_ASSERT_FALSE(at_least);
     c[3].unfinished_bytes = 5000; /* 40,000: the pace, as a lower bound */
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001);
