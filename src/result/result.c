@@ -290,11 +290,13 @@ static enum cd_status rehome_to_reproducers(struct cover *c, bool *writes, struc
 
 /* Chooses, among the non-empty candidates in c->order, the examples to keep: with all_best every
  * one best for some label, else a weighted set cover of their coverage labels (cd_cover_solve,
- * found labels optional unless keep_found), whose bound goes into r's stats. */
+ * found labels optional unless keep_found), whose bound goes into r's stats; *solve_ms the wall
+ * time of its exact solve (0: none). */
 static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
                              const struct cd_cover_exact *exact, bool *chosen,
-                             struct cd_error *err)
+                             uint64_t *solve_ms, struct cd_error *err)
 {
+    *solve_ms = 0;
     struct cd_result *r = (struct cd_result *)c->r;
     if (all_best) {
         for (size_t k = 0; k < c->n_order; k++)
@@ -334,7 +336,7 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
         r->stats.cover_required_bytes = cs.required_bytes;
         r->stats.cover_greedy_bytes = cs.greedy_bytes;
         r->stats.cover_solver = cs.solver;
-        r->stats.cover_solve_ms = cs.solve_ms;
+        r->stats.cover_solve_ms = *solve_ms = cs.solve_ms;
     }
     free(sets);
     free(items);
@@ -444,14 +446,20 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
     for (size_t k = 0; k < c.n_order; k++)
         c.order[k] = sizes[k].index;
     free(sizes);
-    st = choose(&c, all_best, keep_found, exact, chosen, err);
+    uint64_t solve_ms;
+    st = choose(&c, all_best, keep_found, exact, chosen, &solve_ms, err);
     if (st != CD_OK)
         goto out;
     take_chosen(&c, chosen);
     if (per_outcome && (st = rehome_to_reproducers(&c, chosen, err)) != CD_OK)
         goto out;
+    /* the views' exact solves take what time the seed cover's left */
+    struct cd_cover_exact rest = exact ? *exact : (struct cd_cover_exact){0};
+    rest.seconds = rest.seconds > (double)solve_ms / 1e3 ? rest.seconds - (double)solve_ms / 1e3
+                                                         : 0;
     uint32_t *views = NULL;
-    if ((st = cd_result_choose_views(r, c.taken, n_targets, exact, &views, err)) != CD_OK)
+    if ((st = cd_result_choose_views(r, c.taken, n_targets, exact ? &rest : NULL, &views,
+                                     err)) != CD_OK)
         goto out;
     /* New best sets first, so that running out of memory leaves r as it was. */
     for (size_t li = 0; li < nl; li++)

@@ -12,7 +12,7 @@ size_t cd_result_label_index(const struct cd_result *r, uint32_t id);
  * target's view: a bit per target on examples that run normally on that target (no outcome
  * label of it) and together show every coverage label of that target the taken examples show,
  * found labels only where worth their bytes. A view is a weighted set cover (cd_cover_solve,
- * exact within an even share of exact's time) over every such example, so that a harness's view
+ * exact within an even share of exact's seconds) over every such example, so that a harness's view
  * draws on its own labels' best examples as a run of it alone would, with the greedy cover by the
  * taken examples alone as its baseline: never heavier than a view of the shared seeds. One
  * target: *views is NULL. FAILED when out of memory. */

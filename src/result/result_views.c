@@ -193,7 +193,7 @@ enum cd_status cd_result_choose_views(const struct cd_result *r, const bool *tak
             if (li != SIZE_MAX && !cd_labels_is_outcome(id))
                 unneeded[li] = 0;
         }
-    /* the views share the seed cover's time for an exact solve */
+    /* the views share, evenly, what time for an exact solve they were given */
     struct cd_cover_exact each = exact ? *exact : (struct cd_cover_exact){0};
     each.seconds /= n_targets;
     for (unsigned t = 0; t < n_targets && st == CD_OK; t++) {
