@@ -69,6 +69,20 @@ static json_object *jstrv(char *const *v)
     return a;
 }
 
+/* Adds to list an entry made of the n rows (src, and code with ctx for the rest): appended to an
+ * array, or with key put in an object. False, list unchanged, when out of memory. */
+static bool add_entry(json_object *list, const char *key, const struct cd_report_field *rows,
+                      size_t n, const void *const src[CD_FROM_N], cd_report_code_fn *code,
+                      void *ctx)
+{
+    json_object *e = json_object_new_object();
+    if (e && cd_report_put_rows(e, CD_VIEW_MANIFEST, rows, n, src, code, ctx) &&
+        (key ? json_object_object_add(list, key, e) : json_object_array_add(list, e)) == 0)
+        return true;
+    json_object_put(e);
+    return false;
+}
+
 /* What an example's entry takes by code: its labels, those it holds, the views holding it. */
 struct example_code {
     const struct cd_result *r;
@@ -116,11 +130,8 @@ static json_object *build_examples(const struct cd_result *r, const char *list,
         memcpy(entry.sha1, ex->sha1, sizeof entry.sha1);
         const void *src[CD_FROM_N] = {[CD_FROM_EXAMPLE] = &entry};
         struct example_code c = {r, i, names, r->views && names->n > 1 && !reproducers};
-        json_object *e = json_object_new_object();
-        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_example_fields,
-                                      cd_report_n_example_fields, src, example_code, &c) ||
-            json_object_array_add(a, e) != 0) {
-            json_object_put(e);
+        if (!add_entry(a, NULL, cd_report_example_fields, cd_report_n_example_fields, src,
+                       example_code, &c)) {
             json_object_put(a);
             return NULL;
         }
@@ -182,11 +193,8 @@ static json_object *build_bugs(const struct cd_result *r, const struct cd_label_
             .file = (char *)cd_result_file_name(r, ex, file, sizeof file), .size = ex->len,
             .origin = ex->origin};
         const void *src[CD_FROM_N] = {[CD_FROM_BUG] = &b, [CD_FROM_EXAMPLE] = &x};
-        json_object *e = json_object_new_object();
-        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_bug_fields,
-                                      cd_report_n_bug_fields, src, bug_code, &c) ||
-            json_object_array_add(a, e) != 0) {
-            json_object_put(e);
+        if (!add_entry(a, NULL, cd_report_bug_fields, cd_report_n_bug_fields, src, bug_code,
+                       &c)) {
             json_object_put(a);
             return NULL;
         }
@@ -213,11 +221,8 @@ static json_object *build_targets(const struct cd_manifest_info *info, const str
             info->views ? (char *)cd_target_view_path(info->views, tg, dir, sizeof dir) : NULL,
             cd_result_target_counts(r, t)};
         const void *src[CD_FROM_N] = {[CD_FROM_TARGET] = tg, [CD_FROM_VIEW] = &v};
-        json_object *e = json_object_new_object();
-        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_target_fields,
-                                      cd_report_n_target_fields, src, target_code, (void *)tg) ||
-            json_object_array_add(a, e) != 0) {
-            json_object_put(e);
+        if (!add_entry(a, NULL, cd_report_target_fields, cd_report_n_target_fields, src,
+                       target_code, (void *)tg)) {
             json_object_put(a);
             return NULL;
         }
@@ -286,11 +291,8 @@ static json_object *build_labels(const struct writer *w)
         memcpy(entry.best, r->examples[l->example].sha1, sizeof entry.best);
         const void *src[CD_FROM_N] = {[CD_FROM_LABEL] = &entry};
         struct label_code c = {w, l};
-        json_object *e = json_object_new_object();
-        if (!e || !cd_report_put_rows(e, CD_VIEW_MANIFEST, cd_report_label_fields,
-                                      cd_report_n_label_fields, src, label_code, &c) ||
-            json_object_object_add(o, text, e) != 0) {
-            json_object_put(e);
+        if (!add_entry(o, text, cd_report_label_fields, cd_report_n_label_fields, src,
+                       label_code, &c)) {
             json_object_put(o);
             return NULL;
         }
