@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +25,23 @@ struct reader {
     struct cd_label_names names; /* the targets' (read_targets), for label texts */
 };
 
+/* Marks the manifest bad, saying why. */
+__attribute__((format(printf, 2, 3))) static void fail(struct reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->what, sizeof rd->what, fmt, ap);
+    va_end(ap);
+    rd->bad = true;
+}
+
 static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
 {
     json_object *v = NULL;
     if (rd->bad)
         return NULL;
     if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type)) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\"", key);
+        fail(rd, "missing or wrong \"%s\"", key);
         return NULL;
     }
     return v;
@@ -46,9 +56,7 @@ static uint64_t get_count(struct reader *rd, json_object *o, const char *key, ui
         return 0;
     if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int) ||
         json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "missing or wrong \"%s\" (a count is expected)",
-                 key);
+        fail(rd, "missing or wrong \"%s\" (a count is expected)", key);
         return 0;
     }
     return json_object_get_uint64(v);
@@ -108,12 +116,9 @@ static void get_labels(struct reader *rd, json_object *o, const char *key, struc
         const char *t = json_object_get_string(json_object_array_get_idx(a, i));
         uint32_t id;
         if (!t || !cd_labels_parse_in(t, &rd->names, &id) || !cd_labels_valid(id)) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bad label '%s'",
-                     cd_shown(t ? t : "", rd->q, sizeof rd->q));
+            fail(rd, "bad label '%s'", cd_shown(t ? t : "", rd->q, sizeof rd->q));
         } else if (!cd_labelset_push(set, id)) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "out of memory");
+            fail(rd, "out of memory");
         }
     }
     if (set->n > 1)
@@ -139,8 +144,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
     size_t n = json_object_array_length(a);
     struct cd_manifest_example *v = calloc(n ? n : 1, sizeof *v);
     if (!v) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -150,8 +154,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         void *const dst[CD_FROM_N] = {[CD_FROM_EXAMPLE] = x};
         read_rows(rd, e, cd_report_example_fields, cd_report_n_example_fields, dst);
         if (!rd->bad && !x->sha1[0]) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "%s: an entry without its \"sha1\"", key);
+            fail(rd, "%s: an entry without its \"sha1\"", key);
         }
         /* The writer names a seed by its SHA-1, a reproducer "crash-[WORDS-]SHA1" or
            "timeout-SHA1": anything else could name another file beside them. */
@@ -165,9 +168,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
             strspn(h, "abcdefghijklmnopqrstuvwxyz0123456789_-") == hl && hl < CD_RESULT_NAME_MAX)
             h += hl - 40; /* the bug's words before the SHA-1 */
         if (x->file && !rd->bad && strcmp(h, x->sha1) != 0) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bad \"file\" '%s'",
-                     cd_shown(x->file, rd->q, sizeof rd->q));
+            fail(rd, "bad \"file\" '%s'", cd_shown(x->file, rd->q, sizeof rd->q));
         }
         get_labels(rd, e, "labels", &x->labels);
         get_labels(rd, e, "best", &x->best);
@@ -185,8 +186,7 @@ static struct cd_manifest_example *read_examples(struct reader *rd, json_object 
         qsort(v, n, sizeof *v, cmp_example);
     for (size_t i = 1; i < n && !rd->bad; i++)
         if (strcmp(v[i - 1].sha1, v[i].sha1) == 0) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "%s: '%s' listed twice", key, v[i].sha1);
+            fail(rd, "%s: '%s' listed twice", key, v[i].sha1);
         }
     return v;
 }
@@ -205,8 +205,7 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
     size_t n = (size_t)json_object_object_length(o), i = 0;
     m->labels = calloc(n ? n : 1, sizeof *m->labels);
     if (!m->labels) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     json_object_object_foreach(o, key, val)
@@ -216,17 +215,13 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         struct cd_manifest_label *l = &m->labels[i++];
         m->n_labels = i;
         if (!cd_labels_parse_in(key, &rd->names, &l->id) || !cd_labels_valid(l->id)) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bad label '%s'",
-                     cd_shown(key, rd->q, sizeof rd->q));
+            fail(rd, "bad label '%s'", cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
         void *const dst[CD_FROM_N] = {[CD_FROM_LABEL] = l};
         read_rows(rd, val, cd_report_label_fields, cd_report_n_label_fields, dst);
         if (!rd->bad && !l->best[0]) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "label '%s': no \"best\"",
-                     cd_shown(key, rd->q, sizeof rd->q));
+            fail(rd, "label '%s': no \"best\"", cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
         json_object *in = get(rd, val, "in", json_type_string);
@@ -234,9 +229,8 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         l->reproducer = strcmp(where, "reproducers") == 0;
         l->left_out = strcmp(where, "state") == 0;
         if (!l->reproducer && !l->left_out && in && strcmp(where, "seeds") != 0) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "label '%s': 'in' is not seeds, reproducers or state",
-                     cd_shown(key, rd->q, sizeof rd->q));
+            fail(rd, "label '%s': 'in' is not seeds, reproducers or state",
+                 cd_shown(key, rd->q, sizeof rd->q));
             break;
         }
         json_object *sz = NULL;
@@ -248,9 +242,7 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
             l->function = json_object_is_type(fn, json_type_string)
                               ? strdup(json_object_get_string(fn)) : NULL;
             if (!l->function) {
-                rd->bad = true;
-                snprintf(rd->what, sizeof rd->what, "label '%s': bad function",
-                         cd_shown(key, rd->q, sizeof rd->q));
+                fail(rd, "label '%s': bad function", cd_shown(key, rd->q, sizeof rd->q));
             }
         }
     }
@@ -258,8 +250,7 @@ static void read_labels(struct reader *rd, json_object *root, struct cd_manifest
         qsort(m->labels, m->n_labels, sizeof *m->labels, cmp_label);
     for (size_t k = 1; k < m->n_labels && !rd->bad; k++)
         if (m->labels[k - 1].id == m->labels[k].id) {
-            rd->bad = true; /* two spellings of one label */
-            snprintf(rd->what, sizeof rd->what, "label %u listed twice", m->labels[k].id);
+            fail(rd, "label %u listed twice", m->labels[k].id); /* two spellings of one label */
         }
 }
 
@@ -271,15 +262,13 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
     if (rd->bad || !json_object_object_get_ex(root, "bugs", &a))
         return;
     if (!json_object_is_type(a, json_type_array)) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "wrong \"bugs\" (a list is expected)");
+        fail(rd, "wrong \"bugs\" (a list is expected)");
         return;
     }
     size_t n = json_object_array_length(a);
     m->bugs = calloc(n ? n : 1, sizeof *m->bugs);
     if (!m->bugs) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -290,8 +279,7 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
         const struct cd_manifest_label *l = NULL;
         if (lab && (!cd_labels_parse_in(json_object_get_string(lab), &rd->names, &b->id) ||
                     !cd_labels_is_bug(b->id) || !(l = cd_manifest_find_label(m, b->id)))) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bug %zu: not a bug label of the manifest", i);
+            fail(rd, "bug %zu: not a bug label of the manifest", i);
             break;
         }
         void *const dst[CD_FROM_N] = {[CD_FROM_BUG] = b};
@@ -303,17 +291,13 @@ static void read_bugs(struct reader *rd, json_object *root, struct cd_manifest *
             b->access = strdup(json_object_get_string(acc));
         b->frames = get_strv(rd, e, "frames");
         if (!rd->bad && (!b->kind || !b->frames || (has_access && !b->access))) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "out of memory");
+            fail(rd, "out of memory");
         }
         if (!rd->bad && l && strcmp(l->best, b->reproducer) != 0) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bug %zu: its reproducer is not its label's best",
-                     i);
+            fail(rd, "bug %zu: its reproducer is not its label's best", i);
         }
         if (!rd->bad && i && b->id <= m->bugs[i - 1].id) { /* for cd_manifest_find_bug */
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "bug %zu: not in ascending label order", i);
+            fail(rd, "bug %zu: not in ascending label order", i);
         }
     }
 }
@@ -328,8 +312,7 @@ static uint64_t get_seconds(struct reader *rd, json_object *o, const char *key)
     /* NaN fails both comparisons; 1e10 s is over 300 years */
     if (!(json_object_is_type(w, json_type_double) || json_object_is_type(w, json_type_int)) ||
         !(secs >= 0 && secs < 1e10)) {
-        snprintf(rd->what, sizeof rd->what, "wrong \"%s\"", key);
-        rd->bad = true;
+        fail(rd, "wrong \"%s\"", key);
         return 0;
     }
     return (uint64_t)(secs * 1e9);
@@ -385,17 +368,14 @@ static void read_rows(struct reader *rd, json_object *root, const struct cd_repo
             json_object *v = get(rd, o, key, json_type_string);
             const char *h = v ? json_object_get_string(v) : "";
             if (*h && !cd_hash_is_sha1_hex(h)) {
-                rd->bad = true;
-                snprintf(rd->what, sizeof rd->what, "bad \"%s\" '%s'", key,
-                         cd_shown(h, rd->q, sizeof rd->q));
+                fail(rd, "bad \"%s\" '%s'", key, cd_shown(h, rd->q, sizeof rd->q));
             } else {
                 snprintf(at, 41, "%s", h);
             }
             break;
         }
         default: /* a type the table reads by code (CD_READ_CODE) */
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "the reader cannot take \"%s\"", key);
+            fail(rd, "the reader cannot take \"%s\"", key);
         }
     }
 }
@@ -431,9 +411,7 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         return;
     size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
     if (n < 2 || n > CD_LABEL_TARGETS_MAX) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "wrong \"targets\" (a list of 2 to %u)",
-                 CD_LABEL_TARGETS_MAX);
+        fail(rd, "wrong \"targets\" (a list of 2 to %u)", CD_LABEL_TARGETS_MAX);
         return;
     }
     struct cd_manifest_info *info = &m->info;
@@ -444,8 +422,7 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         info->n_targets = (unsigned)n;
     }
     if (!more || !(m->views = calloc(n, sizeof *m->views))) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     for (unsigned t = 0; t < n && !rd->bad; t++) {
@@ -464,9 +441,7 @@ static void read_targets(struct reader *rd, json_object *root, struct cd_manifes
         for (unsigned k = 0; ok && k < t; k++)
             ok = strcmp(info->targets[k].name, nm) != 0;
         if (!rd->bad && !ok) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "target %u: bad or repeated name '%s'", t,
-                     cd_shown(nm, rd->q, sizeof rd->q));
+            fail(rd, "target %u: bad or repeated name '%s'", t, cd_shown(nm, rd->q, sizeof rd->q));
         }
     }
     if (!rd->bad)
@@ -480,14 +455,12 @@ static void read_settings(struct reader *rd, json_object *s, struct cd_manifest_
     if (rd->bad || !s)
         return;
     if (n > CD_MANIFEST_SETTINGS_MAX) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "more than %d settings", CD_MANIFEST_SETTINGS_MAX);
+        fail(rd, "more than %d settings", CD_MANIFEST_SETTINGS_MAX);
         return;
     }
     info->settings = calloc(n ? n : 1, sizeof *info->settings);
     if (!info->settings) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     json_object_object_foreach(s, key, val)
@@ -496,8 +469,7 @@ static void read_settings(struct reader *rd, json_object *s, struct cd_manifest_
         if (rd->bad || info->n_settings == n)
             break;
         if (!(x->name = strdup(key))) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "out of memory");
+            fail(rd, "out of memory");
             break;
         }
         info->n_settings++;
@@ -548,8 +520,7 @@ static void read_unstable(struct reader *rd, json_object *run, struct cd_manifes
     size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
     bool ok = json_object_is_type(list, json_type_array);
     if (n && !(m->unstable = calloc(n, sizeof *m->unstable))) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     for (size_t i = 0; i < n && ok; i++) {
@@ -560,8 +531,7 @@ static void read_unstable(struct reader *rd, json_object *run, struct cd_manifes
             m->unstable[m->n_unstable++] = (uint32_t)v;
     }
     if (!ok) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "wrong \"unstable_edges\" (ascending edges expected)");
+        fail(rd, "wrong \"unstable_edges\" (ascending edges expected)");
     }
 }
 
@@ -573,8 +543,7 @@ static void read_course(struct reader *rd, json_object *run, struct cd_manifest 
         return;
     size_t n = json_object_is_type(course, json_type_array) ? json_object_array_length(course) : 0;
     if (n && !(m->series = calloc(n, sizeof *m->series))) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "out of memory");
+        fail(rd, "out of memory");
         return;
     }
     for (size_t i = 0; i < n && !rd->bad; i++) {
@@ -591,16 +560,14 @@ static void read_course(struct reader *rd, json_object *run, struct cd_manifest 
             v[k] = !ok ? 0 : x64 == -1 ? UINT64_MAX : json_object_get_uint64(x);
         }
         if (!ok) {
-            rd->bad = true;
-            snprintf(rd->what, sizeof rd->what, "wrong \"course\" point %zu", i);
+            fail(rd, "wrong \"course\" point %zu", i);
             return;
         }
         m->series[m->n_series++] = (struct cd_result_point){v[0], v[1], v[2], v[3], v[4],
                                                             v[5], v[6], v[7] != 0};
     }
     if (!json_object_is_type(course, json_type_array)) {
-        rd->bad = true;
-        snprintf(rd->what, sizeof rd->what, "wrong \"course\" (a list is expected)");
+        fail(rd, "wrong \"course\" (a list is expected)");
     }
 }
 
