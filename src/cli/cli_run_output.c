@@ -85,17 +85,24 @@ static void write_views(struct run_state *s, const struct cd_emit_opts *base)
         struct cd_error err;
         char path[4096];
         cd_target_view_path(s->views, &s->targets[t], path, sizeof path);
+        /* DIR.by-target is held open from here, as the outputs' directories are: a directory
+           swapped in under its name later is not written through */
+        char *at = strdup(path);
+        enum cd_status st = at ? cli_run_anchor(s, &at, &err)
+                               : cd_error_oom(&err, CD_FAILED, "out of memory");
         struct view_pick pick = {&s->result, t};
         struct cd_emit_opts eo = *base;
-        eo.seed_dir = path;
+        eo.seed_dir = at;
         eo.keep = in_view;
         eo.name = view_name;
         eo.pick_ctx = &pick;
         eo.seed_dir_is_input = false;
         struct cd_emit_stage *stage = NULL;
-        enum cd_status st = cd_emit_stage_seeds(&stage, &eo, &s->result, NULL, &err);
+        if (st == CD_OK)
+            st = cd_emit_stage_seeds(&stage, &eo, &s->result, NULL, &err);
         if (st == CD_OK)
             st = cd_emit_commit(stage, NULL, &err);
+        free(at);
         if (st != CD_OK)
             cli_warn("the seeds of target '%s' not written to '%s': %s", o->targets[t].name,
                      path, err.msg);
@@ -265,8 +272,9 @@ enum cd_status cli_run_anchor(struct run_state *s, char **path, struct cd_error 
             s->anchor_dir[k] = parent;
             parent = NULL;
             s->n_anchors++;
+            char shown[4400]; /* an anchored path's prefix shown as the user gave it */
             if (prefix)
-                cli_anchor_shown_add(fd, prefix);
+                cli_anchor_shown_add(fd, cli_shown_path(prefix, shown, sizeof shown));
             free(prefix);
         }
     }
