@@ -94,7 +94,8 @@ void cli_print_help(FILE *f, const char *page)
             group(f, k, g != GROUP_COUNT);
     if (g == GROUP_COUNT)
         cli_puts("Environment: AFL_MAP_SIZE AFL_CRASH_EXITCODE AFL_SKIP_BIN_CHECK AFL_DEBUG\n"
-                 "             AFL_NO_STARTUP_CALIBRATION TMPDIR\n",
+                 "             AFL_NO_STARTUP_CALIBRATION AFL_NO_AFFINITY\n"
+                 "             AFL_LLVM_DOCUMENT_IDS TMPDIR\n",
                  f);
     else
         cli_puts("More: --help GROUP (run budget output nightly targets info), --help all\n", f);

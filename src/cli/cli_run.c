@@ -113,7 +113,8 @@ static void fill_targets(struct run_state *s, bool sha1)
     cli_targets_fill(o, &eo, s->targets, sha1);
     s->runner.targets = s->targets;
     s->runner.n_targets = o->n_targets;
-    s->runner.bind_cpus = !o->no_bind;
+    const char *aff = getenv("AFL_NO_AFFINITY"); /* afl-fuzz's switch for the same */
+    s->runner.bind_cpus = !o->no_bind && !(aff && *aff && strcmp(aff, "0") != 0);
     s->runner.edges_only = o->edges_only;
     s->state.targets = s->targets;
 }

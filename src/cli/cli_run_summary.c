@@ -379,7 +379,7 @@ void cli_run_print_details(struct run_state *s, char *report)
                 in->persistent ? ", persistent" : "", in->deferred ? ", deferred" : "",
                 in->shm_testcase ? ", shared-memory input" : "",
                 in->file_input ? ", @@ file input" : ", stdin input", s->res.jobs,
-                s->res.jobs == 1 ? "" : "s", s->o->no_bind ? "" : " bound to CPUs");
+                s->res.jobs == 1 ? "" : "s", s->runner.bind_cpus ? " bound to CPUs" : "");
     }
     if (report && *report) {
         cli_msg("reducer passes:");

@@ -39,6 +39,13 @@ bare=$("$bin" 2>&1 >/dev/null)
 # The man page source with roff's escaped hyphens made plain.
 plain=$(sed 's/\\-/-/g' "$page")
 
+# Every AFL++ variable the code reads has an entry in ENVIRONMENT and is named by --help all.
+environ=$(awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 } on' "$page")
+for v in $(grep -rhoE 'getenv\("AFL_[A-Z_]+"\)' "$src/src" | sed -E 's/getenv\("(.*)"\)/\1/' | sort -u); do
+  grep -qE "^\.BR? $v( |\$)" <<<"$environ" || err "$v is read by the code but has no ENVIRONMENT entry"
+  grep -qw -- "$v" <<<"$help" || err "$v is read by the code but --help all does not name it"
+done
+
 # Every option named in --help all (tokens like -o, --max-time) appears in the man page.
 opts=$(printf '%s\n' "$help" | grep -oE '(^|[][ ,(|])--?[a-zA-Z][a-zA-Z-]*' | sed 's/^[][ ,(|]//' |
        sort -u)

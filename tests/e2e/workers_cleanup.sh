@@ -4,7 +4,8 @@
 # segment behind (segments are found by the creator pid, processes by a variable in their
 # environment that only this test sets), nor does SIGKILL of a run on a persistent-mode target
 # (whose children stop themselves between runs) or on a hanging one: the targets die with the
-# tool. -j 64 with inherited descriptors sees what -j 1 sees.
+# tool. -j 64 with inherited descriptors sees what -j 1 sees. AFL_NO_AFFINITY leaves the targets
+# unbound.
 set -u
 . "$(dirname "$0")/lib.sh" && cd_need_afl
 cd_need_cmd ipcs "ipcs not installed"
@@ -56,6 +57,23 @@ rc=$?
 [ $rc = 1 ] || err "-j 4 stopped by SIGINT exited $rc, not 1 (incomplete)"
 [ -n "$(ls json-seeds 2>/dev/null)" ] || err "no seeds written after SIGINT"
 leftovers $pid "-j 4 run stopped by SIGINT"
+
+# AFL_NO_AFFINITY, as for afl-fuzz: no target of the run is bound to a CPU, and -v says so.
+AFL_NO_AFFINITY=1 "$bin" -v -j 2 --seed 1 "$corpora/json.tar.zst" -o noaff-seeds -- \
+  "$targets/sample_json" @@ 2>noaff.err &
+pid=$!
+while kill -0 $pid 2>/dev/null && [ -z "$(marked)" ]; do sleep 0.1; done
+bound=""
+for p in $(marked); do
+  [ "$p" = $pid ] && continue
+  cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/$p/status 2>/dev/null)
+  case $cpus in ""|*[-,]*) ;; *) [ "$(nproc)" -gt 1 ] && bound="$bound $p:$cpus" ;; esac
+done
+kill -INT $pid
+wait $pid
+[ -z "$bound" ] || err "AFL_NO_AFFINITY=1: targets bound to one CPU:$bound"
+grep -q '2 workers$' noaff.err || err "AFL_NO_AFFINITY=1: -v does not say the workers are unbound"
+leftovers $pid "-j 2 run with AFL_NO_AFFINITY stopped by SIGINT"
 
 # SIGKILL: nothing in the tool runs, yet its targets must not outlive it: a persistent target's
 # stopped child, and a child that hangs (the timeout is the tool's to enforce).
