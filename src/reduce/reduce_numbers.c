@@ -203,10 +203,28 @@ static size_t previous_run(const struct cd_reduce_run *r, size_t p)
     return q;
 }
 
+/* Whether c continues a word: a letter past 'f' or an underscore. */
+static bool word_char(uint8_t c)
+{
+    return ((c | 0x20) >= 'g' && (c | 0x20) <= 'z') || c == '_';
+}
+
+/* Whether the hex run [p, p+w) is part of a word ("bad" in "badge", "A" in "A_1"), not a number
+ * of its own; "0x" before it still makes a number. In source code nearly every short name is
+ * such a run: on Lua scripts the pass ran a quarter of a million candidates for 240 bytes in a
+ * run to the fixed point (tools/bench/FINDINGS.md, the lengths pass). */
+static bool in_word(const struct cd_reduce_run *r, size_t p, size_t w)
+{
+    bool hex_prefix = p >= 2 && (r->cur[p - 1] | 0x20) == 'x' && r->cur[p - 2] == '0';
+    return (p > 0 && word_char(r->cur[p - 1]) && !hex_prefix) ||
+           (p + w < r->len && word_char(r->cur[p + w]));
+}
+
 /* Text formats count what follows in decimal or hex numbers (Content-Length, chunk sizes,
  * netstrings): neither a smaller number nor a shorter span alone keeps the parse, both together
- * do. Each run of hex digits is shrunk with the span it counts (shrink_count), read in decimal
- * first when it can be, or else joined with the count after its span (try_join). */
+ * do. Each run of hex digits that is not part of a word is shrunk with the span it counts
+ * (shrink_count), read in decimal first when it can be, or else joined with the count after its
+ * span (try_join). */
 bool cd_reduce_lengths(struct cd_reduce_run *r)
 {
     bool any = false;
@@ -220,6 +238,10 @@ bool cd_reduce_lengths(struct cd_reduce_run *r)
         while (p + w < r->len && digit_value(r->cur[p + w], 16) >= 0) {
             dec += digit_value(r->cur[p + w], 10) >= 0;
             w++;
+        }
+        if (in_word(r, p, w)) {
+            p += w;
+            continue;
         }
         if (w <= 16 && ((dec == w && shrink_count(r, p, w, 10)) || shrink_count(r, p, w, 16))) {
             any = true;

@@ -148,9 +148,10 @@ static void test_reduce_lowers_bytes(void)
     struct cd_reducer red = {0};
     enum cd_status st;
     bool changed;
+    /* text stays text: its bytes go down to a space, never to a control byte
+       (test_reduce_single_passes lowers a binary example to 0) */
     char *s = reduce("hello world", long4, &p, &red, &st, &changed);
-    CU_ASSERT_EQUAL(p.last_len, 4);
-    CU_ASSERT(!memcmp(p.last, "\0\0\0\0", 4));
+    CU_ASSERT_STRING_EQUAL(s, "    ");
     free(s);
     s = reduce("zzzz", first_at_least_m, &p, &red, &st, &changed);
     CU_ASSERT_STRING_EQUAL(s, "m");
@@ -247,8 +248,11 @@ static void test_reduce_single_passes(void)
     CU_ASSERT(block_execs < 120);
     CU_ASSERT(one_pass(cd_reduce_digits, "123456", number_at_least_10, &p, &st));
     CU_ASSERT(p.last_len == 2);
-    CU_ASSERT(one_pass(cd_reduce_bytes, "zzzz", first_at_least_m, &p, &st));
+    CU_ASSERT(one_pass(cd_reduce_bytes, "zz\x02z", first_at_least_m, &p, &st));
     CU_ASSERT(!memcmp(p.last, "m\0\0\0", 4));
+    CU_ASSERT(one_pass(cd_reduce_bytes, "zzzz", first_at_least_m, &p, &st));
+    CU_ASSERT(!memcmp(p.last, "m   ", 4));
+    CU_ASSERT(st.execs <= 4 * 9); /* one lower, then a binary search, for each byte */
     CU_ASSERT(one_pass(cd_reduce_pairs, "ab", long4, &p, &st) == false);
     CU_ASSERT(p.descent_ok);
 }
@@ -416,6 +420,29 @@ static void test_reduce_lengths_keep_hex_letters(void)
     size_body_text(text, "a7", 167);
     pass_reaches(cd_reduce_lengths, text, hex_counted_body, "0a\nxxxxxxxxxxEND", &p, &st);
     CU_ASSERT(st.execs < 20); /* one success, then the failing tries on 0a, E and D */
+}
+
+/* Holds for every input: any candidate the pass made would be run. */
+static bool any_input(const uint8_t *s, size_t n)
+{
+    (void)s;
+    (void)n;
+    return true;
+}
+
+/* A hex run inside a name is no count: the pass makes no candidate of "a", "be", "face" or "d"
+ * in names. A count after "0x" is shrunk with its span. */
+static void test_reduce_lengths_skip_names(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    CU_ASSERT(!one_pass(cd_reduce_lengths, "local a_b=face_up(be_x)\nlist[d_1]=x\n\n", any_input,
+                        &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 0);
+    char text[256];
+    size_body_text(text, "0x1a", 26);
+    CU_ASSERT(one_pass(cd_reduce_lengths, text, any_input, &p, &st));
+    CU_ASSERT(p.last_len < strlen(text));
 }
 
 /* "0a7" (167 bytes) goes to "001" in one step: the label counts digits, not their value. */
@@ -1498,6 +1525,7 @@ int main(void)
         {"test_reduce_lengths_shrink_count_and_span", test_reduce_lengths_shrink_count_and_span},
         {"test_reduce_lengths_keep_hex_letters", test_reduce_lengths_keep_hex_letters},
         {"test_reduce_lengths_count_to_one", test_reduce_lengths_count_to_one},
+        {"test_reduce_lengths_skip_names", test_reduce_lengths_skip_names},
         {"test_reduce_lengths_split_count", test_reduce_lengths_split_count},
         {"test_reduce_lengths_join_counts", test_reduce_lengths_join_counts},
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
