@@ -108,13 +108,11 @@ static void fill_targets(struct run_state *s, bool sha1)
     const char *tmp = getenv("TMPDIR");
     eo.tmp_dir = tmp && *tmp ? tmp : NULL;
     eo.input_file = o->input_file;
-    const char *dbg = getenv("AFL_DEBUG");
-    eo.debug_child = dbg && *dbg && strcmp(dbg, "0") != 0;
+    eo.debug_child = cd_env_on("AFL_DEBUG");
     cli_targets_fill(o, &eo, s->targets, sha1);
     s->runner.targets = s->targets;
     s->runner.n_targets = o->n_targets;
-    const char *aff = getenv("AFL_NO_AFFINITY"); /* afl-fuzz's switch for the same */
-    s->runner.bind_cpus = !o->no_bind && !(aff && *aff && strcmp(aff, "0") != 0);
+    s->runner.bind_cpus = !o->no_bind && !cd_env_on("AFL_NO_AFFINITY"); /* afl-fuzz's too */
     s->runner.edges_only = o->edges_only;
     s->state.targets = s->targets;
 }

@@ -81,8 +81,7 @@ void cli_resolve(const struct cli_opts *o, unsigned jobs, struct cli_resolved *r
     r->jobs = jobs;
     r->seen_mem = o->seen_mem ? o->seen_mem : CD_DISTILL_SEEN_MEM_DEFAULT;
     r->max_time_ms = o->max_time_s * 1000;
-    const char *once = getenv("AFL_NO_STARTUP_CALIBRATION");
-    r->first_pass_once = once && *once && strcmp(once, "0") != 0;
+    r->first_pass_once = cd_env_on("AFL_NO_STARTUP_CALIBRATION");
     const char *ce = getenv("AFL_CRASH_EXITCODE");
     if (ce && *ce) {
         r->crash_exitcode = atoi(ce);

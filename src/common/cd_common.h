@@ -73,6 +73,10 @@ const char *cd_status_name(enum cd_status status);
 /* Monotonic clock in nanoseconds. */
 uint64_t cd_now_ns(void);
 
+/* Whether the environment variable name is on, as AFL++ reads its switches: set, not empty and
+ * not "0". */
+bool cd_env_on(const char *name);
+
 /* A malloc'd copy of the len bytes at p (a valid pointer even when len is 0), or NULL when out
  * of memory. */
 void *cd_memdup(const void *p, size_t len);

@@ -164,8 +164,7 @@ static enum cd_status scan_binary(struct cd_exec *ex, struct cd_error *err)
     munmap(m, n);
     /* afl-fuzz's escape hatch for a wrapper script or a binary that hides its markers: the
      * handshake tells instead. */
-    const char *skip = getenv("AFL_SKIP_BIN_CHECK");
-    if (skip && *skip && strcmp(skip, "0") != 0) {
+    if (cd_env_on("AFL_SKIP_BIN_CHECK")) {
         ex->bin.native_lf = false;
         return CD_OK;
     }

@@ -29,6 +29,11 @@ bool cd_reduce_try(struct cd_reduce_run *r, size_t len)
     return true;
 }
 
+bool cd_reduce_binary(const struct cd_reduce_run *r)
+{
+    return r->len && memchr(r->cur, 0, r->len);
+}
+
 bool cd_reduce_try_delete(struct cd_reduce_run *r, size_t i, size_t n)
 {
     if (n == 0 || i >= r->len || n > r->len - i)
@@ -116,8 +121,8 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
             if (pass->kind == CD_PASS_LOWER &&
                 (target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))
                 continue;
-            if (pass->text && r.len && memchr(r.cur, 0, r.len))
-                continue; /* binary: no text structure to find */
+            if (pass->text && cd_reduce_binary(&r))
+                continue; /* no text structure to find */
             r.stats = &red->stats[order[i]];
             round = pass->fn(&r);
         }

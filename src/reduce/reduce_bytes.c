@@ -107,36 +107,28 @@ static bool try_set(struct cd_reduce_run *r, size_t i, uint8_t v)
     return cd_reduce_try(r, r->len);
 }
 
-/* The least value the lowering passes give a byte: 0, but 1 in text (an example with no NUL, as
- * reduce.c tells text from binary). A NUL put into text would make it binary to the text passes,
- * which skip such examples, and a text byte rarely goes to 0 or 1 alone, so in text the first try
- * is one lower. On 120 Lua scripts run to the fixed point this took 7% fewer executions and left
- * smaller seeds; control bytes stay within reach, where a parser's labels for them are
- * (tools/bench/FINDINGS.md, the lowering passes). */
-static unsigned least_of(const struct cd_reduce_run *r)
-{
-    return r->len && !memchr(r->cur, 0, r->len) ? 1 : 0;
-}
-
-/* The least value first (not in text); then one lower, and when that works a binary search for
- * the least value that works (failing one lower, the byte is left: two executions per stubborn
- * byte at most, not eight). */
+/* 0 first; then one lower, and when that works a binary search for the least value that works
+ * (failing one lower, the byte is left: two executions per stubborn byte, not eight). In text (no
+ * NUL, cd_reduce_binary) a byte goes down to 1 at least and starts one lower: a NUL put into text
+ * would make it binary to the text passes, and a text byte rarely goes to 0 alone. On 120 Lua
+ * scripts run to the fixed point this took 7% fewer executions and left smaller seeds; control
+ * bytes stay within reach, where a parser's labels for them are (tools/bench/FINDINGS.md, the
+ * lowering passes). */
 bool cd_reduce_bytes(struct cd_reduce_run *r)
 {
-    bool any = false;
-    unsigned least = least_of(r);
+    bool any = false, text = !cd_reduce_binary(r);
     for (size_t i = 0; i < r->len && !r->stopped; i++) {
-        unsigned v = r->cur[i];
-        if (v <= least)
+        uint8_t v = r->cur[i];
+        if (v == 0 || (text && v == 1))
             continue;
-        if (least == 0 && try_set(r, i, 0)) {
+        if (!text && try_set(r, i, 0)) {
             any = true;
             continue;
         }
-        if ((least == 0 && v == 1) || i >= r->len || !try_set(r, i, (uint8_t)(v - 1)))
+        if (v == 1 || i >= r->len || !try_set(r, i, (uint8_t)(v - 1)))
             continue;
         any = true;
-        unsigned lo = least ? least - 1 : 0, hi = v - 1; /* lo fails (or is out of reach) */
+        unsigned lo = 0, hi = (unsigned)v - 1; /* lo fails (in text: is out of reach), hi works */
         while (hi - lo > 1 && i < r->len && !r->stopped) {
             unsigned mid = lo + (hi - lo) / 2;
             if (try_set(r, i, (uint8_t)mid))
@@ -157,27 +149,26 @@ static bool try_copies(struct cd_reduce_run *r, uint8_t from, uint8_t to)
 }
 
 /* Bytes that only work together (matching quotes or tags, a repeated marker): for each byte value
- * occurring at least twice, lower all its copies at once, to the least value first (not in
- * text), else one lower and, when that works, a binary search. One or two executions per repeated
- * value: cheap. */
+ * occurring at least twice, lower all its copies at once, to 0 first (not in text, as
+ * cd_reduce_bytes), else one lower and, when that works, a binary search. One or two executions
+ * per repeated value: cheap. */
 bool cd_reduce_pairs(struct cd_reduce_run *r)
 {
-    bool any = false;
-    unsigned least = least_of(r);
-    for (unsigned v = 255; v > least && !r->stopped; v--) {
+    bool any = false, text = !cd_reduce_binary(r);
+    for (unsigned v = 255; v > (text ? 1u : 0u) && !r->stopped; v--) {
         size_t count = 0;
         for (size_t i = 0; i < r->len && count < 2; i++)
             count += r->cur[i] == v;
         if (count < 2)
             continue;
-        if (least == 0 && try_copies(r, (uint8_t)v, 0)) {
+        if (!text && try_copies(r, (uint8_t)v, 0)) {
             any = true;
             continue;
         }
-        if ((least == 0 && v == 1) || !try_copies(r, (uint8_t)v, (uint8_t)(v - 1)))
+        if (v == 1 || !try_copies(r, (uint8_t)v, (uint8_t)(v - 1)))
             continue;
         any = true;
-        unsigned lo = least ? least - 1 : 0, hi = v - 1; /* the copies hold hi; lo is out */
+        unsigned lo = 0, hi = v - 1; /* the copies now hold hi; lo fails (or is out of reach) */
         while (hi - lo > 1 && !r->stopped) {
             unsigned mid = lo + (hi - lo) / 2;
             if (try_copies(r, (uint8_t)hi, (uint8_t)mid))

@@ -57,6 +57,10 @@ static inline uint32_t cd_reduce_be32(const uint8_t *p)
  * cur. Returns whether it was adopted; false without testing once stopped. */
 bool cd_reduce_try(struct cd_reduce_run *r, size_t len);
 
+/* Whether cur is binary (holds a NUL): the text passes skip it, and the lowering passes lower
+ * only a binary example's bytes to 0. */
+bool cd_reduce_binary(const struct cd_reduce_run *r);
+
 /* Tests cur without the n bytes at i (false, untested, when they are not all inside it). */
 bool cd_reduce_try_delete(struct cd_reduce_run *r, size_t i, size_t n);
 

@@ -41,7 +41,8 @@ plain=$(sed 's/\\-/-/g' "$page")
 
 # Every AFL++ variable the code reads has an entry in ENVIRONMENT and is named by --help all.
 environ=$(awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 } on' "$page")
-for v in $(grep -rhoE 'getenv\("AFL_[A-Z_]+"\)' "$src/src" | sed -E 's/getenv\("(.*)"\)/\1/' | sort -u); do
+for v in $(grep -rhoE '(getenv|cd_env_on)\("AFL_[A-Z_]+"\)' "$src/src" | sed -E 's/.*\("(.*)"\)/\1/' |
+           sort -u); do
   grep -qE "^\.BR? $v( |\$)" <<<"$environ" || err "$v is read by the code but has no ENVIRONMENT entry"
   grep -qw -- "$v" <<<"$help" || err "$v is read by the code but --help all does not name it"
 done
