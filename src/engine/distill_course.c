@@ -66,9 +66,10 @@ static int cmp_ptr(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The bytes of the best examples of the labels not finished, each example once (the estimate's
- * bytes model, cd_result_execs_left); 0 when out of memory. Lock held. */
-static uint64_t unfinished_bytes(const struct cd_table *t)
+/* The bytes of the best examples of the labels not finished, each example once, and their work
+ * (cd_result_example_work: the estimate's, cd_result_execs_left) into *work; 0 when out of
+ * memory. Lock held. */
+static uint64_t unfinished_bytes(const struct cd_table *t, double *work)
 {
     size_t nl = cd_table_n_labels(t), n = 0;
     const struct cd_table_example **v = malloc((nl ? nl : 1) * sizeof *v);
@@ -80,8 +81,12 @@ static uint64_t unfinished_bytes(const struct cd_table *t)
     }
     if (v)
         qsort(v, n, sizeof *v, cmp_ptr);
+    *work = 0;
     for (size_t i = 0; v && i < n; i++)
-        bytes += i == 0 || v[i] != v[i - 1] ? v[i]->len : 0;
+        if (i == 0 || v[i] != v[i - 1]) {
+            bytes += v[i]->len;
+            *work += cd_result_example_work(v[i]->len);
+        }
     free(v);
     return bytes;
 }
@@ -103,7 +108,8 @@ static void record_point(struct cd_distill *d, uint64_t now, uint64_t finished)
     *p = (struct cd_result_point){
         .ms = (now - d->start_ns) / 1000000, .execs = d->stats.execs,
         .labels = cd_table_n_labels(d->table), .finished = finished,
-        .seed_bytes = d->course.seed_bytes, .unfinished_bytes = unfinished_bytes(d->table)};
+        .seed_bytes = d->course.seed_bytes};
+    p->unfinished_bytes = unfinished_bytes(d->table, &p->unfinished_work);
     if (strcmp(d->phase, "reduce") == 0) /* what the progress line says from here */
         p->execs_left = cd_result_execs_left(d->course.series, d->course.n_series,
                                              &p->execs_left_at_least);

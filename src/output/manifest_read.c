@@ -564,7 +564,7 @@ static void read_course(struct reader *rd, json_object *run, struct cd_manifest 
             return;
         }
         m->series[m->n_series++] = (struct cd_result_point){v[0], v[1], v[2], v[3], v[4],
-                                                            v[5], v[6], v[7] != 0};
+                                                            v[5], v[6], v[7] != 0, 0};
     }
     if (!json_object_is_type(course, json_type_array)) {
         fail(rd, "wrong \"course\" (a list is expected)");

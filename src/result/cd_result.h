@@ -104,6 +104,7 @@ struct cd_result_point {
     uint64_t ms, execs, labels, finished, seed_bytes;
     uint64_t unfinished_bytes, execs_left;
     bool execs_left_at_least;
+    double unfinished_work;   /* cd_result_example_work of those examples; not in manifests */
 };
 
 struct cd_result {
@@ -146,18 +147,24 @@ enum cd_status cd_result_select_seeds(struct cd_result *r, bool all_best, bool k
                                       bool per_outcome, unsigned n_targets,
                                       const struct cd_cover_exact *exact, struct cd_error *err);
 
-/* The executions left to the fixed point (every label finished) from a run's course, by two
- * models: the pace (the unfinished labels at the last point times what each unfinished label
- * that went cost since the last point at or before three quarters of its executions) and the
- * bytes (CD_RESULT_EXECS_PER_BYTE for each byte of the unfinished labels' best examples: a label
- * finishes with a sweep of its example). When they agree within CD_RESULT_MODELS_AGREE times,
- * the bytes (the closer of the two on every bench run: the pace runs low); else the smaller,
- * with *at_least set: the tail's cost is not known yet (long inputs not yet cut, or a tail dearer
- * than the bytes say). 0 when none are left or there are fewer than two points; UINT64_MAX when
- * the unfinished labels did not fall. Measurements: tools/bench/FINDINGS.md. */
-#define CD_RESULT_EXECS_PER_BYTE 8
-#define CD_RESULT_MODELS_AGREE 4
+/* The executions left to the fixed point (every label finished) from a run's course. A run's
+ * points carry the work of the unfinished labels' best examples (cd_result_example_work, each
+ * example once): that work, said as a lower bound (*at_least) while the labels found since the
+ * last point at or before three quarters of its executions are as many as those unfinished (the
+ * tail still opens new labels, whose cost is not known yet). A course read from a manifest has no
+ * work: the pace (the unfinished labels at the last point times what each unfinished label that
+ * went cost since that earlier point). 0 when none are left or there are fewer than two points;
+ * UINT64_MAX when the pace is wanted and the unfinished labels did not fall. Measurements:
+ * tools/bench/FINDINGS.md. */
 uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bool *at_least);
+
+/* The executions an unfinished label's best example of len bytes costs until its labels are all
+ * finished: CD_RESULT_WORK_SCALE * len^CD_RESULT_WORK_POWER. A long example costs less a byte than
+ * a short one: the blocks pass's finest step grows with it (CD_REDUCE_BLOCK_STEPS), the lowering
+ * passes skip it, and its first cuts take large parts at once. */
+#define CD_RESULT_WORK_SCALE 22.0
+#define CD_RESULT_WORK_POWER 0.75
+double cd_result_example_work(size_t len);
 
 /* The name of a cover solver as the manifest and --json-summary write it: "greedy", "optimal",
  * "capped", "failed". */

@@ -9,6 +9,7 @@
 #include "table/cd_table.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,6 +345,11 @@ static enum cd_status choose(struct cover *c, bool all_best, bool keep_found,
     return st;
 }
 
+double cd_result_example_work(size_t len)
+{
+    return CD_RESULT_WORK_SCALE * pow((double)len, CD_RESULT_WORK_POWER);
+}
+
 uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bool *at_least)
 {
     *at_least = false;
@@ -358,15 +364,13 @@ uint64_t cd_result_execs_left(const struct cd_result_point *series, size_t n, bo
     uint64_t was = from->labels - from->finished, now = last->labels - last->finished;
     if (!now)
         return 0;
-    if (was <= now || last->execs <= from->execs)
-        return UINT64_MAX;
-    /* Unfinished labels fell by was - now over those executions: the rest at that pace. */
-    double pace = (double)(last->execs - from->execs) / (double)(was - now) * (double)now;
-    double bytes = (double)last->unfinished_bytes * CD_RESULT_EXECS_PER_BYTE, left = pace;
-    if (bytes > 0) { /* a course read from a manifest has no bytes: the pace alone */
-        double lo = pace < bytes ? pace : bytes, hi = pace < bytes ? bytes : pace;
-        *at_least = hi > CD_RESULT_MODELS_AGREE * lo;
-        left = *at_least ? lo : bytes;
+    double left = last->unfinished_work;
+    if (left > 0) {
+        *at_least = last->labels >= from->labels + now;
+    } else { /* a course read from a manifest: the pace alone */
+        if (was <= now || last->execs <= from->execs)
+            return UINT64_MAX;
+        left = (double)(last->execs - from->execs) / (double)(was - now) * (double)now;
     }
     return left < 1e18 ? (uint64_t)left + 1 : UINT64_MAX;
 }

@@ -67,8 +67,8 @@ static void sample_result(struct cd_result *r)
                                         .timeouts = 1, .wall_ns = 1500000000, .labels_input = 4,
                                         .select_only_bytes = 900, .cmin_bytes = 950,
                                         .complete = false, .stopped_by = "max-execs"};
-    static struct cd_result_point course[] = {{0, 8, 4, 0, 900, 0, 0, false},
-                                              {3000, 500, 6, 2, 40, 700, UINT64_MAX, true}};
+    static struct cd_result_point course[] = {{0, 8, 4, 0, 900, 0, 0, false, 0},
+                                              {3000, 500, 6, 2, 40, 700, UINT64_MAX, true, 0}};
     r->series = course;
     r->n_series = 2;
     static uint32_t unstable[] = {7, 65535};

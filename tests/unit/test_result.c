@@ -158,21 +158,26 @@ static void test_result_execs_left(void)
     bool at_least = true;
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001); /* no bytes: the pace */
     CU_ASSERT_FALSE(at_least);
-    c[3].unfinished_bytes = 500; /* 4,000 executions by the bytes: they agree */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 4001);
+    c[3].unfinished_work = 40000.4; /* the work, whatever the pace */
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 40001);
     CU_ASSERT_FALSE(at_least);
-    c[3].unfinished_bytes = 100; /* 800: within 4 times of 2,000, the bytes */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 801);
+    c[3].unfinished_work = 400;
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 401);
     CU_ASSERT_FALSE(at_least);
-    c[3].unfinished_bytes = 900; /* 7,200: within 4 times, above the pace */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 7201);
+    c[3].labels = 139; /* 39 found since 3,000 (three quarters back), 40 unfinished */
+    c[3].finished = 99;
+    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 401);
     CU_ASSERT_FALSE(at_least);
-    c[3].unfinished_bytes = 5000; /* 40,000: the pace, as a lower bound */
-    CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 2001);
-    CU_ASSERT(at_least);
-    c[3].unfinished_bytes = 50; /* 400: itself a lower bound */
+    c[3].labels = 140; /* 40 found, 40 unfinished: as many found as left, a lower bound */
+    c[3].finished = 100;
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 4, &at_least), 401);
     CU_ASSERT(at_least);
+    c[3].labels = 100;
+    c[3].finished = 60;
+    /* long examples cost less a byte than short ones */
+    CU_ASSERT(cd_result_example_work(100000) / 100000 < cd_result_example_work(100) / 100);
+    CU_ASSERT(cd_result_example_work(1) > 0);
+    c[3].unfinished_work = 0;
     CU_ASSERT_EQUAL(cd_result_execs_left(c, 1, &at_least), 0);
     CU_ASSERT_FALSE(at_least);
     c[3].labels = 200; /* 140 unfinished: more than before */
