@@ -4,7 +4,8 @@
  * To add a pass: write it in the file of its family (reduce_bytes.c: format-blind bytes;
  * reduce_text.c: lines, brackets, lists, blanks, strings; reduce_numbers.c: counts and digits;
  * reduce_markup.c: elements and attributes; reduce_chunks.c: length-prefixed and CRC-checked
- * binary chunks; reduce_image.c: images by rows and columns), declare it below, and give it
+ * binary chunks; reduce_image.c: images by rows and columns; reduce_uniform.c: lists made alike
+ * for hit counts), declare it below, and give it
  * one row in reduce_passes.c. A pass that deletes units of its own (lines, records) can leave
  * the search to reduce_units.c's delta debugging (cd_reduce_cdd) by naming where a unit ends. */
 #ifndef CD_REDUCE_INTERNAL_H
@@ -28,11 +29,12 @@
 #define CD_REDUCE_PREFIX_MIN 16
 
 /* On an example this long or longer, each round starts with the passes marked CD_FRONT_LONG
- * (prefix), whatever the yields. A target's run time grows with its input, and the passes run in
- * the order of what they earned so far, mostly on short examples: on a long one the first of
- * them sweeps the whole example with candidates nearly as long as it. The prefix pass's
- * candidates are heads of at most half the example, about 2 log2(len) of them, and the labels
- * they find (those of an input that ends early) come on short candidates (measurements:
+ * (prefix, image, uniform), whatever the yields. A target's run time grows with its input, and
+ * the passes run in the order of what they earned so far, mostly on short examples: on a long
+ * one the first of them sweeps the whole example with candidates nearly as long as it. The
+ * prefix pass's candidates are heads of at most half the example, about 2 log2(len) of them,
+ * and the labels they find (those of an input that ends early) come on short candidates; the
+ * uniform pass tries a few lists whose items it makes alike (measurements:
  * tools/bench/FINDINGS.md, CD_REDUCE_LONG). */
 #define CD_REDUCE_LONG 16384
 
@@ -51,6 +53,21 @@ struct cd_reduce_run {
 static inline uint32_t cd_reduce_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One step of a scan that skips double-quoted strings (with backslash escapes) in s: whether the
+ * byte at *i is part of a string, its quotes included (so no structure); *str says whether the
+ * scan is inside one, and *i moves past an escaped byte. */
+static inline bool cd_reduce_in_string(const uint8_t *s, size_t *i, bool *str)
+{
+    if (*str) {
+        if (s[*i] == '\\')
+            ++*i;
+        else if (s[*i] == '"')
+            *str = false;
+        return true;
+    }
+    return *str = s[*i] == '"';
 }
 
 /* Tests cand[0..len) (len <= r->len; strictly shortlex-smaller than cur); on acceptance it becomes
@@ -85,6 +102,7 @@ bool cd_reduce_lines(struct cd_reduce_run *r);    /* lines and runs of lines */
 bool cd_reduce_brackets(struct cd_reduce_run *r); /* balanced (), [], {}, <> spans or contents */
 bool cd_reduce_items(struct cd_reduce_run *r);    /* comma-separated items of lists */
 bool cd_reduce_hoist(struct cd_reduce_run *r);    /* a span replaced by the values inside it */
+bool cd_reduce_uniform(struct cd_reduce_run *r);  /* a list's items made alike, then cut as one */
 bool cd_reduce_spaces(struct cd_reduce_run *r);   /* runs of blanks, then of line breaks */
 bool cd_reduce_words(struct cd_reduce_run *r);    /* words of quoted strings cut, then dropped */
 bool cd_reduce_lengths(struct cd_reduce_run *r);  /* a textual count shrunk with its span */

@@ -16,6 +16,7 @@ const struct cd_reduce_pass_def cd_reduce_passes[] = {
     {"brackets", cd_reduce_brackets, CD_PASS_DELETE, CD_FRONT_NONE, true},
     {"items", cd_reduce_items, CD_PASS_DELETE, CD_FRONT_NONE, true},
     {"hoist", cd_reduce_hoist, CD_PASS_DELETE, CD_FRONT_NONE, true},
+    {"uniform", cd_reduce_uniform, CD_PASS_DELETE, CD_FRONT_LONG, true},
     {"spaces", cd_reduce_spaces, CD_PASS_DELETE, CD_FRONT_NONE, false},
     {"words", cd_reduce_words, CD_PASS_DELETE, CD_FRONT_NONE, false},
     {"chunks", cd_reduce_chunks, CD_PASS_DELETE, CD_FRONT_NONE, false},

@@ -117,14 +117,9 @@ static size_t part_end(const struct cd_reduce_run *r, size_t p, size_t q, bool a
     bool str = false;
     for (size_t i = p; i < q; i++) {
         uint8_t c = r->cur[i];
-        if (str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                str = false;
-        } else if (c == '"') {
-            str = true;
-        } else if (c == '(' || c == '[' || c == '{') {
+        if (cd_reduce_in_string(r->cur, &i, &str))
+            continue;
+        if (c == '(' || c == '[' || c == '{') {
             depth++;
         } else if ((c == ')' || c == ']' || c == '}') && depth) {
             depth--;

@@ -613,6 +613,82 @@ static void test_reduce_hoist_values(void)
     CU_ASSERT(!one_pass(cd_reduce_items, text, five_exponents, &p, &st));
 }
 
+/* A list of five objects or more at the top: brackets balanced, each top-level item an object
+ * (a count a label may need, whatever the objects hold). */
+static bool five_objects(const uint8_t *s, size_t n)
+{
+    int depth = 0;
+    size_t items = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (depth == 1 && (s[i - 1] == '[' || s[i - 1] == ',')) {
+            if (s[i] != '{')
+                return false;
+            items++;
+        }
+        depth += s[i] == '[' || s[i] == '{';
+        depth -= s[i] == ']' || s[i] == '}';
+        if (depth < 0 || (depth == 0 && i + 1 < n))
+            return false;
+    }
+    return depth == 0 && n && s[0] == '[' && items >= 5;
+}
+
+/* Brackets balanced, one list around all. */
+static bool balanced(const uint8_t *s, size_t n)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        depth += s[i] == '[';
+        depth -= s[i] == ']';
+        if (depth < 0 || (depth == 0 && i + 1 < n))
+            return false;
+    }
+    return n && depth == 0;
+}
+
+/* A list with four 7s, no more: a hit-count class a label holds. */
+static bool four_sevens(const uint8_t *s, size_t n)
+{
+    size_t sevens = 0;
+    for (size_t i = 0; i < n; i++)
+        sevens += s[i] == '7';
+    return n && s[0] == '[' && sevens == 4;
+}
+
+/* Every item of the list that saves most becomes its shortest in one candidate, the count kept;
+ * a list cut short counts to the end, its last item kept; a list made alike is then cut in all
+ * its items at once. */
+static void test_reduce_uniform_items(void)
+{
+    struct pctx p;
+    struct cd_reduce_stats st;
+    const char *text = "[{\"a\":1,\"b\":[2,3]},{\"c\":4},{\"d\":{\"e\":5}},{\"f\":66},{}]";
+    pass_reaches(cd_reduce_uniform, text, five_objects, "[{},{},{},{},{}]", &p, &st);
+    CU_ASSERT_EQUAL(st.execs, 1);
+    CU_ASSERT(!one_pass(cd_reduce_uniform, "[{},{},{},{},{}]", five_objects, &p, &st));
+    CU_ASSERT_EQUAL(st.execs, 2); /* alike: only the cut, of each byte of its item */
+
+    char cut[256] = "[{\"k\":7,\"x\":\"long\"},{\"k\":7,\"x\":\"longer\"},{\"x\":\"l\",\"k\":7},"
+                    "{\"k\":7,\"x\":\"longest\"},{\"k\":";
+    pass_reaches(cd_reduce_uniform, cut, four_sevens,
+                 "[{\"x\":\"l\",\"k\":7},{\"x\":\"l\",\"k\":7},{\"x\":\"l\",\"k\":7},"
+                 "{\"x\":\"l\",\"k\":7},{\"k\":", &p, &st);
+    for (int k = 0; k < 20 && one_pass(cd_reduce_uniform, cut, four_sevens, &p, &st); k++) {
+        memcpy(cut, p.last, p.last_len);
+        cut[p.last_len] = '\0';
+        CU_ASSERT(p.descent_ok);
+    }
+    CU_ASSERT_STRING_EQUAL(cut, "[7,7,7,7,{\"k\":");
+
+    /* more lists than a call tries: the one that saves most goes first */
+    const char *many = "[[1,2,3333333],[1,2,3333333],[1,2,3333333],[1,2,3333333],[1,2,3333333],"
+                       "[1,2,3333333],[0,0,123456789012]]";
+    pass_reaches(cd_reduce_uniform, many, balanced,
+                 "[[1,2,3333333],[1,2,3333333],[1,2,3333333],[1,2,3333333],[1,2,3333333],"
+                 "[1,2,3333333],[0,0,0]]", &p, &st);
+    CU_ASSERT_EQUAL(st.execs, 1);
+}
+
 /* Length of a user record {"type":"user","name":N,"email":E} at s, N not empty, E an address
  * with a dot in its domain; 0 when there is none. */
 static size_t user_record(const uint8_t *s, size_t n)
@@ -1536,6 +1612,7 @@ int main(void)
         {"test_reduce_lengths_join_counts", test_reduce_lengths_join_counts},
         {"test_reduce_items_delete_members", test_reduce_items_delete_members},
         {"test_reduce_hoist_values", test_reduce_hoist_values},
+        {"test_reduce_uniform_items", test_reduce_uniform_items},
         {"test_reduce_spaces_delete_blank_runs", test_reduce_spaces_delete_blank_runs},
         {"test_reduce_spaces_delete_line_breaks", test_reduce_spaces_delete_line_breaks},
         {"test_reduce_words_cut_strings", test_reduce_words_cut_strings},
