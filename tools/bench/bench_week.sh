@@ -2,8 +2,8 @@
 # A week of nights on a corpus that does not finish in one: NIGHTS runs of --max-time NIGHT
 # seconds each on the same inputs and output, the state carried from night to night as the
 # nightly recipe carries it. Each row: the night, its wall time and executions, the labels and
-# how many are finished, the executions left the tool estimates at the end of the night (at the
-# pace of its last quarter), the seed bytes against afl-cmin's on the same inputs (run once,
+# how many are finished, the executions left the tool estimates at the end of the night (the
+# work of the unfinished labels' examples, cd_result_execs_left), the seed bytes against afl-cmin's on the same inputs (run once,
 # first), and whether the run was complete. The table shows whether the nights converge: the
 # unfinished labels falling night after night and the seeds never growing.
 #
