@@ -44,9 +44,9 @@ struct cd_reducer {
 };
 
 /* Reduces the len bytes at data under target until no pass adopts anything, or the stop check
- * fires. Passes run in yield order (on a long example the prefix pass first), and after any pass
- * adopts something the sequence starts again from the first, so costly passes (byte lowering) run
- * only once cheaper ones are exhausted. On return *out (owned, free with free()) and *out_len hold
+ * fires. It runs rounds of every deleting pass once, in yield order (on a long example the
+ * short-candidate passes first); the costly lowering passes run only in a round that deleted
+ * nothing. On return *out (owned, free with free()) and *out_len hold
  * the reduced example (equal to the input when nothing was adopted), *changed whether anything
  * was, and *stopped (when not NULL) whether the stop check ended it before a fixpoint. OK, or
  * FAILED when out of memory. */

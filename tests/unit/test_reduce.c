@@ -1455,6 +1455,55 @@ static void test_reduce_registry(void)
     }
 }
 
+/* What a reduction under "holds KEEP" showed of its rounds: the reducer's counters, read from
+ * the predicate, when the lines pass ran its first candidate. */
+struct rounds_log {
+    const struct cd_reducer *red;
+    unsigned lines, blocks;
+    uint64_t lines_before; /* the lines pass's count of candidates it was given */
+    uint64_t blocks_wins_then; /* UINT64_MAX: the lines pass ran nothing */
+};
+
+static bool rounds_pred(void *ctx, const uint8_t *cand, size_t len)
+{
+    struct rounds_log *log = ctx;
+    if (log->blocks_wins_then == UINT64_MAX && log->red->stats[log->lines].execs > log->lines_before)
+        log->blocks_wins_then = log->red->stats[log->blocks].successes;
+    return has(cand, len, "KEEP");
+}
+
+/* A round runs every deleting pass once, even after one of them adopted something: the lines
+ * pass, second by its yield, runs in the first round, while the blocks pass (first by yield)
+ * still has cuts to make in the next. When each success started the sequence again from the
+ * first pass, the lines pass ran only once the blocks pass had nothing left to cut. */
+static void test_reducer_rounds_run_every_pass(void)
+{
+    char text[600] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(text, i == 20 ? "xxKEEPxxxxx\n" : "abcdefghij\n");
+    struct cd_reducer red = {0};
+    struct rounds_log log = {&red, cd_reduce_pass_find("lines"), cd_reduce_pass_find("blocks"),
+                             0, UINT64_MAX};
+    for (unsigned i = 0; i < cd_reduce_n_passes(); i++) /* every other pass earned a little */
+        red.stats[i] = (struct cd_reduce_stats){100, 1, 10};
+    red.stats[log.blocks] = (struct cd_reduce_stats){1, 1, 1000};
+    red.stats[log.lines] = (struct cd_reduce_stats){1, 1, 100};
+    log.lines_before = red.stats[log.lines].execs;
+    struct cd_reduce_target t = {rounds_pred, NULL, &log, false, false};
+    uint8_t *out;
+    size_t len;
+    bool changed, stopped;
+    struct cd_error err;
+    CU_ASSERT_EQUAL_FATAL(cd_reducer_run(&red, &t, (const uint8_t *)text, strlen(text), &out, &len,
+                                         &changed, &stopped, &err),
+                          CD_OK);
+    CU_ASSERT(changed && !stopped);
+    CU_ASSERT(len == 4 && memcmp(out, "KEEP", 4) == 0);
+    CU_ASSERT_NOT_EQUAL(log.blocks_wins_then, UINT64_MAX);
+    CU_ASSERT(red.stats[log.blocks].successes > log.blocks_wins_then);
+    free(out);
+}
+
 /* The model of the elements pass's matching: a scan from each start tag to its end tag, nested
  * elements of its name counted, comments and CDATA skipped (the pass matches them all in one scan
  * instead). */
@@ -1623,6 +1672,7 @@ int main(void)
         {"test_reduce_stop_check", test_reduce_stop_check},
         {"test_reduce_random_inputs", test_reduce_random_inputs},
         {"test_reduce_registry", test_reduce_registry},
+        {"test_reducer_rounds_run_every_pass", test_reducer_rounds_run_every_pass},
         CU_TEST_INFO_NULL,
     };
     return cd_test_run("reduce", tests);
