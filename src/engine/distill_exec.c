@@ -213,10 +213,13 @@ bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
     int ran = distill_run_again(w, data, len);
     w->exec.again = w->exec.labels;
     w->exec.labels = first;
-    if (ran <= 0)
-        return ran == 0;
-    if (!distill_mark_differences(w, &w->exec.labels, &w->exec.again))
+    if (ran < 0 || (ran > 0 && !distill_mark_differences(w, &w->exec.labels, &w->exec.again)))
         return false;
+    /* Whatever the second run showed: while it ran, another worker may have marked edges of
+       this run unstable, and their labels must not come back with it. A second run that crashed
+       or timed out once let a Lua run store a 621 KB script with the label of an edge marked
+       meanwhile; when a later marking took that label's record, the seed cover indexed past its
+       labels and the run died at the end of its first pass. */
     cd_table_strip_unstable(d->table, &w->exec.labels);
     return true;
 }

@@ -121,7 +121,7 @@ enum cd_status cd_reducer_run(struct cd_reducer *red, const struct cd_reduce_tar
             to_front(order, n, CD_FRONT_COARSE);
         if (r.len >= CD_REDUCE_LONG)
             to_front(order, n, CD_FRONT_LONG);
-        for (unsigned i = 0; i < n && !r.stopped; i++) {
+        for (unsigned i = 0; i < n && !r.stopped && r.len; i++) {
             const struct cd_reduce_pass_def *pass = &cd_reduce_passes[order[i]];
             if (pass->kind == CD_PASS_LOWER &&
                 (round || target->deletions_only || r.len > CD_REDUCE_LOWER_MAX))

@@ -65,6 +65,10 @@ struct runner_ctx {
     unsigned flicks;              /* class 1 or 2 by flicks (all workers' runs) / flicker_every */
     size_t long_from;             /* when set, an input this long or longer shows LONG_EDGE */
                                   /* alone, as a read of a large buffer does */
+    unsigned flaky_wait;          /* when set, the first quick run of an input containing
+                                     "FLAKY" waits for this many runs of the other workers (5 s
+                                     at most), then crashes */
+    atomic_bool flaky_done;
     unsigned opened, closed;
     atomic_ulong all_runs;        /* every worker's runs */
 };
@@ -94,7 +98,17 @@ static enum cd_status r_run(void *state, uint32_t targets, const uint8_t *data, 
     struct runner_state *s = state;
     (void)err;
     (void)targets;
-    atomic_fetch_add(&s->ctx->all_runs, 1);
+    unsigned long before = atomic_fetch_add(&s->ctx->all_runs, 1);
+    if (s->ctx->flaky_wait && quick && contains(data, len, "FLAKY") &&
+        !atomic_exchange(&s->ctx->flaky_done, true)) {
+        for (int ms = 0; ms < 5000 && atomic_load(&s->ctx->all_runs) < before + 1 +
+                                                                 s->ctx->flaky_wait; ms++)
+            nanosleep(&(struct timespec){0, 1000000L}, NULL);
+        label(data, len, labels);
+        cd_labelset_push(labels, crash_id);
+        *outcome = CD_OUTCOME_CRASH;
+        return CD_OK;
+    }
     if (s->ctx->delay_us && len >= s->ctx->delay_from)
         nanosleep(&(struct timespec){0, 1000L * s->ctx->delay_us}, NULL);
     label(data, len, labels);
@@ -713,6 +727,33 @@ static void test_distill_warm_start(void)
  * from the clock, and the run of a best example when a reduction first takes it shows it (without
  * that run this case fails). Either way the edge is found, none of its labels is left in the
  * result, and the run completes with every other label minimal. */
+/* A recheck lets the lock go while the input runs again: an edge another worker marks unstable
+ * meanwhile must not come back with the input, even when its second run crashed and there was
+ * nothing to compare. The first input's second run waits for the other worker to find the
+ * flickering edge (its first new input's recheck does), then crashes. Before, the first input was
+ * stored with the edge's label then, a label of an unstable edge in the result; once a later
+ * marking took its record, the seed cover indexed past the labels and a Lua run died. */
+static void test_distill_unstable_during_recheck(void)
+{
+    const char *const in[] = {"FLAKY one", "second input", "third one here", "and a fourth",
+                              "fifth, last"};
+    char *dir = write_files(in, sizeof in / sizeof *in);
+    struct runner_ctx rc = {.flicker_every = 1, .flaky_wait = 4};
+    struct cd_distill_opts opts = {.seed = 13, .jobs = 2, .no_reduce = true};
+    struct cd_result res;
+    CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
+    CU_ASSERT(atomic_load(&rc.flaky_done));
+    CU_ASSERT_EQUAL(res.n_unstable, 1);
+    for (size_t k = 0; k < res.n_labels; k++)
+        CU_ASSERT(cd_labels_is_outcome(res.labels[k].id) ||
+                  cd_labels_slot(res.labels[k].id) != FLICKER_EDGE);
+    for (size_t k = 0; k < res.n_examples; k++)
+        for (size_t j = 0; j < res.examples[k].labels.n; j++)
+            CU_ASSERT(cd_labels_slot(res.examples[k].labels.v[j]) != FLICKER_EDGE);
+    cd_result_release(&res);
+    cd_test_rmdir(dir);
+}
+
 static void test_distill_unstable_edge(void)
 {
     char *dir = write_inputs();
@@ -1142,6 +1183,7 @@ int main(void)
         {"test_distill_resisting_example_is_left", test_distill_resisting_example_is_left},
         {"test_distill_size_bound_label_yields", test_distill_size_bound_label_yields},
         {"test_distill_unstable_edge", test_distill_unstable_edge},
+        {"test_distill_unstable_during_recheck", test_distill_unstable_during_recheck},
         {"test_distill_idle_worker_helps", test_distill_idle_worker_helps},
         {"test_distill_empty_input_set", test_distill_empty_input_set},
         {"test_distill_hang_confirmed_when_it_matters", test_distill_hang_confirmed_when_it_matters},

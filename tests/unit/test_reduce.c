@@ -1502,6 +1502,21 @@ static void test_reducer_rounds_run_every_pass(void)
     CU_ASSERT_NOT_EQUAL(log.blocks_wins_then, UINT64_MAX);
     CU_ASSERT(red.stats[log.blocks].successes > log.blocks_wins_then);
     free(out);
+    /* Whichever pass leads, the round that empties the example is the last: no pass runs on
+     * nothing, and every descent was strict. */
+    for (unsigned first = 0; first < cd_reduce_n_passes(); first++) {
+        struct pctx p = {.fn = any_input, .descent_ok = true};
+        memcpy(p.last, text, strlen(text));
+        p.last_len = strlen(text);
+        struct cd_reduce_target any = {pred, stop, &p, false, false};
+        struct cd_reducer lead = {0};
+        lead.stats[first] = (struct cd_reduce_stats){1, 1, 1000};
+        CU_ASSERT_EQUAL_FATAL(cd_reducer_run(&lead, &any, (const uint8_t *)text, strlen(text),
+                                             &out, &len, &changed, &stopped, &err),
+                              CD_OK);
+        CU_ASSERT(len == 0 && p.descent_ok);
+        free(out);
+    }
 }
 
 /* The model of the elements pass's matching: a scan from each start tag to its end tag, nested
