@@ -727,6 +727,17 @@ static void test_distill_warm_start(void)
  * from the clock, and the run of a best example when a reduction first takes it shows it (without
  * that run this case fails). Either way the edge is found, none of its labels is left in the
  * result, and the run completes with every other label minimal. */
+/* No label of FLICKER_EDGE is left in res, neither as a label nor in an example's labels. */
+static void check_no_flicker(const struct cd_result *res)
+{
+    for (size_t k = 0; k < res->n_labels; k++)
+        CU_ASSERT(cd_labels_is_outcome(res->labels[k].id) ||
+                  cd_labels_slot(res->labels[k].id) != FLICKER_EDGE);
+    for (size_t k = 0; k < res->n_examples; k++)
+        for (size_t j = 0; j < res->examples[k].labels.n; j++)
+            CU_ASSERT(cd_labels_slot(res->examples[k].labels.v[j]) != FLICKER_EDGE);
+}
+
 /* A recheck lets the lock go while the input runs again: an edge another worker marks unstable
  * meanwhile must not come back with the input, even when its second run crashed and there was
  * nothing to compare. The first input's second run waits for the other worker to find the
@@ -744,12 +755,7 @@ static void test_distill_unstable_during_recheck(void)
     CU_ASSERT_EQUAL(distill(dir, &opts, &rc, &res, NULL), CD_OK);
     CU_ASSERT(atomic_load(&rc.flaky_done));
     CU_ASSERT_EQUAL(res.n_unstable, 1);
-    for (size_t k = 0; k < res.n_labels; k++)
-        CU_ASSERT(cd_labels_is_outcome(res.labels[k].id) ||
-                  cd_labels_slot(res.labels[k].id) != FLICKER_EDGE);
-    for (size_t k = 0; k < res.n_examples; k++)
-        for (size_t j = 0; j < res.examples[k].labels.n; j++)
-            CU_ASSERT(cd_labels_slot(res.examples[k].labels.v[j]) != FLICKER_EDGE);
+    check_no_flicker(&res);
     cd_result_release(&res);
     cd_test_rmdir(dir);
 }
@@ -768,12 +774,7 @@ static void test_distill_unstable_edge(void)
             CU_ASSERT_EQUAL(res.n_unstable, 1);
             CU_ASSERT(res.n_unstable && res.unstable[0] == FLICKER_EDGE);
             CU_ASSERT(res.stats.recheck_execs > 0);
-            for (size_t k = 0; k < res.n_labels; k++)
-                CU_ASSERT(cd_labels_is_outcome(res.labels[k].id) ||
-                          cd_labels_slot(res.labels[k].id) != FLICKER_EDGE);
-            for (size_t k = 0; k < res.n_examples; k++)
-                for (size_t j = 0; j < res.examples[k].labels.n; j++)
-                    CU_ASSERT(cd_labels_slot(res.examples[k].labels.v[j]) != FLICKER_EDGE);
+            check_no_flicker(&res);
             check_shape(&res);
             check_covers_inputs(&res);
             check_minimal(&res);
