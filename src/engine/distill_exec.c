@@ -216,10 +216,9 @@ bool distill_recheck(struct worker *w, const uint8_t *data, size_t len)
     if (ran < 0 || (ran > 0 && !distill_mark_differences(w, &w->exec.labels, &w->exec.again)))
         return false;
     /* Whatever the second run showed: while it ran, another worker may have marked edges of
-       this run unstable, and their labels must not come back with it. A second run that crashed
-       or timed out once let a Lua run store a 621 KB script with the label of an edge marked
-       meanwhile; when a later marking took that label's record, the seed cover indexed past its
-       labels and the run died at the end of its first pass. */
+       this run unstable, and their labels must not come back with it, also when the second run
+       crashed or timed out and there was nothing to compare
+       (test_distill_unstable_during_recheck). */
     cd_table_strip_unstable(d->table, &w->exec.labels);
     return true;
 }

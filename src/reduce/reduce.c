@@ -5,7 +5,7 @@
  * that deleted nothing. A round used to start again from the first pass after any success: every
  * small cut late in the order then paid for a sweep of every pass before it, and a pass whose
  * first candidates failed sank to where it was hardly ever reached (on Lua, the lines pass ran
- * 18,068 candidates in 15 minutes; with whole rounds, 1.3 million, removing the most bytes of
+ * 18,068 candidates in 15 minutes; with whole rounds, 1.0 million, removing the most bytes of
  * all; tools/bench/FINDINGS.md, whole rounds). It sees the caller only through the predicate and
  * the stop check. */
 #include "reduce_internal.h"

@@ -1502,8 +1502,7 @@ static void test_reducer_rounds_run_every_pass(void)
     CU_ASSERT_NOT_EQUAL(log.blocks_wins_then, UINT64_MAX);
     CU_ASSERT(red.stats[log.blocks].successes > log.blocks_wins_then);
     free(out);
-    /* Whichever pass leads, the round that empties the example is the last: no pass runs on
-     * nothing, and every descent was strict. */
+    /* Whichever pass leads, the rounds empty the example by strict descents and stop there. */
     for (unsigned first = 0; first < cd_reduce_n_passes(); first++) {
         struct pctx p = {.fn = any_input, .descent_ok = true};
         memcpy(p.last, text, strlen(text));
